@@ -1,0 +1,83 @@
+# Switchboard — every step a developer or CI needs, in one place.
+#   make run    operator + webhook against $KUBECONFIG, or a local cluster and NATS
+#   make test   everything: deps, tools, build, unit/integration (plain + ASan/UBSan), e2e
+SHELL := /bin/bash
+.DEFAULT_GOAL := build
+
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+GENERATOR  := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Unix Makefiles")
+JOBS       ?= $(shell nproc)
+CTEST_JOBS ?= 2
+FUZZ_SECONDS ?= 60
+
+.PHONY: deps tools build build-asan test test-unit test-integration test-asan test-e2e \
+        run bench fuzz fuzz-smoke format format-check cluster-up cluster-down clean help
+
+help:
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
+
+deps: ## install the Debian packages (idempotent)
+	@bash scripts/install-deps.sh
+
+tools: ## build kube-apiserver, etcd, helm from Go modules into .cache/tools
+	@bash scripts/build-tools.sh
+
+$(BUILD)/build.ninja $(BUILD)/Makefile:
+	cmake -S . -B $(BUILD) -G "$(GENERATOR)"
+
+build: deps ## configure and build (binaries in build/bin)
+	@[ -f $(BUILD)/CMakeCache.txt ] || cmake -S . -B $(BUILD) -G "$(GENERATOR)"
+	cmake --build $(BUILD) -j $(JOBS)
+
+build-asan: deps
+	@[ -f $(ASAN_BUILD)/CMakeCache.txt ] || cmake -S . -B $(ASAN_BUILD) -G "$(GENERATOR)" \
+	  -DCMAKE_BUILD_TYPE=Debug -DSWITCHBOARD_SANITIZE=ON -DSWITCHBOARD_BENCH=OFF
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+
+test-unit: build ## unit tests
+	cd $(BUILD) && ctest --output-on-failure -j $(CTEST_JOBS) -L unit
+
+test-integration: build ## integration tests (real nats-server)
+	cd $(BUILD) && ctest --output-on-failure -j $(CTEST_JOBS) -L integration
+
+test-asan: build-asan ## unit + integration under AddressSanitizer and UBSan
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --output-on-failure -j $(CTEST_JOBS) -L 'unit|integration'
+
+test-e2e: build tools ## end-to-end tests (real kube-apiserver + etcd, kubectl, helm, nats-server)
+	cd $(BUILD) && ctest --output-on-failure -j 1 -L e2e
+
+test: build tools ## the whole suite
+	$(MAKE) test-asan
+	cd $(BUILD) && ctest --output-on-failure -j $(CTEST_JOBS) -L 'unit|integration'
+	cd $(BUILD) && ctest --output-on-failure -j 1 -L e2e
+	@if [ -x $(BUILD)/bin/fuzz-smoke ] || [ -f scripts/fuzz.sh ]; then $(MAKE) fuzz-smoke; fi
+
+cluster-up: tools ## start etcd + kube-apiserver on loopback; kubeconfig in .cache/cluster/kubeconfig
+	@bash scripts/cluster.sh up
+
+cluster-down: ## stop the local cluster
+	@bash scripts/cluster.sh down
+
+run: build ## the main job (see README)
+	@bash scripts/run-local.sh
+
+bench: build ## benchmarks (results go in BENCHMARKS.md by hand)
+	@bash scripts/bench.sh
+
+fuzz: deps ## libFuzzer targets for FUZZ_SECONDS each
+	@bash scripts/fuzz.sh $(FUZZ_SECONDS)
+
+fuzz-smoke: deps
+	@bash scripts/fuzz.sh 10
+
+format: ## clang-format every C++ file in place
+	@git ls-files '*.cc' '*.h' | xargs -r clang-format -i
+
+format-check:
+	@git ls-files '*.cc' '*.h' | xargs -r clang-format --dry-run --Werror
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Switchboard builds and tests with.
+# Idempotent: only missing packages are installed, so a warm machine pays
+# one dpkg-query and nothing else.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config git curl ca-certificates openssl
+  libnats-dev nats-server
+  libcpp-httplib-dev nlohmann-json3-dev libyaml-cpp-dev libssl-dev
+  prometheus-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
+  libdeflate-dev zlib1g-dev libcrypt-dev
+  clang clang-format libclang-rt-14-dev
+  kubernetes-client
+  gzip procps iproute2 wrk
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+# kubectl may come from elsewhere on the image; only ask Debian for it when absent.
+if command -v kubectl >/dev/null 2>&1; then
+  tmp=()
+  for p in "${missing[@]}"; do [ "$p" = kubernetes-client ] || tmp+=("$p"); done
+  missing=("${tmp[@]+"${tmp[@]}"}")
+fi
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
