@@ -16,7 +16,7 @@ struct Command {
 
 // Defined in the subcommand files; a missing one is a link error, not a
 // silent gap.
-int RunPubsub(const std::vector<std::string>& args);    // pubsub_command.cc
-int RunValidate(const std::vector<std::string>& args);  // validate_command.cc
+int RunPubsub(const std::vector<std::string>& args);    // src/pubsub/
+int RunValidate(const std::vector<std::string>& args);  // src/validate/
 
 }  // namespace switchboard::cli

@@ -5,7 +5,7 @@
 
 namespace switchboard::cli {
 int RunValidate(const std::vector<std::string>&) {
-  std::fprintf(stderr, "switchboard validate: not implemented yet\n");
+  std::fprintf(stderr, "switchboard validate: this build has no webhook (validation) component\n");
   return 2;
 }
 }  // namespace switchboard::cli

@@ -5,7 +5,7 @@
 
 namespace switchboard::cli {
 int RunPubsub(const std::vector<std::string>&) {
-  std::fprintf(stderr, "switchboard pubsub: not implemented yet\n");
+  std::fprintf(stderr, "switchboard pubsub: this build has no pubsub-runtime component\n");
   return 2;
 }
 }  // namespace switchboard::cli
