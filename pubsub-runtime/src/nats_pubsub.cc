@@ -59,6 +59,7 @@ class Latch {
 struct ConnState {
   std::string prefix;
   std::function<void(const Status&)> on_error;
+  std::atomic<bool> closing{false};  // set before an intentional close
   Latch closed;
 };
 
@@ -71,9 +72,9 @@ void OnAsyncError(natsConnection* nc, natsSubscription* sub, natsStatus err,
     std::string detail = text != nullptr && *text != '\0' ? text : natsStatus_GetText(err);
     Status status;
     if (err == NATS_NOT_PERMITTED) {
-      status =
-          Status::PermissionDenied("NATS permission violation: " + detail +
-                                   "; this user may only use subjects " + state->prefix + ".*");
+      status = Status::PermissionDenied(
+          "NATS permission violation: " + detail +
+          "; the NATS user must be allowed to publish and subscribe on " + state->prefix + ".*");
     } else if (err == NATS_SLOW_CONSUMER) {
       status = Status::ResourceExhausted("slow consumer, messages dropped: " + detail);
     } else {
@@ -91,8 +92,9 @@ void OnClosed(natsConnection*, void* closure) noexcept {
   static_cast<ConnState*>(closure)->closed.Set();
 }
 
-void OnDisconnected(natsConnection*, void*) noexcept {
+void OnDisconnected(natsConnection*, void* closure) noexcept {
   try {
+    if (static_cast<ConnState*>(closure)->closing) return;
     log::Warn(kLogger, "disconnected from NATS; reconnecting (publishes fail until then)");
   } catch (...) {
   }
@@ -173,6 +175,7 @@ class Connection {
   Connection(natsConnection* nc, std::shared_ptr<ConnState> state)
       : nc_(nc), state_(std::move(state)) {}
   ~Connection() {
+    state_->closing = true;
     natsConnection_Close(nc_.get());
     // Callbacks run on nats.c's threads; the state they use stays alive
     // until the closed callback has run.
@@ -411,7 +414,7 @@ Result<std::unique_ptr<NatsPubSub>> NatsPubSub::Connect(const NatsOptions& optio
   SB_RETURN_IF_ERROR(
       check(natsOptions_SetClosedCB(opts.get(), OnClosed, closure), "closed callback"));
   SB_RETURN_IF_ERROR(
-      check(natsOptions_SetDisconnectedCB(opts.get(), OnDisconnected, nullptr), "callback"));
+      check(natsOptions_SetDisconnectedCB(opts.get(), OnDisconnected, closure), "callback"));
   SB_RETURN_IF_ERROR(
       check(natsOptions_SetReconnectedCB(opts.get(), OnReconnected, nullptr), "callback"));
 
