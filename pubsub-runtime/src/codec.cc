@@ -343,8 +343,14 @@ class Decoder {
           if (r_.Peek() != '"') {
             return Mismatch("messages[" + std::to_string(out.size() - 1) + "]", "a base64 string");
           }
-          if (!r_.ReadString(&v, &owned)) return false;
-          if (!internal::Base64Decode(v, &p)) {
+          // Base64 has no quote, backslash, control or non-ASCII bytes, so
+          // a raw span that decodes strictly is exactly the JSON string.
+          std::string_view raw;
+          if (r_.PeekRawString(&raw) && internal::Base64DecodeStrict(raw, &p)) {
+            r_.ConsumeRawString(raw.size());
+          } else if (!r_.ReadString(&v, &owned)) {
+            return false;
+          } else if (!internal::Base64Decode(v, &p)) {
             return r_.Fail("messages[" + std::to_string(out.size() - 1) +
                            "]: invalid base64 (want standard base64 with padding)");
           }

@@ -228,6 +228,15 @@ bool JsonReader::ReadString(std::string_view* view, std::string* owned) {
   }
 }
 
+bool JsonReader::PeekRawString(std::string_view* raw) {
+  if (Peek() != '"') return false;
+  const void* q = std::memchr(s_.data() + pos_ + 1, '"', s_.size() - pos_ - 1);
+  if (q == nullptr) return false;
+  *raw = s_.substr(pos_ + 1,
+                   static_cast<size_t>(static_cast<const char*>(q) - (s_.data() + pos_ + 1)));
+  return true;
+}
+
 bool JsonReader::ReadNumber(std::string_view* text) {
   SkipWs();
   size_t start = pos_, n = s_.size();

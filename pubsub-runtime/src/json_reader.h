@@ -25,6 +25,12 @@ class JsonReader {
   // and *owned is untouched; otherwise *owned holds the unescaped text and
   // *view refers to it. Invalid UTF-8 becomes U+FFFD, as in Go.
   bool ReadString(std::string_view* view, std::string* owned);
+  // Fast path for strings whose caller validates every byte (base64): the
+  // raw bytes up to the next '"', consuming nothing. Only when every byte
+  // is valid for the caller may it ConsumeRawString; otherwise it must fall
+  // back to ReadString (escapes, control characters, UTF-8).
+  bool PeekRawString(std::string_view* raw);
+  void ConsumeRawString(size_t raw_size) { pos_ += raw_size + 2; }
   // Reads a number token (validated grammar) as text.
   bool ReadNumber(std::string_view* text);
   // Skips any value (validating it).
