@@ -15,7 +15,11 @@ class JsonReader {
   explicit JsonReader(std::string_view text) : s_(text) {}
 
   // Skips whitespace and returns the next byte without consuming it; 0 at end.
-  char Peek();
+  char Peek() {
+    if (pos_ < s_.size() && static_cast<unsigned char>(s_[pos_]) > ' ') return s_[pos_];
+    SkipWs();
+    return pos_ < s_.size() ? s_[pos_] : '\0';
+  }
   // Consumes `c` (after whitespace) if it is next.
   bool Consume(char c);
   // Consumes the literal null / true / false.

@@ -229,10 +229,8 @@ class NatsPubSubImpl : public NatsPubSub {
       cached_subject = std::move(built).value();
     }
     const std::string* subject = &cached_subject;
-    if (natsConnection_Status(conn_->get()) != NATS_CONN_STATUS_CONNECTED) {
-      return Status::Unavailable("publish to " + *subject +
-                                 ": not connected to NATS (nothing is buffered; retry later)");
-    }
+    // No status pre-check: with a zero reconnect buffer nats.c itself fails
+    // a publish at once while disconnected (PublishBody maps that).
     if (options_.compression && !message.compressed &&
         message.PayloadBytes() >= options_.compression_threshold) {
       return PublishEncoded(*subject, CompressMessage(message, options_.compression_threshold));
@@ -312,7 +310,8 @@ class NatsPubSubImpl : public NatsPubSub {
     natsStatus s = natsConnection_Publish(conn_->get(), subject.c_str(), body.data(),
                                           static_cast<int>(body.size()));
     if (s == NATS_OK) return Status::Ok();
-    if (s == NATS_INSUFFICIENT_BUFFER) {
+    if (s == NATS_INSUFFICIENT_BUFFER || s == NATS_CONNECTION_CLOSED ||
+        s == NATS_CONNECTION_DISCONNECTED) {
       return Status::Unavailable("publish to " + subject +
                                  ": not connected to NATS (nothing is buffered; retry later)");
     }
