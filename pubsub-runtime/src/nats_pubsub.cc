@@ -117,16 +117,18 @@ struct SubState {
   size_t max_decompressed;
   Latch complete;
   std::atomic<std::thread::id> delivery_thread{};  // set by the delivery thread
+  Message scratch;                                 // used only on the delivery thread
 
   void Deliver(const char* data, int len) {
     delivery_thread = std::this_thread::get_id();
-    auto decoded = DecodeMessage(std::string_view(data, static_cast<size_t>(len)));
-    if (!decoded.ok()) {
+    // One message object per subscription, reused: calls never overlap.
+    Message& m = scratch;
+    if (Status s = DecodeMessageInto(std::string_view(data, static_cast<size_t>(len)), &m);
+        !s.ok()) {
       log::Warn(kLogger, "dropping undecodable message",
-                {{"subject", subject}, {"error", decoded.status().message()}});
+                {{"subject", subject}, {"error", s.message()}});
       return;
     }
-    Message& m = decoded.value();
     if (Status s = DecompressMessage(&m, max_decompressed); !s.ok()) {
       log::Warn(kLogger, "dropping message that does not decompress",
                 {{"subject", subject}, {"id", m.id}, {"error", s.message()}});
