@@ -295,8 +295,13 @@ class NatsPubSubImpl : public NatsPubSub {
   Status PublishEncoded(const std::string& subject, const Message& message) {
     int64_t max_payload = natsConnection_GetMaxPayload(conn_->get());
     if (max_payload <= 0) max_payload = options_.required_max_payload;
-    // Fast path: one body, encoded into a per-thread buffer.
-    if (static_cast<int64_t>(EncodedSize(message)) <= max_payload) {
+    // Fast path: one body. Small ones are encoded into a per-thread buffer
+    // (no allocation per publish); big ones into a local string, so a
+    // single 16 MiB message does not stay allocated for the thread's life.
+    size_t size = EncodedSize(message);
+    if (static_cast<int64_t>(size) <= max_payload) {
+      constexpr size_t kReusedBufferLimit = 64 * 1024;
+      if (size > kReusedBufferLimit) return PublishBody(subject, EncodeMessage(message));
       thread_local std::string body;
       body.clear();
       EncodeMessageTo(message, &body);
@@ -450,10 +455,11 @@ Result<std::unique_ptr<NatsPubSub>> NatsPubSub::Connect(const NatsOptions& optio
         " bytes Hatchet needs; set `max_payload: " + std::to_string(options.required_max_payload) +
         "` in the NATS server config (or spec.maxPayload of the NatsServer) and reload the server");
   }
-  log::Info(kLogger, "connected to NATS",
-            {{"url", impl->ConnectedUrl()},
-             {"max_payload", max_payload},
-             {"prefix", options.subject_prefix}});
+  // Debug: the operator's probe connects on every reconcile.
+  log::Debug(kLogger, "connected to NATS",
+             {{"url", impl->ConnectedUrl()},
+              {"max_payload", max_payload},
+              {"prefix", options.subject_prefix}});
   return std::unique_ptr<NatsPubSub>(std::move(impl));
 }
 
