@@ -4,7 +4,9 @@
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
+#include <pthread.h>
 
+#include <csignal>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -123,6 +125,41 @@ Result<Endpoint> ParseServer(const std::string& server) {
   return ep;
 }
 
+// OpenSSL writes to sockets with write(2), which raises SIGPIPE when the peer
+// (or Cancel(), which shuts the socket down) closed it; the default action
+// kills the process. A library must not change the process's signal
+// disposition, so SIGPIPE is blocked for the calling thread during a request
+// and a SIGPIPE raised meanwhile is consumed before unblocking.
+class SigpipeGuard {
+ public:
+  SigpipeGuard() {
+    sigemptyset(&pipe_);
+    sigaddset(&pipe_, SIGPIPE);
+    sigset_t pending;
+    sigpending(&pending);
+    was_pending_ = sigismember(&pending, SIGPIPE) == 1;
+    pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
+  }
+  ~SigpipeGuard() {
+    if (!was_pending_) {
+      sigset_t pending;
+      sigpending(&pending);
+      if (sigismember(&pending, SIGPIPE) == 1) {
+        timespec zero{0, 0};
+        sigtimedwait(&pipe_, nullptr, &zero);
+      }
+    }
+    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  SigpipeGuard(const SigpipeGuard&) = delete;
+  SigpipeGuard& operator=(const SigpipeGuard&) = delete;
+
+ private:
+  sigset_t pipe_{};
+  sigset_t old_{};
+  bool was_pending_ = false;
+};
+
 template <class Rep, class Period>
 void SetTimeouts(httplib::ClientImpl* c, std::chrono::duration<Rep, Period> read) {
   auto us = std::chrono::duration_cast<std::chrono::microseconds>(read).count();
@@ -147,6 +184,7 @@ class HttplibTransport : public Transport {
     auto hreq = Build(req);
     if (!hreq.ok()) return hreq.status();
     auto start = std::chrono::steady_clock::now();
+    SigpipeGuard no_sigpipe;
     httplib::Result res = (*cli)->send(hreq.value());
     if (!res) {
       return NetworkError(res.error(), std::chrono::steady_clock::now() - start, timeout, req);
@@ -198,6 +236,7 @@ class HttplibTransport : public Transport {
       cancel->SetHook([raw] { raw->stop(); });
     }
     auto start = std::chrono::steady_clock::now();
+    SigpipeGuard no_sigpipe;
     httplib::Result res = raw->send(hreq.value());
     if (cancel != nullptr) cancel->ClearHook();
     HttpResponse out;
