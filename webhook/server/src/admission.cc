@@ -188,12 +188,8 @@ void Judge(const json& request, Webhook webhook, const ContextSource& context, O
   if (old != nullptr && !old->is_object()) old = nullptr;
 
   try {
-    if (webhook == Webhook::kMutating) {
-      respond->Patch(validation::DefaultingPatch(completed));
-      respond->Allow();
-      return;
-    }
-    if (!context.Synced()) {
+    bool mutating = webhook == Webhook::kMutating;
+    if (!mutating && !context.Synced()) {
       // Judging without the full list of existing objects could admit a
       // duplicate prefix; the API server retries (or applies failurePolicy).
       respond->Fail(503, "ServiceUnavailable",
@@ -201,7 +197,13 @@ void Judge(const json& request, Webhook webhook, const ContextSource& context, O
                     "synced yet; retry in a few seconds");
       return;
     }
-    std::shared_ptr<const validation::Context> snapshot = context.Snapshot();
+    // The mutating webhook judges too: the API server checks the CRD schema
+    // between mutating and validating admission, so without this its generic
+    // message would pre-empt the rule set's (the one `switchboard validate`
+    // prints). Before the cache syncs it judges without other objects; the
+    // validating webhook still refuses until then.
+    std::shared_ptr<const validation::Context> snapshot;
+    if (context.Synced()) snapshot = context.Snapshot();
     validation::Context empty;
     const validation::Context& ctx = snapshot ? *snapshot : empty;
     json old_completed;
@@ -209,13 +211,17 @@ void Judge(const json& request, Webhook webhook, const ContextSource& context, O
     validation::Report report = validation::Validate(
         completed, ctx, update ? validation::Operation::kUpdate : validation::Operation::kCreate,
         update && old != nullptr ? &old_completed : nullptr);
-    respond->Warn(report.warnings);
-    if (report.ok()) {
-      respond->Allow();
-    } else {
+    if (!report.ok()) {
       json details = {{"group", kGroup}, {"kind", kind}, {"name", out->name}};
       respond->Deny(report, details);
+      return;
     }
+    if (mutating) {
+      respond->Patch(validation::DefaultingPatch(completed));
+    } else {
+      respond->Warn(report.warnings);  // only here, so kubectl does not print them twice
+    }
+    respond->Allow();
   } catch (const std::exception& e) {
     respond->Fail(
         500, "InternalError",

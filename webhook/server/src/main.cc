@@ -1,6 +1,7 @@
 // switchboard-webhook: flags, logging, the object cache, the HTTPS server,
 // the optional plain-HTTP metrics port, and a graceful stop on SIGTERM.
 #include <prometheus/exposer.h>
+#include <prometheus/registry.h>
 #include <pthread.h>
 #include <signal.h>
 
@@ -18,7 +19,7 @@
 #include "switchboard/webhook/server.h"
 
 namespace sb = switchboard;
-namespace log = switchboard::log;
+namespace slog = switchboard::log;
 
 int main(int argc, char** argv) {
   auto flags = sb::webhook::ParseFlags(std::vector<std::string>(argv + 1, argv + argc));
@@ -31,12 +32,12 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (!flags->log_level.empty()) {
-    log::Level level;
-    if (!log::ParseLevel(flags->log_level, &level)) {
+    slog::Level level;
+    if (!slog::ParseLevel(flags->log_level, &level)) {
       std::fprintf(stderr, "switchboard-webhook: --log-level must be debug, info, warn or error\n");
       return 2;
     }
-    log::SetLevel(level);
+    slog::SetLevel(level);
   }
 
   // Block the stop signals in every thread (threads inherit the mask); the
@@ -50,15 +51,15 @@ int main(int argc, char** argv) {
 
   auto config = sb::kube::Config::Load(flags->kubeconfig);
   if (!config.ok()) {
-    log::Error("webhook", "cannot load the cluster configuration",
-               {{"error", config.status().message()}});
+    slog::Error("webhook", "cannot load the cluster configuration",
+                {{"error", config.status().message()}});
     return 1;
   }
   config->user_agent = "switchboard-webhook";
   auto client = sb::kube::Client::New(*config);
   if (!client.ok()) {
-    log::Error("webhook", "cannot create the Kubernetes client",
-               {{"error", client.status().message()}});
+    slog::Error("webhook", "cannot create the Kubernetes client",
+                {{"error", client.status().message()}});
     return 1;
   }
   auto context = std::make_unique<sb::webhook::ClusterContext>(client->get());
@@ -71,8 +72,8 @@ int main(int argc, char** argv) {
       exposer = std::make_unique<prometheus::Exposer>(address);
       exposer->RegisterCollectable(metrics.registry());
     } catch (const std::exception& e) {
-      log::Error("webhook", "cannot serve metrics; pick another --metrics-port or 0",
-                 {{"address", address}, {"error", e.what()}});
+      slog::Error("webhook", "cannot serve metrics; pick another --metrics-port or 0",
+                  {{"address", address}, {"error", e.what()}});
       return 1;
     }
   }
@@ -86,16 +87,16 @@ int main(int argc, char** argv) {
   options.worker_threads = flags->worker_threads;
   auto server = sb::webhook::WebhookServer::Start(options, *context, metrics);
   if (!server.ok()) {
-    log::Error("webhook", "cannot start the HTTPS server", {{"error", server.status().message()}});
+    slog::Error("webhook", "cannot start the HTTPS server", {{"error", server.status().message()}});
     return 1;
   }
 
   int sig = 0;
   sigwait(&stop_signals, &sig);
-  log::Info("webhook", "stopping", {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
+  slog::Info("webhook", "stopping", {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
   (*server)->Stop();  // requests in flight finish first
   exposer.reset();
   context.reset();
-  log::Info("webhook", "stopped");
+  slog::Info("webhook", "stopped");
   return 0;
 }

@@ -18,8 +18,14 @@
 namespace switchboard::admission {
 
 enum class Webhook {
-  kValidating,  // runs the rule set: allowed or denied, plus warnings
-  kMutating,    // fills in schema defaults: always allowed, JSON Patch
+  // Runs the rule set: allowed or denied, plus warnings. Refuses to judge
+  // (503) until the ContextSource has synced.
+  kValidating,
+  // Fills in defaults (JSON Patch), and denies what the rule set rejects:
+  // the API server checks the CRD schema after mutating and before
+  // validating admission, and without this its generic message would
+  // pre-empt the rule set's. No warnings (the validating webhook gives them).
+  kMutating,
 };
 
 // Deeper JSON than this is refused before parsing (Kubernetes objects are a
