@@ -103,7 +103,16 @@ build_helm() {
   local v="$HELM_VERSION"
   fresh helm "$v" && return 0
   log "building helm v$v"
-  GOBIN="$bin" go install -ldflags="$ldflags -X helm.sh/helm/v3/internal/version.version=v$v" "helm.sh/helm/v3/cmd/helm@v$v"
+  # Helm's release builds stamp the Kubernetes version it assumes offline
+  # (`helm template`, `helm lint`); without it the default is 1.20 and charts
+  # with a kubeVersion constraint fail to render. Use the pinned API server's.
+  local kminor="${KUBE_VERSION#*.}"
+  kminor="${kminor%%.*}"
+  local kflags=""
+  for pkg in helm.sh/helm/v3/pkg/lint/rules helm.sh/helm/v3/pkg/chartutil; do
+    kflags="$kflags -X $pkg.k8sVersionMajor=1 -X $pkg.k8sVersionMinor=$kminor"
+  done
+  GOBIN="$bin" go install -ldflags="$ldflags -X helm.sh/helm/v3/internal/version.version=v$v$kflags" "helm.sh/helm/v3/cmd/helm@v$v"
   mark helm "$v"
 }
 

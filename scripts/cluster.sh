@@ -171,7 +171,11 @@ apiserver_args() {
   # Admission: the default set minus ServiceAccount (it would reject Pods
   # whose ServiceAccount no controller created). Authorization: Node,RBAC as
   # a real cluster. Priority and fairness stays on (clients see 429s as in
-  # production).
+  # production). Aggregator routing: webhooks and aggregated APIs given as
+  # a Service are dialled at the Service's endpoints, not its ClusterIP;
+  # nothing routes the ClusterIP range here, and no pod runs, so a Service
+  # webhook fails fast ("no endpoints") instead of sending traffic off the
+  # machine. Tests register webhooks by URL on 127.0.0.1 instead.
   echo --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
     --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$APISERVER_PORT" \
     --cert-dir="$certs" --tls-cert-file="$certs/apiserver.crt" --tls-private-key-file="$certs/apiserver.key" \
@@ -187,7 +191,7 @@ apiserver_args() {
     --authorization-mode=Node,RBAC \
     --disable-admission-plugins=ServiceAccount \
     --service-cluster-ip-range=10.0.0.0/24 --allow-privileged=true \
-    --endpoint-reconciler-type=none \
+    --endpoint-reconciler-type=none --enable-aggregator-routing=true \
     --v=1
 }
 
@@ -298,9 +302,10 @@ cmd_up() {
   command -v kubectl >/dev/null || die "kubectl not on PATH"
   command -v openssl >/dev/null || die "openssl not on PATH"
   local t0=$SECONDS
-  if [ ! -x "$tools/bin/kube-apiserver" ] || [ ! -x "$tools/bin/etcd" ]; then
-    log "building kube-apiserver and etcd into $tools (slow on a cold cache)"
-    SWITCHBOARD_TOOLS_DIR="$tools" bash "$root/scripts/build-tools.sh" etcd kube-apiserver
+  # helm too: the e2e tests that use this cluster install the chart.
+  if [ ! -x "$tools/bin/kube-apiserver" ] || [ ! -x "$tools/bin/etcd" ] || [ ! -x "$tools/bin/helm" ]; then
+    log "building kube-apiserver, etcd and helm into $tools (slow on a cold cache)"
+    SWITCHBOARD_TOOLS_DIR="$tools" bash "$root/scripts/build-tools.sh" etcd kube-apiserver helm
   fi
   gen_certs
   if load_state && alive etcd && etcd_healthy; then

@@ -51,7 +51,12 @@ bool HasPublishedAt(const Message& m, std::string* text) {
 }  // namespace
 
 void EncodeMessageTo(const Message& m, std::string* out) {
-  out->reserve(out->size() + EncodedSize(m));
+  // A cheap upper-ish estimate: payloads dominate; the rest is small.
+  size_t estimate = 256 + m.id.size() * 6;
+  if (m.payloads) {
+    for (const auto& p : *m.payloads) estimate += internal::Base64EncodedSize(p.size()) + 3;
+  }
+  out->reserve(out->size() + estimate);
   out->append("{\"id\":");
   internal::AppendJsonString(m.id, out);
   out->append(",\"messages\":");

@@ -8,6 +8,15 @@ namespace {
 
 constexpr size_t kMaxDepth = 10000;  // Go's scanner limit
 
+// Bytes that may appear in a string without escaping or UTF-8 checks.
+struct PlainTable {
+  bool v[256];
+  constexpr PlainTable() : v() {
+    for (unsigned i = 0x20; i < 0x80; ++i) v[i] = i != '"' && i != '\\';
+  }
+};
+constexpr PlainTable kPlain;
+
 void AppendUtf8(uint32_t r, std::string* out) {
   if (r < 0x80) {
     out->push_back(static_cast<char>(r));
@@ -126,15 +135,11 @@ bool JsonReader::ReadString(std::string_view* view, std::string* owned) {
   size_t i = start;
   const char* data = s_.data();
   size_t n = s_.size();
-  while (i < n) {
-    unsigned char c = static_cast<unsigned char>(data[i]);
-    if (c == '"') {
-      *view = s_.substr(start, i - start);
-      pos_ = i + 1;
-      return true;
-    }
-    if (c == '\\' || c < 0x20 || c >= 0x80) break;
-    ++i;
+  while (i < n && kPlain.v[static_cast<unsigned char>(data[i])]) ++i;
+  if (i < n && data[i] == '"') {
+    *view = s_.substr(start, i - start);
+    pos_ = i + 1;
+    return true;
   }
   // Slow path: unescape into *owned.
   owned->assign(data + start, i - start);

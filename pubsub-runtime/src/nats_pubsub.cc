@@ -215,8 +215,20 @@ class NatsPubSubImpl : public NatsPubSub {
       : conn_(std::move(conn)), options_(std::move(options)) {}
 
   Status Publish(const Topic& topic, const Message& message) override {
-    auto subject = Subject(options_.subject_prefix, topic);
-    if (!subject.ok()) return subject.status();
+    // The prefix was validated at connect; the subject of the last topic
+    // this thread published to is reused (publishers loop on one topic).
+    // Keyed by a process-unique instance id, not `this`: a new instance may
+    // reuse a destroyed one's address with another prefix.
+    thread_local uint64_t cached_owner = 0;
+    thread_local std::string cached_name, cached_subject;
+    if (cached_owner != instance_id_ || cached_name != topic.name) {
+      auto built = Subject(options_.subject_prefix, topic);
+      if (!built.ok()) return built.status();
+      cached_owner = instance_id_;
+      cached_name = topic.name;
+      cached_subject = std::move(built).value();
+    }
+    const std::string* subject = &cached_subject;
     if (natsConnection_Status(conn_->get()) != NATS_CONN_STATUS_CONNECTED) {
       return Status::Unavailable("publish to " + *subject +
                                  ": not connected to NATS (nothing is buffered; retry later)");
@@ -307,6 +319,8 @@ class NatsPubSubImpl : public NatsPubSub {
     return FromNats(s, "publish to " + subject);
   }
 
+  static inline std::atomic<uint64_t> next_instance_id_{1};
+  const uint64_t instance_id_ = next_instance_id_.fetch_add(1);
   std::shared_ptr<Connection> conn_;
   NatsOptions options_;
 };

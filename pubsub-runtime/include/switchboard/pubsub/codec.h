@@ -12,7 +12,9 @@
 // folding, so "ID", "Messages", "tenant_ID" all match), the later of two
 // duplicate keys wins, tenant_id in any form google/uuid parses. Malformed
 // input yields InvalidArgument naming the field or byte offset; it never
-// throws or crashes.
+// throws or crashes. One deliberate difference: a null element inside
+// "messages" (Go's nil []byte; Hatchet never sends one) becomes an empty
+// payload.
 #pragma once
 
 #include <string>
