@@ -257,6 +257,7 @@ start_etcd() {
   for attempt in 1 2 3; do
     ETCD_PORT=$(free_port)
     ETCD_PEER_PORT=$(free_port)
+    while [ "$ETCD_PEER_PORT" = "$ETCD_PORT" ]; do ETCD_PEER_PORT=$(free_port); done
     write_state
     start etcd $(etcd_args)
     wait_for etcd 60 etcd_healthy etcd && return 0
@@ -270,7 +271,12 @@ start_apiserver() {
   # $1 = keep: reuse APISERVER_PORT (restart-apiserver), otherwise pick one.
   local attempt
   for attempt in 1 2 3; do
-    [ "${1:-}" = keep ] || APISERVER_PORT=$(free_port)
+    if [ "${1:-}" != keep ]; then
+      APISERVER_PORT=$(free_port)
+      while [ "$APISERVER_PORT" = "$ETCD_PORT" ] || [ "$APISERVER_PORT" = "$ETCD_PEER_PORT" ]; do
+        APISERVER_PORT=$(free_port)
+      done
+    fi
     write_state
     start kube-apiserver $(apiserver_args)
     wait_for kube-apiserver "$ready_timeout" readyz kube-apiserver && return 0
