@@ -23,13 +23,14 @@
 #   SWITCHBOARD_TOOLS_DIR  where build-tools.sh puts bin/ (default <repo>/.cache/tools)
 #   CLUSTER_READY_TIMEOUT  seconds to wait for /readyz (default 120)
 #   CLUSTER_CONTROLLER_MANAGER  1 (default) runs kube-controller-manager with
-#                          the namespace, garbage-collector and serviceaccount
-#                          controllers; 0 runs the API server alone (envtest).
+#                          the namespace, garbage-collector, serviceaccount and
+#                          clusterrole-aggregation controllers; 0 runs the API
+#                          server alone (envtest).
 #
 # What runs: etcd, kube-apiserver and (by default) kube-controller-manager
-# limited to three controllers, so a deleted Namespace is finalized,
-# ownerReferences are garbage collected, and every namespace gets its
-# `default` ServiceAccount. What does not: scheduler, kubelet, every other
+# limited to four controllers, so a deleted Namespace is finalized,
+# ownerReferences are garbage collected, every namespace gets its `default`
+# ServiceAccount, and aggregated ClusterRoles (view/edit/admin) are filled. What does not: scheduler, kubelet, every other
 # controller. Pods are never scheduled; Deployments get no ReplicaSets;
 # Services get no endpoints. TokenRequest (`kubectl create token SA`) works
 # because the API server signs tokens itself. See docs/cluster.md.
@@ -288,11 +289,11 @@ start_apiserver() {
 }
 
 # The controllers this cluster runs: enough for namespace deletion, garbage
-# collection of owned objects and default ServiceAccounts, nothing that
-# needs nodes.
+# collection of owned objects, default ServiceAccounts and aggregated
+# ClusterRoles, nothing that needs nodes.
 kcm_args() {
   echo --kubeconfig="$dir/kubeconfig" --secure-port=0 --leader-elect=false \
-    --controllers=namespace,garbagecollector,serviceaccount --v=1
+    --controllers=namespace,garbagecollector,serviceaccount,clusterrole-aggregation --v=1
 }
 
 kcm_synced() { kubectl --kubeconfig "$dir/kubeconfig" -n default get serviceaccount default >/dev/null 2>&1; }

@@ -46,10 +46,17 @@ for set in "" "nats.enabled=true" "nats.enabled=true,nats.replicas=3" "webhook.c
   fi
 done
 
+# --- values.schema.json turns a wrong value into an error naming it
+out=$("$HELM" template "$release" "$chart" "${kv[@]}" --set webhook.failurePolicy=Sometimes 2>&1 || true)
+expect_contains "$out" "at '/webhook/failurePolicy': value must be one of 'Fail', 'Ignore'" "schema rejects a bad failurePolicy"
+out=$("$HELM" template "$release" "$chart" "${kv[@]}" --set nats.isolation=Users,webhook.timeoutSeconds=60 2>&1 || true)
+expect_contains "$out" "at '/nats/isolation'" "schema rejects a bad isolation"
+expect_contains "$out" "at '/webhook/timeoutSeconds': maximum: got 60, want 30" "schema rejects a webhook timeout above 30 s"
+
 # --- render
 "$HELM" template "$release" "$chart" -n "$ns" "${kv[@]}" --set nats.enabled=true,nats.replicas=3 >"$work/all.yaml"
 kinds=$(grep '^kind:' "$work/all.yaml" | sort | uniq -c | awk '{print $3 "=" $1}' | tr '\n' ' ')
-for want in ClusterRole=2 ClusterRoleBinding=2 ConfigMap=1 Deployment=2 MutatingWebhookConfiguration=1 NatsServer=1 \
+for want in ClusterRole=4 ClusterRoleBinding=2 ConfigMap=1 Deployment=2 MutatingWebhookConfiguration=1 NatsServer=1 \
   PodDisruptionBudget=1 Role=1 RoleBinding=1 Secret=1 Service=5 ServiceAccount=2 StatefulSet=1 ValidatingWebhookConfiguration=1; do
   expect_contains "$kinds" "$want " "rendered $want"
 done
@@ -137,19 +144,40 @@ kubectl -n "$ns" get psb hatchet-postgres >/dev/null 2>&1 && fail "object stored
 op="system:serviceaccount:$ns:$fn-operator"
 wh="system:serviceaccount:$ns:$fn-webhook"
 can() { kubectl auth can-i --as="$1" "${@:2}" 2>/dev/null || true; }
-for check in "$op|yes|update pubsubbackends.pubsub.switchboard.dev/status -n team-x" \
-  "$op|yes|update natsservers.pubsub.switchboard.dev/finalizers -n team-x" \
+for check in "$op|yes|update pubsubbackends.pubsub.switchboard.dev --subresource=status -n team-x" \
+  "$op|yes|update natsservers.pubsub.switchboard.dev --subresource=finalizers -n team-x" \
+  "$op|no|create pubsubbackends.pubsub.switchboard.dev -n team-x" \
   "$op|yes|watch pubsubbackends.pubsub.switchboard.dev --all-namespaces" \
   "$op|yes|create secrets -n team-x" "$op|yes|create events -n team-x" \
   "$op|yes|update leases.coordination.k8s.io -n $ns" "$op|no|update leases.coordination.k8s.io -n team-x" \
   "$op|no|delete pubsubbackends.pubsub.switchboard.dev -n team-x" "$op|no|create pods -n team-x" \
   "$wh|yes|list natsservers.pubsub.switchboard.dev --all-namespaces" "$wh|no|get secrets -n team-x" \
-  "$wh|no|update pubsubbackends.pubsub.switchboard.dev -n team-x"; do
+  "$wh|no|update pubsubbackends.pubsub.switchboard.dev -n team-x" \
+  "$wh|no|update pubsubbackends.pubsub.switchboard.dev --subresource=status -n team-x"; do
   IFS='|' read -r who want what <<<"$check"
   # shellcheck disable=SC2086
   got=$(can "$who" $what)
   [ "$got" = "$want" ] && pass "can-i ${who##*:} $what: $want" || fail "can-i ${who##*:} $what: got [$got], want $want"
 done
+
+# Namespace users get the API through the built-in roles (aggregated by the
+# controller manager's clusterrole-aggregation controller).
+if [ -f "$SWITCHBOARD_CLUSTER_DIR/run/kube-controller-manager.pid" ]; then
+  kubectl -n "$ns" create rolebinding alice-edit --clusterrole=edit --user=alice >/dev/null
+  kubectl -n "$ns" create rolebinding bob-view --clusterrole=view --user=bob >/dev/null
+  wait_until 30 bash -c "[ \"\$(kubectl auth can-i --as=alice create pubsubbackends.pubsub.switchboard.dev -n $ns)\" = yes ]" &&
+    pass "edit role may create PubSubBackends" || fail "edit role lacks PubSubBackends"
+  [ "$(can alice create natsservers.pubsub.switchboard.dev -n "$ns")" = yes ] && pass "edit role may create NatsServers" ||
+    fail "edit role lacks NatsServers"
+  [ "$(can alice update pubsubbackends.pubsub.switchboard.dev --subresource=status -n "$ns")" = no ] && pass "edit role may not write status" ||
+    fail "edit role may write status"
+  wait_until 30 bash -c "[ \"\$(kubectl auth can-i --as=bob list pubsubbackends.pubsub.switchboard.dev -n $ns)\" = yes ]" &&
+    pass "view role may list PubSubBackends" || fail "view role cannot list"
+  [ "$(can bob create pubsubbackends.pubsub.switchboard.dev -n "$ns")" = no ] && pass "view role may not create" ||
+    fail "view role may create"
+else
+  echo "skip: no kube-controller-manager, aggregated roles not checked"
+fi
 
 # --- upgrade keeps the webhook certificate (looked up, not regenerated)
 ca_before=$(kubectl get validatingwebhookconfiguration "$fn" -o jsonpath='{.webhooks[0].clientConfig.caBundle}')
