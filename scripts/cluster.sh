@@ -30,10 +30,11 @@
 # What runs: etcd, kube-apiserver and (by default) kube-controller-manager
 # limited to four controllers, so a deleted Namespace is finalized,
 # ownerReferences are garbage collected, every namespace gets its `default`
-# ServiceAccount, and aggregated ClusterRoles (view/edit/admin) are filled. What does not: scheduler, kubelet, every other
-# controller. Pods are never scheduled; Deployments get no ReplicaSets;
-# Services get no endpoints. TokenRequest (`kubectl create token SA`) works
-# because the API server signs tokens itself. See docs/cluster.md.
+# ServiceAccount, and aggregated ClusterRoles (view/edit/admin) are filled.
+# What does not: scheduler, kubelet, every other controller. Pods are never
+# scheduled; Deployments get no ReplicaSets; Services get no endpoints.
+# TokenRequest (`kubectl create token SA`) works because the API server
+# signs tokens itself. See docs/cluster.md.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -95,6 +96,10 @@ stop() {
     if [ -d "/proc/$pid" ] && alive "$name"; then
       [ "$name" = kube-apiserver ] || log "$name ($pid) still running $((grace / 10)) s after SIGTERM; killing"
       kill -KILL "$pid" 2>/dev/null || true
+      for ((i = 0; i < 50; i++)); do
+        [ -d "/proc/$pid" ] && [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" != Z ] || break
+        sleep 0.1
+      done
     fi
   fi
   rm -f "$run/$name.pid"
