@@ -113,6 +113,9 @@ fi
 "$HELM" install "$release" "$chart" -n "$ns" --set nats.enabled=true >"$work/install.log" 2>&1 ||
   fail "helm install: $(cat "$work/install.log")"
 fn="$release-switchboard"
+notes=$(cat "$work/install.log")
+expect_contains "$notes" "Give a Hatchet installation its pub/sub" "install prints NOTES"
+expect_contains "$notes" "kubectl -n $ns get natssrv $fn-nats" "NOTES name the bundled NatsServer"
 for obj in deployment/$fn-operator deployment/$fn-webhook service/$fn-webhook service/$fn-operator-metrics \
   service/$fn-webhook-metrics serviceaccount/$fn-operator serviceaccount/$fn-webhook secret/$fn-webhook-tls \
   statefulset/$fn-nats configmap/$fn-nats-config natsserver/$fn-nats role/$fn-leader-election; do
