@@ -36,7 +36,8 @@ out=$(bash "$SRC/scripts/sync-chart-crds.sh" --check 2>&1) && pass "chart CRDs m
 
 # --- lint with the value sets users will try
 for set in "" "nats.enabled=true" "nats.enabled=true,nats.replicas=3" "webhook.certificate.certManager=true" \
-  "operator.watchNamespaces={team-a,team-b},webhook.replicas=1" "webhook.enabled=false" "operator.enabled=false"; do
+  "operator.watchNamespaces={team-a,team-b},webhook.replicas=1" "webhook.enabled=false" "operator.enabled=false" \
+  "metrics.serviceMonitor.enabled=true,metrics.serviceMonitor.labels.release=prom"; do
   args=("${kv[@]}")
   [ -n "$set" ] && args+=(--set "$set")
   if out=$("$HELM" lint --strict "$chart" "${args[@]}" 2>&1); then
