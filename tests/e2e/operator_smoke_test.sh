@@ -9,11 +9,11 @@
 exe="${SWITCHBOARD_BINARY_DIR:-/nonexistent}/bin/switchboard-operator"
 if [ ! -x "$exe" ]; then
   echo "skip: $exe not built (configure with the operator component)"
-  exit 0
+  exit 77
 fi
 if [ ! -f "$SWITCHBOARD_CLUSTER_DIR/run/kube-controller-manager.pid" ]; then
   echo "skip: needs kube-controller-manager (garbage collection, namespace deletion)"
-  exit 0
+  exit 77
 fi
 
 ns=$(new_namespace)
