@@ -178,14 +178,28 @@ class HttplibTransport : public Transport {
         tokens_(config_.bearer_token, config_.token_file) {}
 
   Result<HttpResponse> Send(const HttpRequest& req, std::chrono::milliseconds timeout) override {
-    auto cli = Acquire();
-    if (!cli.ok()) return cli.status();
-    SetTimeouts(cli->get(), timeout);
     auto hreq = Build(req);
     if (!hreq.ok()) return hreq.status();
-    auto start = std::chrono::steady_clock::now();
+    const auto start = std::chrono::steady_clock::now();
+    bool reused = false;
+    auto cli = Acquire(&reused);
+    if (!cli.ok()) return cli.status();
+    SetTimeouts(cli->get(), timeout);
     SigpipeGuard no_sigpipe;
     httplib::Result res = (*cli)->send(hreq.value());
+    if (!res && reused && req.method != "POST" &&
+        (res.error() == httplib::Error::Read || res.error() == httplib::Error::Write ||
+         res.error() == httplib::Error::Connection) &&
+        std::chrono::steady_clock::now() - start < timeout / 2) {
+      // A kept-alive connection the server closed meanwhile (e.g. it
+      // restarted): retry once on a fresh one. Not for POST, which is not
+      // idempotent.
+      cli = NewClient();
+      if (!cli.ok()) return cli.status();
+      SetTimeouts(cli->get(), timeout - std::chrono::duration_cast<std::chrono::milliseconds>(
+                                            std::chrono::steady_clock::now() - start));
+      res = (*cli)->send(hreq.value());
+    }
     if (!res) {
       return NetworkError(res.error(), std::chrono::steady_clock::now() - start, timeout, req);
     }
@@ -297,15 +311,17 @@ class HttplibTransport : public Transport {
     return c;
   }
 
-  Result<ClientPtr> Acquire() {
+  Result<ClientPtr> Acquire(bool* reused) {
     {
       std::lock_guard<std::mutex> lock(pool_mu_);
       if (!pool_.empty()) {
         ClientPtr c = std::move(pool_.back());
         pool_.pop_back();
+        *reused = true;
         return c;
       }
     }
+    *reused = false;
     return NewClient();
   }
 
