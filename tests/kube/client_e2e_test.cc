@@ -2,6 +2,7 @@
 // optimistic concurrency, pagination, watch, RBAC.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <mutex>
 #include <thread>
 
@@ -414,6 +415,43 @@ TEST_F(ClientE2E, EventRecorderAggregatesRepeats) {
   EXPECT_EQ(by_reason["ConfigInvalid"]["involvedObject"]["uid"], UidOf(*obj));
   EXPECT_EQ(by_reason["ConfigInvalid"]["involvedObject"]["kind"], "PubSubBackend");
   EXPECT_EQ(by_reason["Configured"]["count"], 1);
+}
+
+TEST_F(ClientE2E, OneClientServesManyThreads) {
+  ASSERT_TRUE(client_->Create(resources::ConfigMap(), ConfigMap("shared", {{"n", "0"}})).ok());
+  std::atomic<int> ok{0};
+  std::atomic<int> conflicts{0};
+  std::atomic<int> written{0};
+  std::atomic<int> other_failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 6; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 10; ++i) {
+        auto got = client_->Get(resources::ConfigMap(), ns_, "shared");
+        if (got.ok()) ok.fetch_add(1);
+        json next = got.ok() ? got.value() : json::object();
+        next["data"]["n"] = std::to_string(t * 100 + i);
+        auto upd = client_->Update(resources::ConfigMap(), next);
+        if (upd.ok()) {
+          written.fetch_add(1);
+        } else if (upd.status().code() == StatusCode::kConflict) {
+          conflicts.fetch_add(1);
+        } else {
+          other_failures.fetch_add(1);
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(ok.load(), 60);
+  EXPECT_EQ(other_failures.load(), 0);
+  EXPECT_EQ(written.load() + conflicts.load(), 60);
+  EXPECT_GE(written.load(), 1);
+  // Racing read-modify-writes: the server rejects the stale ones; some must
+  // have lost (6 writers) and none may have failed for another reason.
+  auto final_obj = client_->Get(resources::ConfigMap(), ns_, "shared");
+  ASSERT_TRUE(final_obj.ok());
+  EXPECT_NE((*final_obj)["data"]["n"], "0");
 }
 
 }  // namespace
