@@ -304,9 +304,9 @@ void CrossIndex::CheckServer(const nlohmann::json& server, Sink& sink) const {
   if (excluded.size() > kMaxNamed)
     list += " and " + std::to_string(excluded.size() - kMaxNamed) + " more";
   sink.Warn("namespace-not-allowed", "spec.allowedNamespaces",
-            "no longer allows " + list +
-                ", which bind to this server; they lose access (Ready=False, NamespaceNotAllowed): "
-                "add their namespaces or move them first");
+            "does not allow " + list +
+                ", bound to this server by spec.nats.serverRef; they get no access (Ready=False, "
+                "NamespaceNotAllowed): allow their namespaces or move them to another server");
 }
 
 }  // namespace switchboard::validation::internal
