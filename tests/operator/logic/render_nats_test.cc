@@ -202,6 +202,13 @@ TEST_F(RenderNatsTest, RenderedFilesPassNatsServerCheck) {
             0)
       << out;
   EXPECT_EQ(CheckConfig(Render({}), &out), 0) << out;
+  // Unusual but accepted prefixes and the longest user names stay valid.
+  User longest = MakeUser(std::string(128, 'l') + "-r99");
+  EXPECT_EQ(CheckConfig(Render({Inst("team-a", "caf\xc3\xa9.o'k.a$b#c", {&a_}),
+                                Inst("team-l", "l", {&longest})}),
+                        &out),
+            0)
+      << out;
   // Control: the check does catch a broken file (two users with one name).
   EXPECT_NE(CheckConfig(Render({Inst("team-a", "hatchet.team-a", {&a_})}) +
                             "authorization { users: [ {user: \"x\"}, {user: \"x\"} ] }\n",

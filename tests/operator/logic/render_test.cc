@@ -137,7 +137,7 @@ TEST(Render, RefusesInjectionPerInstallationAndKeepsTheOthers) {
       {"t", "a", "p.x", "with space", FakeHash('a'), "spec.nats.credentials.username"},
       {"t", "a", "p.x", "$VAR", FakeHash('a'), "spec.nats.credentials.username"},
       {"t", "a", "p.x", "", FakeHash('a'), "spec.nats.credentials.username"},
-      {"t", "a", "p.x", std::string(129, 'u'), FakeHash('a'), "spec.nats.credentials.username"},
+      {"t", "a", "p.x", std::string(161, 'u'), FakeHash('a'), "spec.nats.credentials.username"},
       {"t", "a", "p\"]}}, {user: x", "u", FakeHash('a'), "spec.nats.subjectPrefix"},
       {"t", "a", "p.\\x", "u", FakeHash('a'), "spec.nats.subjectPrefix"},
       {"t", "a", "p\n.x", "u", FakeHash('a'), "spec.nats.subjectPrefix"},
@@ -240,6 +240,17 @@ TEST(Render, NestedPrefixesAreAllowedAndStayIsolatedByTheWildcard) {
   ASSERT_TRUE(r.ok());
   EXPECT_TRUE(r->rejected.empty());
   EXPECT_NE(r->text.find("[\"hatchet.team-a.sub.*\"]"), std::string::npos);
+}
+
+TEST(Render, AcceptsUnusualButHarmlessPrefixesAndLongRotatedNames) {
+  RenderInput in = TwoInstallations();
+  in.installations.push_back({"team-c", "x", "caf\xc3\xa9.o'k.a$b", {{"c", FakeHash('c')}}});
+  in.installations.push_back(
+      {"team-d", "x", "d", {{std::string(128, 'd') + "-r12", FakeHash('d')}}});
+  auto r = RenderNatsConfig(in);
+  ASSERT_TRUE(r.ok());
+  EXPECT_TRUE(r->rejected.empty()) << r->rejected[0].ToString();
+  EXPECT_NE(r->text.find("[\"caf\xc3\xa9.o'k.a$b.*\"]"), std::string::npos);
 }
 
 TEST(ParseIsolation, Table) {
