@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "switchboard/operator/secrets.h"
+
 namespace switchboard::operator_logic {
 namespace {
 
@@ -91,6 +93,40 @@ TEST(Names, Defaults) {
   EXPECT_EQ(CredentialsSecretName("hatchet"), "hatchet-nats-credentials");
   EXPECT_EQ(DefaultConfigSecretName("shared"), "shared-switchboard");
   EXPECT_EQ(DefaultUsername("team-a", "hatchet"), "team-a-hatchet");
+}
+
+}  // namespace
+}  // namespace switchboard::operator_logic
+
+namespace switchboard::operator_logic {
+namespace {
+
+using nlohmann::json;
+
+TEST(Secrets, EnvCredentialsAndConfigAreOwnedLabelledAndHashed) {
+  OwnerObject backend{"team-a", "hatchet", "uid-b"};
+  SecretData env = NatsEnv("nats://n:4222", "u", "p", "hatchet.a");
+  json e = EnvSecret(backend, "hatchet-pubsub-env", env);
+  EXPECT_EQ(e["metadata"]["name"], "hatchet-pubsub-env");
+  EXPECT_EQ(e["metadata"]["annotations"]["pubsub.switchboard.dev/content-hash"], EnvHash(env));
+  EXPECT_EQ(DecodeSecretData(e).value(), env);
+  EXPECT_EQ(CheckOwnership(e, "uid-b"), Ownership::kOwned);
+
+  CredentialState st;
+  st.current = {"u", "p", "$2b$11$" + std::string(53, 'a')};
+  json c = CredentialsSecret(backend, st);
+  EXPECT_EQ(c["metadata"]["name"], "hatchet-nats-credentials");
+  EXPECT_EQ(c["metadata"]["labels"]["pubsub.switchboard.dev/backend"], "hatchet");
+  EXPECT_EQ(DecodeState(DecodeSecretData(c).value()).value(), st);
+  EXPECT_EQ(CheckOwnership(c, "uid-b"), Ownership::kOwned);
+
+  RenderedConfig cfg{"max_payload: 16777216\n", "sha256:x", 0, {}};
+  json s = ConfigSecret({"nats", "shared", "uid-s"}, "shared-switchboard", "switchboard.conf", cfg);
+  EXPECT_EQ(s["metadata"]["namespace"], "nats");
+  EXPECT_EQ(s["metadata"]["ownerReferences"][0]["kind"], "NatsServer");
+  EXPECT_EQ(s["metadata"]["annotations"]["pubsub.switchboard.dev/content-hash"], "sha256:x");
+  EXPECT_EQ(DecodeSecretData(s).value().at("switchboard.conf"), cfg.text);
+  EXPECT_EQ(CheckOwnership(s, "uid-b"), Ownership::kForeign);
 }
 
 }  // namespace
