@@ -1,0 +1,102 @@
+// Read-only, typed views of PubSubBackend and NatsServer JSON with the
+// defaults of docs/api.md applied on read. The operator, the rules and the
+// CLI use them so a default is computed in one place.
+//
+// A view borrows the json (which must outlive it) and never throws: a field
+// that is absent or of the wrong type reads as its default (Validate reports
+// wrong types; readers of a validated object never see them).
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace switchboard::api {
+
+struct ObjectKey {
+  std::string ns;
+  std::string name;
+  std::string ToString() const { return ns.empty() ? name : ns + "/" + name; }
+  bool operator==(const ObjectKey&) const = default;
+  auto operator<=>(const ObjectKey&) const = default;
+};
+
+struct SecretKeyRef {
+  std::string name;
+  std::string key;
+};
+
+// metadata of any object.
+std::string NameOf(const nlohmann::json& object);
+std::string NamespaceOf(const nlohmann::json& object);
+std::string KindOf(const nlohmann::json& object);
+ObjectKey KeyOf(const nlohmann::json& object);
+
+class BackendView {
+ public:
+  explicit BackendView(const nlohmann::json& object) : o_(&object) {}
+
+  std::string name() const { return NameOf(*o_); }
+  std::string ns() const { return NamespaceOf(*o_); }
+  ObjectKey key() const { return KeyOf(*o_); }
+  std::string kind() const;  // spec.kind; "" when absent
+
+  // nats block (meaningful when kind() == "nats").
+  bool has_nats() const;
+  ObjectKey server() const;                             // serverRef; namespace defaults to ns()
+  std::string subject_prefix() const;                   // default hatchet.pubsub
+  std::string username() const;                         // default <namespace>-<name>
+  std::optional<SecretKeyRef> password_secret() const;  // only when given
+  // Where the password lives: passwordSecretRef.name or <name>-nats-credentials.
+  std::string credentials_secret_name() const;
+  std::string rotation_grace_period() const;  // default 10m
+
+  // rabbitmq block.
+  std::optional<SecretKeyRef> rabbitmq_url_secret() const;
+  int64_t max_pub_chans() const;  // default 10
+  int64_t max_sub_chans() const;  // default 20
+
+  // postgres block.
+  int64_t max_conns() const;  // default 5
+  int64_t min_conns() const;  // default 1
+
+  std::string env_secret_name() const;  // spec.output.secretName, default <name>-pubsub-env
+
+  const nlohmann::json& json() const { return *o_; }
+
+ private:
+  const nlohmann::json* o_;
+};
+
+class NatsServerView {
+ public:
+  explicit NatsServerView(const nlohmann::json& object) : o_(&object) {}
+
+  std::string name() const { return NameOf(*o_); }
+  std::string ns() const { return NamespaceOf(*o_); }
+  ObjectKey key() const { return KeyOf(*o_); }
+
+  std::string url() const;  // the raw comma-separated seed list
+  // Bytes; default 16Mi. nullopt when the field does not parse.
+  std::optional<int64_t> max_payload() const;
+  // Bytes; default 64Mi (NATS's own default). nullopt when it does not parse.
+  std::optional<int64_t> max_pending() const;
+  std::string isolation() const;                  // default Permissions
+  std::string config_secret_name() const;         // default <name>-switchboard
+  std::string config_key() const;                 // default switchboard.conf
+  std::optional<SecretKeyRef> ca_secret() const;  // key default ca.crt
+  std::string allowed_from() const;               // default Same
+  std::vector<std::string> allowed_names() const;
+  // Whether a PubSubBackend in `backend_ns` may bind (allowedNamespaces).
+  bool AllowsNamespace(std::string_view backend_ns) const;
+
+  const nlohmann::json& json() const { return *o_; }
+
+ private:
+  const nlohmann::json* o_;
+};
+
+}  // namespace switchboard::api

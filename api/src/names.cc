@@ -1,0 +1,80 @@
+#include "switchboard/api/names.h"
+
+namespace switchboard::api {
+namespace {
+
+bool IsLowerAlnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+
+// One RFC 1123 label without the length rule; empty on success.
+std::string CheckLabelChars(std::string_view label) {
+  if (label.empty()) return "must not contain an empty label (\"..\" or a leading/trailing dot)";
+  for (char c : label) {
+    if (!IsLowerAlnum(c) && c != '-') {
+      if (c >= 'A' && c <= 'Z') return "must be lowercase (RFC 1123): use lowercase letters";
+      return std::string("must consist of lowercase letters, digits, '-' and '.' (RFC 1123); '") +
+             c + "' is not allowed";
+    }
+  }
+  if (!IsLowerAlnum(label.front()) || !IsLowerAlnum(label.back())) {
+    return "must start and end with a lowercase letter or digit (RFC 1123)";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string CheckDnsSubdomain(std::string_view value) {
+  if (value.empty()) return "must not be empty";
+  if (value.size() > 253) return "must be at most 253 characters";
+  size_t start = 0;
+  while (true) {
+    size_t dot = value.find('.', start);
+    std::string_view label =
+        value.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
+    if (std::string err = CheckLabelChars(label); !err.empty()) return err;
+    if (dot == std::string_view::npos) break;
+    start = dot + 1;
+  }
+  return "";
+}
+
+std::string CheckDnsLabel(std::string_view value) {
+  if (value.empty()) return "must not be empty";
+  if (value.size() > 63) return "must be at most 63 characters";
+  if (value.find('.') != std::string_view::npos) {
+    return "must not contain '.' (an RFC 1123 label)";
+  }
+  return CheckLabelChars(value);
+}
+
+std::string CheckSecretKey(std::string_view value) {
+  if (value.empty()) return "must not be empty";
+  if (value.size() > 253) return "must be at most 253 characters";
+  if (value == "." || value == "..") return "must not be '.' or '..'";
+  if (value.substr(0, 2) == "..") return "must not start with '..'";
+  for (char c : value) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '-' || c == '_' || c == '.';
+    if (!ok) return "must consist of letters, digits, '-', '_' and '.' (a Secret data key)";
+  }
+  return "";
+}
+
+std::string DefaultEnvSecretName(std::string_view backend_name) {
+  return std::string(backend_name) + "-pubsub-env";
+}
+std::string DefaultCredentialsSecretName(std::string_view backend_name) {
+  return std::string(backend_name) + "-nats-credentials";
+}
+std::string DefaultUsername(std::string_view ns, std::string_view name) {
+  return std::string(ns) + "-" + std::string(name);
+}
+std::string DefaultConfigSecretName(std::string_view server_name) {
+  return std::string(server_name) + "-switchboard";
+}
+std::string QualifiedName(std::string_view ns, std::string_view name) {
+  if (ns.empty()) return std::string(name);
+  return std::string(ns) + "/" + std::string(name);
+}
+
+}  // namespace switchboard::api

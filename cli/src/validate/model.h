@@ -1,0 +1,72 @@
+// `switchboard validate`: what one run found, shared by the loader, the rule
+// runner and the output formats.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "switchboard/validation/validate.h"
+
+namespace switchboard::cli::validate {
+
+enum class Format { kText, kJson, kJunit, kTap, kSarif };
+
+struct Options {
+  std::vector<std::string> inputs;   // files, directories, "-" for stdin
+  std::vector<std::string> context;  // --context: objects that already exist
+  Format format = Format::kText;
+  bool strict = false;   // warnings fail the run
+  bool verbose = false;  // also list valid and skipped documents
+  std::string default_namespace = "default";
+};
+
+// One document (or List item) of the input.
+struct Resource {
+  std::string file;  // as the user named it; "<stdin>" for "-"
+  int line = 0;
+  int document = 0;  // 0-based document index in the file
+  int item = -1;     // List item index or -1
+  std::string api_version, kind, ns, name;
+  bool checked = false;     // a Switchboard object, judged by the rules
+  std::string skip_reason;  // when not checked
+  nlohmann::json object;
+  validation::Report report;
+
+  std::string Display() const;  // "PubSubBackend team-a/hatchet"
+  bool failed(bool strict) const {
+    return !report.errors.empty() || (strict && !report.warnings.empty());
+  }
+};
+
+// A file that could not be read (I/O) or parsed (syntax).
+struct FileProblem {
+  std::string file;
+  int line = 0;  // 0 when not about a line
+  std::string message;
+  bool io = false;  // I/O (exit 2) rather than invalid content (exit 1)
+};
+
+struct RunResult {
+  std::vector<Resource> resources;
+  std::vector<FileProblem> problems;
+  size_t files = 0;
+  bool strict = false;
+
+  size_t Checked() const;
+  size_t Invalid() const;  // checked resources that fail (strict-aware)
+  size_t WithWarnings() const;
+  size_t Skipped() const;
+  bool IoError() const;
+  bool Valid() const;    // nothing invalid, no syntax error, no I/O error
+  int ExitCode() const;  // 0 valid, 1 invalid, 2 I/O
+};
+
+// Writes the result in the chosen format to `out`.
+void WriteText(const RunResult& r, bool verbose, std::string& out);
+void WriteJson(const RunResult& r, std::string& out);
+void WriteJunit(const RunResult& r, std::string& out);
+void WriteTap(const RunResult& r, std::string& out);
+void WriteSarif(const RunResult& r, std::string& out);
+
+}  // namespace switchboard::cli::validate
