@@ -13,7 +13,7 @@ CTEST_JOBS ?= 2
 FUZZ_SECONDS ?= 60
 
 .PHONY: deps tools build build-asan test test-unit test-integration test-asan test-e2e \
-        run bench fuzz fuzz-smoke format format-check cluster-up cluster-down clean help
+        run bench fuzz fuzz-smoke format format-check cluster-up cluster-down chart-crds clean help
 
 help:
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -60,6 +60,9 @@ cluster-up: tools ## start etcd + kube-apiserver on loopback; kubeconfig in .cac
 
 cluster-down: ## stop the local cluster
 	@bash scripts/cluster.sh down
+
+chart-crds: ## copy crds/ into the chart (a unit test fails when they drift)
+	@bash scripts/sync-chart-crds.sh
 
 run: build ## the main job (see README)
 	@bash scripts/run-local.sh
