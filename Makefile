@@ -16,7 +16,7 @@ FUZZ_SECONDS ?= 60
         run bench fuzz fuzz-smoke format format-check cluster-up cluster-down chart-crds clean help
 
 help:
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
 
 deps: ## install the Debian packages (idempotent)
 	@bash scripts/install-deps.sh
