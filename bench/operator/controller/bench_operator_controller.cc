@@ -108,8 +108,13 @@ int main(int argc, char** argv) {
   if (!client.ok()) return 1;
   kube::Client& c = **client;
   const std::string ns = "bench-" + std::to_string(getpid());
-  c.Create(kube::resources::Namespace(),
-           {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}});
+  auto ns_created =
+      c.Create(kube::resources::Namespace(),
+               {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}});
+  if (!ns_created.ok()) {
+    std::fprintf(stderr, "create namespace: %s\n", ns_created.status().ToString().c_str());
+    return 1;
+  }
 
   // 2. nats-server + config-sync + operator.
   testing::TempDir dir;
@@ -139,11 +144,15 @@ int main(int argc, char** argv) {
                        {},
                        dir.path() + "/operator.log",
                        ""});
-  c.Create(kube::resources::NatsServer(),
-           {{"apiVersion", "pubsub.switchboard.dev/v1alpha1"},
-            {"kind", "NatsServer"},
-            {"metadata", {{"name", "bench"}, {"namespace", ns}}},
-            {"spec", {{"url", "nats://127.0.0.1:" + std::to_string(port)}}}});
+  auto srv_created = c.Create(kube::resources::NatsServer(),
+                              {{"apiVersion", "pubsub.switchboard.dev/v1alpha1"},
+                               {"kind", "NatsServer"},
+                               {"metadata", {{"name", "bench"}, {"namespace", ns}}},
+                               {"spec", {{"url", "nats://127.0.0.1:" + std::to_string(port)}}}});
+  if (!srv_created.ok()) {
+    std::fprintf(stderr, "create NatsServer: %s\n", srv_created.status().ToString().c_str());
+    return 1;
+  }
   long rss_idle = StatusKb(op.pid(), "VmRSS:");
 
   // 3. Create N backends from 8 threads; the clock starts at the first create.
@@ -205,11 +214,11 @@ int main(int argc, char** argv) {
     auto list = c.ListAll(kube::resources::PubSubBackend(), ns);
     if (list.ok()) {
       for (const auto& o : (*list)["items"]) {
-        c.Patch(kube::resources::PubSubBackend(), ns, kube::NameOf(o), kube::PatchType::kMerge,
-                {{"metadata", {{"finalizers", nullptr}}}});
+        (void)c.Patch(kube::resources::PubSubBackend(), ns, kube::NameOf(o),
+                      kube::PatchType::kMerge, {{"metadata", {{"finalizers", nullptr}}}});
       }
     }
-    c.Delete(kube::resources::Namespace(), "", ns);
+    (void)c.Delete(kube::resources::Namespace(), "", ns);
   }
   return ready >= backends ? 0 : 1;
 }

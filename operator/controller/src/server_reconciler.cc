@@ -78,6 +78,14 @@ Result<Action> ServerReconciler::Reconcile(const std::string& key) {
     return Action::RequeueAfter(250ms);
   }
 
+  // Coalesce: whatever changes until the interval has passed goes into one
+  // write (checked before the GET, so a burst of events costs nothing).
+  const auto since = std::chrono::steady_clock::now() - ctx_.registry->LastWrite(key);
+  if (since < ctx_.min_write_interval) {
+    return Action::RequeueAfter(
+        std::chrono::duration_cast<std::chrono::milliseconds>(ctx_.min_write_interval - since));
+  }
+
   uint64_t epoch = 0;
   RenderInput in;
   in.server_key = key;
