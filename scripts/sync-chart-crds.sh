@@ -13,12 +13,27 @@ src="$root/crds"
 dst="$root/charts/switchboard/crds"
 
 if [ "${1:-}" = --check ]; then
-  # Compare the sets of files and their bytes; samples/ is not part of the chart.
-  if diff -r -x samples -x invalid "$src" "$dst" >&2; then
+  # The chart must hold exactly crds/*.yaml, byte for byte (samples/ and
+  # README.md are not CRDs and stay out of the chart).
+  bad=0
+  for f in "$src"/*.yaml; do
+    if ! cmp -s "$f" "$dst/$(basename "$f")"; then
+      echo "sync-chart-crds: charts/switchboard/crds/$(basename "$f") is missing or differs from crds/$(basename "$f")" >&2
+      bad=1
+    fi
+  done
+  for f in "$dst"/*; do
+    [ -e "$f" ] || continue
+    if [ ! -e "$src/$(basename "$f")" ]; then
+      echo "sync-chart-crds: charts/switchboard/crds/$(basename "$f") has no source in crds/" >&2
+      bad=1
+    fi
+  done
+  if [ "$bad" = 0 ]; then
     echo "sync-chart-crds: chart CRDs match crds/"
     exit 0
   fi
-  echo "sync-chart-crds: charts/switchboard/crds differs from crds/; run scripts/sync-chart-crds.sh" >&2
+  echo "sync-chart-crds: run scripts/sync-chart-crds.sh to copy crds/*.yaml into the chart" >&2
   exit 1
 fi
 

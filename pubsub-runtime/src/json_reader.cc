@@ -8,6 +8,15 @@ namespace {
 
 constexpr size_t kMaxDepth = 10000;  // Go's scanner limit
 
+// Bytes that may appear in a string without escaping or UTF-8 checks.
+struct PlainTable {
+  bool v[256];
+  constexpr PlainTable() : v() {
+    for (unsigned i = 0x20; i < 0x80; ++i) v[i] = i != '"' && i != '\\';
+  }
+};
+constexpr PlainTable kPlain;
+
 void AppendUtf8(uint32_t r, std::string* out) {
   if (r < 0x80) {
     out->push_back(static_cast<char>(r));
@@ -61,11 +70,6 @@ void JsonReader::SkipWs() {
     if (c != ' ' && c != '\t' && c != '\n' && c != '\r') return;
     ++pos_;
   }
-}
-
-char JsonReader::Peek() {
-  SkipWs();
-  return pos_ < s_.size() ? s_[pos_] : '\0';
 }
 
 bool JsonReader::Consume(char c) {
@@ -126,15 +130,23 @@ bool JsonReader::ReadString(std::string_view* view, std::string* owned) {
   size_t i = start;
   const char* data = s_.data();
   size_t n = s_.size();
-  while (i < n) {
-    unsigned char c = static_cast<unsigned char>(data[i]);
-    if (c == '"') {
-      *view = s_.substr(start, i - start);
-      pos_ = i + 1;
-      return true;
-    }
-    if (c == '\\' || c < 0x20 || c >= 0x80) break;
-    ++i;
+  // Eight bytes at a time (SWAR): stop at the first block holding a quote,
+  // a backslash, a control byte or a non-ASCII byte; finish bytewise.
+  constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+  auto has_zero = [&](uint64_t x) { return (x - kOnes) & ~x & kHigh; };
+  while (i + 8 <= n) {
+    uint64_t x;
+    std::memcpy(&x, data + i, 8);
+    uint64_t special = has_zero(x ^ (kOnes * '"')) | has_zero(x ^ (kOnes * '\\')) |
+                       ((x - kOnes * 0x20) & ~x & kHigh) | (x & kHigh);
+    if (special != 0) break;
+    i += 8;
+  }
+  while (i < n && kPlain.v[static_cast<unsigned char>(data[i])]) ++i;
+  if (i < n && data[i] == '"') {
+    *view = s_.substr(start, i - start);
+    pos_ = i + 1;
+    return true;
   }
   // Slow path: unescape into *owned.
   owned->assign(data + start, i - start);
@@ -221,6 +233,15 @@ bool JsonReader::ReadString(std::string_view* view, std::string* owned) {
       pos_ += len;
     }
   }
+}
+
+bool JsonReader::PeekRawString(std::string_view* raw) {
+  if (Peek() != '"') return false;
+  const void* q = std::memchr(s_.data() + pos_ + 1, '"', s_.size() - pos_ - 1);
+  if (q == nullptr) return false;
+  *raw = s_.substr(pos_ + 1,
+                   static_cast<size_t>(static_cast<const char*>(q) - (s_.data() + pos_ + 1)));
+  return true;
 }
 
 bool JsonReader::ReadNumber(std::string_view* text) {

@@ -7,9 +7,24 @@ namespace {
 
 constexpr char kHex[] = "0123456789abcdef";
 
-// Bytes below 0x80 Go writes unchanged (htmlSafeSet).
-bool Safe(uint8_t b) {
-  return b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&';
+// Bytes below 0x80 Go writes unchanged (htmlSafeSet); bytes >= 0x80 need
+// a UTF-8 check and count as "unsafe" here too.
+constexpr bool SafeByte(unsigned b) {
+  return b >= 0x20 && b < 0x80 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&';
+}
+struct SafeTable {
+  bool v[256];
+  constexpr SafeTable() : v() {
+    for (unsigned i = 0; i < 256; ++i) v[i] = SafeByte(i);
+  }
+};
+constexpr SafeTable kSafe;
+
+// Length of the prefix that needs no escaping.
+size_t SafePrefix(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size() && kSafe.v[static_cast<uint8_t>(s[i])]) ++i;
+  return i;
 }
 
 // Length of the valid UTF-8 sequence at s[i] (Go's utf8.DecodeRune rules:
@@ -49,7 +64,7 @@ void Escape(std::string_view s, Sink&& sink) {
   while (i < s.size()) {
     uint8_t b = static_cast<uint8_t>(s[i]);
     if (b < 0x80) {
-      if (Safe(b)) {
+      if (kSafe.v[b]) {
         ++i;
         continue;
       }
@@ -117,9 +132,18 @@ struct CountSink {
 
 }  // namespace
 
-void AppendJsonString(std::string_view s, std::string* out) { Escape(s, StringSink{out}); }
+void AppendJsonString(std::string_view s, std::string* out) {
+  if (SafePrefix(s) == s.size()) {
+    out->push_back('"');
+    out->append(s);
+    out->push_back('"');
+    return;
+  }
+  Escape(s, StringSink{out});
+}
 
 size_t JsonStringSize(std::string_view s) {
+  if (SafePrefix(s) == s.size()) return s.size() + 2;
   CountSink c;
   Escape(s, c);
   return c.n;

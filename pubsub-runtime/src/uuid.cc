@@ -4,7 +4,23 @@
 
 namespace switchboard::pubsub::internal {
 
+// Already canonical (36 chars, lowercase hex, dashes in place): the common
+// case on the wire, checked without allocating.
+bool IsCanonicalUuid(std::string_view s) {
+  if (s.size() != 36) return false;
+  for (size_t i = 0; i < 36; ++i) {
+    char c = s[i];
+    if (i == 8 || i == 13 || i == 18 || i == 23) {
+      if (c != '-') return false;
+    } else if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
+      return false;
+    }
+  }
+  return true;
+}
+
 std::optional<std::string> NormalizeUuid(std::string_view s) {
+  if (IsCanonicalUuid(s)) return std::string(s);
   auto iequal = [](std::string_view a, std::string_view b) {
     if (a.size() != b.size()) return false;
     for (size_t i = 0; i < a.size(); ++i) {

@@ -36,7 +36,8 @@ out=$(bash "$SRC/scripts/sync-chart-crds.sh" --check 2>&1) && pass "chart CRDs m
 
 # --- lint with the value sets users will try
 for set in "" "nats.enabled=true" "nats.enabled=true,nats.replicas=3" "webhook.certificate.certManager=true" \
-  "operator.watchNamespaces={team-a,team-b},webhook.replicas=1" "webhook.enabled=false" "operator.enabled=false"; do
+  "operator.watchNamespaces={team-a,team-b},webhook.replicas=1" "webhook.enabled=false" "operator.enabled=false" \
+  "metrics.serviceMonitor.enabled=true,metrics.serviceMonitor.labels.release=prom"; do
   args=("${kv[@]}")
   [ -n "$set" ] && args+=(--set "$set")
   if out=$("$HELM" lint --strict "$chart" "${args[@]}" 2>&1); then
@@ -46,10 +47,17 @@ for set in "" "nats.enabled=true" "nats.enabled=true,nats.replicas=3" "webhook.c
   fi
 done
 
+# --- values.schema.json turns a wrong value into an error naming it
+out=$("$HELM" template "$release" "$chart" "${kv[@]}" --set webhook.failurePolicy=Sometimes 2>&1 || true)
+expect_contains "$out" "at '/webhook/failurePolicy': value must be one of 'Fail', 'Ignore'" "schema rejects a bad failurePolicy"
+out=$("$HELM" template "$release" "$chart" "${kv[@]}" --set nats.isolation=Users,webhook.timeoutSeconds=60 2>&1 || true)
+expect_contains "$out" "at '/nats/isolation'" "schema rejects a bad isolation"
+expect_contains "$out" "at '/webhook/timeoutSeconds': maximum: got 60, want 30" "schema rejects a webhook timeout above 30 s"
+
 # --- render
 "$HELM" template "$release" "$chart" -n "$ns" "${kv[@]}" --set nats.enabled=true,nats.replicas=3 >"$work/all.yaml"
 kinds=$(grep '^kind:' "$work/all.yaml" | sort | uniq -c | awk '{print $3 "=" $1}' | tr '\n' ' ')
-for want in ClusterRole=2 ClusterRoleBinding=2 ConfigMap=1 Deployment=2 MutatingWebhookConfiguration=1 NatsServer=1 \
+for want in ClusterRole=4 ClusterRoleBinding=2 ConfigMap=1 Deployment=2 MutatingWebhookConfiguration=1 NatsServer=1 \
   PodDisruptionBudget=1 Role=1 RoleBinding=1 Secret=1 Service=5 ServiceAccount=2 StatefulSet=1 ValidatingWebhookConfiguration=1; do
   expect_contains "$kinds" "$want " "rendered $want"
 done
@@ -61,6 +69,26 @@ out=$("$HELM" template "$release" "$chart" -n "$ns" "${kv[@]}" --set webhook.cer
 expect_contains "$out" "cert-manager.io/inject-ca-from: $ns/$release-switchboard-webhook" "cert-manager mode injects the CA"
 out=$("$HELM" template "$release" "$chart" -n "$ns" "${kv[@]}" --set operator.serviceAccount.create=false 2>&1 || true)
 expect_contains "$out" "operator.serviceAccount.name is required" "missing SA name is a clear error"
+
+# --- the binaries accept the flags the chart gives them (when they are built:
+# SWITCHBOARD_COMPONENTS with operator and webhook)
+"$HELM" template "$release" "$chart" -n "$ns" "${kv[@]}" --set operator.watchNamespaces='{team-a,team-b}' \
+  --show-only templates/operator-deployment.yaml --show-only templates/webhook-deployment.yaml >"$work/deploy.yaml"
+for comp in operator webhook; do
+  exe="${SWITCHBOARD_BINARY_DIR:-/nonexistent}/bin/switchboard-$comp"
+  if [ ! -x "$exe" ]; then
+    echo "skip: $exe not built; flags of the $comp Deployment not checked"
+    continue
+  fi
+  mapfile -t args < <(kubectl create --dry-run=client -o json -f "$work/deploy.yaml" | jq -r --arg n "$release-switchboard-$comp" \
+    '(.items // [.])[] | select(.kind == "Deployment" and .metadata.name == $n) | .spec.template.spec.containers[0].args[]')
+  # --help last: both parsers reject an unknown flag before they print help.
+  if out=$("$exe" "${args[@]}" --help 2>&1 >/dev/null); then
+    pass "switchboard-$comp accepts the chart's flags: ${args[*]}"
+  else
+    fail "switchboard-$comp rejects the chart's flags ${args[*]}: $out"
+  fi
+done
 
 # --- the bundled NATS config + an operator-rendered include pass nats-server -t
 mkdir -p "$work/nats/switchboard"
@@ -86,6 +114,9 @@ fi
 "$HELM" install "$release" "$chart" -n "$ns" --set nats.enabled=true >"$work/install.log" 2>&1 ||
   fail "helm install: $(cat "$work/install.log")"
 fn="$release-switchboard"
+notes=$(cat "$work/install.log")
+expect_contains "$notes" "Give a Hatchet installation its pub/sub" "install prints NOTES"
+expect_contains "$notes" "kubectl -n $ns get natssrv $fn-nats" "NOTES name the bundled NatsServer"
 for obj in deployment/$fn-operator deployment/$fn-webhook service/$fn-webhook service/$fn-operator-metrics \
   service/$fn-webhook-metrics serviceaccount/$fn-operator serviceaccount/$fn-webhook secret/$fn-webhook-tls \
   statefulset/$fn-nats configmap/$fn-nats-config natsserver/$fn-nats role/$fn-leader-election; do
@@ -117,19 +148,40 @@ kubectl -n "$ns" get psb hatchet-postgres >/dev/null 2>&1 && fail "object stored
 op="system:serviceaccount:$ns:$fn-operator"
 wh="system:serviceaccount:$ns:$fn-webhook"
 can() { kubectl auth can-i --as="$1" "${@:2}" 2>/dev/null || true; }
-for check in "$op|yes|update pubsubbackends.pubsub.switchboard.dev/status -n team-x" \
-  "$op|yes|update natsservers.pubsub.switchboard.dev/finalizers -n team-x" \
+for check in "$op|yes|update pubsubbackends.pubsub.switchboard.dev --subresource=status -n team-x" \
+  "$op|yes|update natsservers.pubsub.switchboard.dev --subresource=finalizers -n team-x" \
+  "$op|no|create pubsubbackends.pubsub.switchboard.dev -n team-x" \
   "$op|yes|watch pubsubbackends.pubsub.switchboard.dev --all-namespaces" \
   "$op|yes|create secrets -n team-x" "$op|yes|create events -n team-x" \
   "$op|yes|update leases.coordination.k8s.io -n $ns" "$op|no|update leases.coordination.k8s.io -n team-x" \
   "$op|no|delete pubsubbackends.pubsub.switchboard.dev -n team-x" "$op|no|create pods -n team-x" \
   "$wh|yes|list natsservers.pubsub.switchboard.dev --all-namespaces" "$wh|no|get secrets -n team-x" \
-  "$wh|no|update pubsubbackends.pubsub.switchboard.dev -n team-x"; do
+  "$wh|no|update pubsubbackends.pubsub.switchboard.dev -n team-x" \
+  "$wh|no|update pubsubbackends.pubsub.switchboard.dev --subresource=status -n team-x"; do
   IFS='|' read -r who want what <<<"$check"
   # shellcheck disable=SC2086
   got=$(can "$who" $what)
   [ "$got" = "$want" ] && pass "can-i ${who##*:} $what: $want" || fail "can-i ${who##*:} $what: got [$got], want $want"
 done
+
+# Namespace users get the API through the built-in roles (aggregated by the
+# controller manager's clusterrole-aggregation controller).
+if [ -f "$SWITCHBOARD_CLUSTER_DIR/run/kube-controller-manager.pid" ]; then
+  kubectl -n "$ns" create rolebinding alice-edit --clusterrole=edit --user=alice >/dev/null
+  kubectl -n "$ns" create rolebinding bob-view --clusterrole=view --user=bob >/dev/null
+  wait_until 30 bash -c "[ \"\$(kubectl auth can-i --as=alice create pubsubbackends.pubsub.switchboard.dev -n $ns)\" = yes ]" &&
+    pass "edit role may create PubSubBackends" || fail "edit role lacks PubSubBackends"
+  [ "$(can alice create natsservers.pubsub.switchboard.dev -n "$ns")" = yes ] && pass "edit role may create NatsServers" ||
+    fail "edit role lacks NatsServers"
+  [ "$(can alice update pubsubbackends.pubsub.switchboard.dev --subresource=status -n "$ns")" = no ] && pass "edit role may not write status" ||
+    fail "edit role may write status"
+  wait_until 30 bash -c "[ \"\$(kubectl auth can-i --as=bob list pubsubbackends.pubsub.switchboard.dev -n $ns)\" = yes ]" &&
+    pass "view role may list PubSubBackends" || fail "view role cannot list"
+  [ "$(can bob create pubsubbackends.pubsub.switchboard.dev -n "$ns")" = no ] && pass "view role may not create" ||
+    fail "view role may create"
+else
+  echo "skip: no kube-controller-manager, aggregated roles not checked"
+fi
 
 # --- upgrade keeps the webhook certificate (looked up, not regenerated)
 ca_before=$(kubectl get validatingwebhookconfiguration "$fn" -o jsonpath='{.webhooks[0].clientConfig.caBundle}')

@@ -38,9 +38,12 @@ new=$(cat "$CLUSTER_DIR/run/kube-apiserver.pid")
   fail "port changed"
 KUBECONFIG="$CLUSTER_DIR/kubeconfig" kubectl get --raw /readyz >/dev/null && pass "ready after restart" || fail "not ready after restart"
 
-# The apiserver dying alone: `up` restarts just it on a new port.
-kill "$new"
-for _ in $(seq 100); do [ -d "/proc/$new" ] || break; sleep 0.1; done
+# The apiserver crashing alone: `up` restarts just it on a new port.
+kill -KILL "$new"
+for _ in $(seq 100); do
+  [ -d "/proc/$new" ] && [ "$(awk '{print $3}' "/proc/$new/stat" 2>/dev/null)" != Z ] || break
+  sleep 0.1
+done
 bash "$cluster" up --no-crds
 KUBECONFIG="$CLUSTER_DIR/kubeconfig" kubectl get --raw /readyz >/dev/null && pass "up recovers a dead apiserver" ||
   fail "up did not recover"

@@ -12,7 +12,9 @@
 // folding, so "ID", "Messages", "tenant_ID" all match), the later of two
 // duplicate keys wins, tenant_id in any form google/uuid parses. Malformed
 // input yields InvalidArgument naming the field or byte offset; it never
-// throws or crashes.
+// throws or crashes. One deliberate difference: a null element inside
+// "messages" (Go's nil []byte; Hatchet never sends one) becomes an empty
+// payload.
 #pragma once
 
 #include <string>
@@ -28,6 +30,11 @@ std::string EncodeMessage(const Message& message);
 void EncodeMessageTo(const Message& message, std::string* out);
 
 Result<Message> DecodeMessage(std::string_view json);
+
+// Decodes into an existing message, reusing its buffers (subscribers decode
+// every message into the same object). On success *message equals what
+// DecodeMessage returns; on error its contents are unspecified.
+Status DecodeMessageInto(std::string_view json, Message* message);
 
 // Exact encoded size without building the text (used to plan chunks).
 size_t EncodedSize(const Message& message);
