@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+#include <vector>
+
 #include "switchboard/testing/nats_server.h"
 #include "switchboard/testing/net.h"
 
@@ -86,6 +90,20 @@ TEST(ProbeTest, PrefixOutsidePermissionsIsPermissionDenied) {
                   .subject_prefix = "team.b"});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kPermissionDenied) << r.status().ToString();
+}
+
+TEST(ProbeTest, ConcurrentProbesOnOnePrefixAllSucceed) {
+  NatsServer server;
+  ASSERT_TRUE(server.ok()) << server.Log();
+  std::vector<std::thread> threads;
+  std::atomic<int> healthy{0};
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&] {
+      if (Probe({.urls = server.url(), .subject_prefix = "shared.prefix"}).ok()) ++healthy;
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(healthy, 4);
 }
 
 TEST(ProbeTest, BadOptionsNameTheField) {
