@@ -88,8 +88,23 @@ void OnAsyncError(natsConnection* nc, natsSubscription* sub, natsStatus err,
   }
 }
 
-void OnClosed(natsConnection*, void* closure) noexcept {
-  static_cast<ConnState*>(closure)->closed.Set();
+void OnClosed(natsConnection* nc, void* closure) noexcept {
+  auto* state = static_cast<ConnState*>(closure);
+  if (!state->closing) {
+    // nats.c gave up for good (e.g. the server refused our credentials on
+    // reconnect twice): nothing will work again on this connection.
+    try {
+      const char* text = nullptr;
+      if (nc != nullptr) natsConnection_GetLastError(nc, &text);
+      Status s = Status::Unavailable(
+          std::string("NATS connection closed for good; reconnect with a new client") +
+          (text != nullptr && *text != '\0' ? std::string(" (") + text + ")" : ""));
+      log::Error(kLogger, "NATS connection closed", {{"error", s.message()}});
+      if (state->on_error) state->on_error(s);
+    } catch (...) {
+    }
+  }
+  state->closed.Set();
 }
 
 void OnDisconnected(natsConnection*, void* closure) noexcept {
