@@ -12,7 +12,7 @@ packages=(
   libdeflate-dev zlib1g-dev libcrypt-dev
   clang clang-format libclang-rt-14-dev
   kubernetes-client
-  gzip procps iproute2 wrk
+  gzip procps iproute2 wrk jq
 )
 
 missing=()

@@ -1,0 +1,465 @@
+#!/usr/bin/env bash
+# A real, local Kubernetes API for tests and development: etcd and
+# kube-apiserver (built from their Go modules by scripts/build-tools.sh) on
+# 127.0.0.1 free ports, with generated certificates, RBAC authorization and a
+# service-account signing key, the way controller-runtime's envtest runs them.
+#
+# Usage: scripts/cluster.sh COMMAND
+#   up                 start (or keep) the cluster, apply crds/ and wait until
+#                      the CRDs are Established; `up --no-crds` skips them.
+#                      Idempotent: a healthy cluster is left as it is.
+#   down               stop exactly the processes `up` started; remove state
+#                      (keeps $CLUSTER_DIR/logs for post-mortems)
+#   status             print state; exit 0 when the API server is ready, 3 when not
+#   env                print `export KUBECONFIG=...` lines (eval "$(scripts/cluster.sh env)")
+#   kubeconfig         print the admin kubeconfig's path
+#   crds               apply crds/ and wait until every CRD is Established
+#   restart-apiserver  stop kube-apiserver and start it again on the same port
+#                      (etcd keeps running, so the data survive; the
+#                      controller manager reconnects by itself)
+#
+# Environment:
+#   CLUSTER_DIR            state folder (default <repo>/.cache/cluster)
+#   SWITCHBOARD_TOOLS_DIR  where build-tools.sh puts bin/ (default <repo>/.cache/tools)
+#   CLUSTER_READY_TIMEOUT  seconds to wait for /readyz (default 120)
+#   CLUSTER_CONTROLLER_MANAGER  1 (default) runs kube-controller-manager with
+#                          the namespace, garbage-collector, serviceaccount and
+#                          clusterrole-aggregation controllers; 0 runs the API
+#                          server alone (envtest).
+#
+# What runs: etcd, kube-apiserver and (by default) kube-controller-manager
+# limited to four controllers, so a deleted Namespace is finalized,
+# ownerReferences are garbage collected, every namespace gets its `default`
+# ServiceAccount, and aggregated ClusterRoles (view/edit/admin) are filled.
+# What does not: scheduler, kubelet, every other controller. Pods are never
+# scheduled; Deployments get no ReplicaSets; Services get no endpoints.
+# TokenRequest (`kubectl create token SA`) works because the API server
+# signs tokens itself. See docs/cluster.md.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/scripts/tool-versions.sh"
+tools="${SWITCHBOARD_TOOLS_DIR:-$root/.cache/tools}"
+dir="${CLUSTER_DIR:-$root/.cache/cluster}"
+mkdir -p "$dir"
+dir=$(cd "$dir" && pwd)
+certs="$dir/pki"
+logs="$dir/logs"
+run="$dir/run"
+ready_timeout="${CLUSTER_READY_TIMEOUT:-120}"
+with_kcm="${CLUSTER_CONTROLLER_MANAGER:-1}"
+ETCD_PORT= ETCD_PEER_PORT= APISERVER_PORT=
+
+log() { echo "cluster: $*" >&2; }
+die() {
+  log "error: $*"
+  exit 1
+}
+
+# ---------------------------------------------------------------- processes
+
+# alive NAME -> true when the process recorded in run/NAME.pid is alive and is
+# still the binary we started (a recycled pid must never be signalled).
+alive() {
+  local pidfile="$run/$1.pid" pid exe
+  [ -f "$pidfile" ] || return 1
+  pid=$(cat "$pidfile")
+  [ -n "$pid" ] && [ -d "/proc/$pid" ] || return 1
+  exe=$(readlink "/proc/$pid/exe" 2>/dev/null || true)
+  [ "$(basename "${exe% (deleted)}")" = "$1" ]
+}
+
+# stop NAME -> SIGTERM, wait, then SIGKILL; only our own pid. etcd gets 20 s
+# to close its database. The API server: with clients holding watches (the
+# controller manager, a test's informer) its graceful shutdown stalls for
+# about 20 s after it has stopped listening and drained its non-watch
+# requests; all its state is in etcd, so once the port is closed it gets
+# 1 s more, then SIGKILL.
+stop() {
+  local name=$1 pid i grace=200
+  if alive "$name"; then
+    pid=$(cat "$run/$name.pid")
+    kill -TERM "$pid" 2>/dev/null || true
+    if [ "$name" = kube-apiserver ] && [ -n "$APISERVER_PORT" ]; then
+      for ((i = 0; i < 100; i++)); do
+        port_free "$APISERVER_PORT" && break
+        sleep 0.1
+      done
+      grace=10
+    fi
+    for ((i = 0; i < grace; i++)); do
+      [ -d "/proc/$pid" ] || break
+      # A zombie (not yet reaped by its parent) has stopped: do not wait on it.
+      [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" = Z ] && break
+      sleep 0.1
+    done
+    if [ -d "/proc/$pid" ] && alive "$name"; then
+      [ "$name" = kube-apiserver ] || log "$name ($pid) still running $((grace / 10)) s after SIGTERM; killing"
+      kill -KILL "$pid" 2>/dev/null || true
+      for ((i = 0; i < 50; i++)); do
+        [ -d "/proc/$pid" ] && [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" != Z ] || break
+        sleep 0.1
+      done
+    fi
+  fi
+  rm -f "$run/$name.pid"
+}
+
+# start NAME ARGS... -> runs bin/NAME detached (own session, no inherited
+# stdio, so ctest or a terminal does not wait on it), records its pid.
+start() {
+  local name=$1
+  shift
+  mkdir -p "$logs" "$run"
+  # 9>&- : the child must not inherit the flock, or it would hold it forever.
+  setsid "$tools/bin/$name" "$@" </dev/null >>"$logs/$name.log" 2>&1 9>&- &
+  echo $! >"$run/$name.pid"
+}
+
+# ---------------------------------------------------------------- ports
+
+port_free() { ! ss -Htln "sport = :$1" 2>/dev/null | grep -q .; }
+
+# free_port -> a loopback TCP port nobody listens on. Random in 20000-59999
+# so parallel clusters (one per build dir) rarely pick the same; the caller
+# retries when a server then fails to bind.
+free_port() {
+  local p i
+  for ((i = 0; i < 200; i++)); do
+    p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+    if port_free "$p"; then
+      echo "$p"
+      return 0
+    fi
+  done
+  die "no free port found"
+}
+
+# ---------------------------------------------------------------- certificates
+
+# ECDSA P-256 everywhere: key generation takes milliseconds, not seconds.
+newkey() { openssl ecparam -name prime256v1 -genkey -noout -out "$1" 2>/dev/null; }
+
+# sign NAME SUBJECT EXTFILE_CONTENT -> pki/NAME.{key,crt} signed by pki/CA
+sign() {
+  local name=$1 subj=$2 ext=$3 ca=${4:-ca}
+  newkey "$certs/$name.key"
+  openssl req -new -key "$certs/$name.key" -subj "$subj" -out "$certs/$name.csr" 2>/dev/null
+  printf '%s\n' "$ext" >"$certs/$name.ext"
+  openssl x509 -req -in "$certs/$name.csr" -CA "$certs/$ca.crt" -CAkey "$certs/$ca.key" \
+    -CAcreateserial -days 3650 -sha256 -extfile "$certs/$name.ext" -out "$certs/$name.crt" 2>/dev/null
+  rm -f "$certs/$name.csr" "$certs/$name.ext"
+}
+
+gen_certs() {
+  [ -f "$certs/.complete" ] && return 0
+  rm -rf "$certs"
+  mkdir -p "$certs"
+  chmod 700 "$certs"
+  for ca in ca front-proxy-ca; do
+    newkey "$certs/$ca.key"
+    openssl req -x509 -new -key "$certs/$ca.key" -subj "/CN=switchboard-$ca" -days 3650 -sha256 \
+      -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign,cRLSign" \
+      -out "$certs/$ca.crt" 2>/dev/null
+  done
+  sign apiserver "/CN=kube-apiserver" "basicConstraints=CA:FALSE
+keyUsage=critical,digitalSignature,keyEncipherment
+extendedKeyUsage=serverAuth
+subjectAltName=IP:127.0.0.1,IP:10.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local"
+  # The admin identity: group system:masters bypasses RBAC, as kubeadm's admin.
+  sign admin "/O=system:masters/CN=switchboard-admin" "basicConstraints=CA:FALSE
+keyUsage=critical,digitalSignature,keyEncipherment
+extendedKeyUsage=clientAuth"
+  # Front proxy (requestheader) client, so aggregated APIs could authenticate.
+  sign front-proxy-client "/CN=front-proxy-client" "basicConstraints=CA:FALSE
+keyUsage=critical,digitalSignature,keyEncipherment
+extendedKeyUsage=clientAuth" front-proxy-ca
+  # Service-account token signing key pair (ES256).
+  newkey "$certs/sa.key"
+  openssl ec -in "$certs/sa.key" -pubout -out "$certs/sa.pub" 2>/dev/null
+  chmod 600 "$certs"/*.key
+  touch "$certs/.complete"
+}
+
+# ---------------------------------------------------------------- servers
+
+etcd_args() {
+  echo --name=switchboard --data-dir="$dir/etcd" \
+    --listen-client-urls="http://127.0.0.1:$ETCD_PORT" --advertise-client-urls="http://127.0.0.1:$ETCD_PORT" \
+    --listen-peer-urls="http://127.0.0.1:$ETCD_PEER_PORT" --initial-advertise-peer-urls="http://127.0.0.1:$ETCD_PEER_PORT" \
+    --initial-cluster="switchboard=http://127.0.0.1:$ETCD_PEER_PORT" \
+    --unsafe-no-fsync=true --log-level=warn --quota-backend-bytes=2147483648
+}
+
+apiserver_args() {
+  # Admission: the default set minus ServiceAccount (it would reject Pods
+  # whose ServiceAccount no controller created). Authorization: Node,RBAC as
+  # a real cluster. Priority and fairness stays on (clients see 429s as in
+  # production). Aggregator routing: webhooks and aggregated APIs given as
+  # a Service are dialled at the Service's endpoints, not its ClusterIP;
+  # nothing routes the ClusterIP range here, and no pod runs, so a Service
+  # webhook fails fast ("no endpoints") instead of sending traffic off the
+  # machine. Tests register webhooks by URL on 127.0.0.1 instead.
+  echo --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
+    --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$APISERVER_PORT" \
+    --cert-dir="$certs" --tls-cert-file="$certs/apiserver.crt" --tls-private-key-file="$certs/apiserver.key" \
+    --client-ca-file="$certs/ca.crt" \
+    --requestheader-client-ca-file="$certs/front-proxy-ca.crt" \
+    --requestheader-allowed-names=front-proxy-client \
+    --requestheader-extra-headers-prefix=X-Remote-Extra- --requestheader-group-headers=X-Remote-Group \
+    --requestheader-username-headers=X-Remote-User \
+    --proxy-client-cert-file="$certs/front-proxy-client.crt" --proxy-client-key-file="$certs/front-proxy-client.key" \
+    --service-account-issuer=https://kubernetes.default.svc.cluster.local \
+    --service-account-key-file="$certs/sa.pub" --service-account-signing-key-file="$certs/sa.key" \
+    --api-audiences=https://kubernetes.default.svc.cluster.local \
+    --authorization-mode=Node,RBAC \
+    --disable-admission-plugins=ServiceAccount \
+    --service-cluster-ip-range=10.0.0.0/24 --allow-privileged=true \
+    --endpoint-reconciler-type=none --enable-aggregator-routing=true \
+    --v=1
+}
+
+write_state() {
+  mkdir -p "$run"
+  cat >"$run/ports.env" <<EOF
+ETCD_PORT=$ETCD_PORT
+ETCD_PEER_PORT=$ETCD_PEER_PORT
+APISERVER_PORT=$APISERVER_PORT
+EOF
+}
+
+load_state() {
+  [ -f "$run/ports.env" ] || return 1
+  . "$run/ports.env"
+}
+
+readyz() {
+  curl -sf --max-time 3 --cacert "$certs/ca.crt" --cert "$certs/admin.crt" --key "$certs/admin.key" \
+    "https://127.0.0.1:$APISERVER_PORT/readyz" >/dev/null 2>&1
+}
+
+etcd_healthy() { curl -sf --max-time 2 "http://127.0.0.1:$ETCD_PORT/health" >/dev/null 2>&1; }
+
+# wait_for WHAT SECONDS CHECK-FN PROCESS -> polls CHECK-FN every 100 ms; fails
+# early when PROCESS died (e.g. its port was taken after we picked it).
+wait_for() {
+  local what=$1 secs=$2 check=$3 proc=$4 i
+  for ((i = 0; i < secs * 10; i++)); do
+    $check && return 0
+    alive "$proc" || {
+      log "$proc exited while waiting for $what; last log lines:"
+      tail -n 15 "$logs/$proc.log" >&2 || true
+      return 1
+    }
+    sleep 0.1
+  done
+  log "$what not ready after ${secs}s; last $proc log lines:"
+  tail -n 15 "$logs/$proc.log" >&2 || true
+  return 1
+}
+
+start_etcd() {
+  local attempt
+  for attempt in 1 2 3; do
+    ETCD_PORT=$(free_port)
+    ETCD_PEER_PORT=$(free_port)
+    while [ "$ETCD_PEER_PORT" = "$ETCD_PORT" ]; do ETCD_PEER_PORT=$(free_port); done
+    write_state
+    start etcd $(etcd_args)
+    wait_for etcd 60 etcd_healthy etcd && return 0
+    stop etcd
+    log "etcd attempt $attempt failed; retrying on other ports"
+  done
+  die "etcd did not start (see $logs/etcd.log)"
+}
+
+start_apiserver() {
+  # $1 = keep: reuse APISERVER_PORT (restart-apiserver), otherwise pick one.
+  local attempt
+  for attempt in 1 2 3; do
+    if [ "${1:-}" != keep ]; then
+      APISERVER_PORT=$(free_port)
+      while [ "$APISERVER_PORT" = "$ETCD_PORT" ] || [ "$APISERVER_PORT" = "$ETCD_PEER_PORT" ]; do
+        APISERVER_PORT=$(free_port)
+      done
+    fi
+    write_state
+    start kube-apiserver $(apiserver_args)
+    wait_for kube-apiserver "$ready_timeout" readyz kube-apiserver && return 0
+    stop kube-apiserver
+    [ "${1:-}" = keep ] && die "kube-apiserver did not restart on port $APISERVER_PORT (see $logs/kube-apiserver.log)"
+    log "kube-apiserver attempt $attempt failed; retrying on another port"
+  done
+  die "kube-apiserver did not start (see $logs/kube-apiserver.log)"
+}
+
+# The controllers this cluster runs: enough for namespace deletion, garbage
+# collection of owned objects, default ServiceAccounts and aggregated
+# ClusterRoles, nothing that needs nodes.
+kcm_args() {
+  echo --kubeconfig="$dir/kubeconfig" --secure-port=0 --leader-elect=false \
+    --controllers=namespace,garbagecollector,serviceaccount,clusterrole-aggregation --v=1
+}
+
+kcm_synced() { kubectl --kubeconfig "$dir/kubeconfig" -n default get serviceaccount default >/dev/null 2>&1; }
+
+start_controller_manager() {
+  start kube-controller-manager $(kcm_args)
+  # The serviceaccount controller creating default/default shows the
+  # controllers run and have synced their caches.
+  wait_for kube-controller-manager 60 kcm_synced kube-controller-manager ||
+    die "kube-controller-manager did not start (see $logs/kube-controller-manager.log)"
+}
+
+write_kubeconfig() {
+  local kc="$dir/kubeconfig" tmp="$dir/kubeconfig.tmp"
+  rm -f "$tmp"
+  KUBECONFIG="$tmp" kubectl config set-cluster switchboard --server="https://127.0.0.1:$APISERVER_PORT" \
+    --certificate-authority="$certs/ca.crt" --embed-certs=true >/dev/null
+  KUBECONFIG="$tmp" kubectl config set-credentials switchboard-admin \
+    --client-certificate="$certs/admin.crt" --client-key="$certs/admin.key" --embed-certs=true >/dev/null
+  KUBECONFIG="$tmp" kubectl config set-context switchboard --cluster=switchboard --user=switchboard-admin \
+    --namespace=default >/dev/null
+  KUBECONFIG="$tmp" kubectl config use-context switchboard >/dev/null
+  chmod 600 "$tmp"
+  mv "$tmp" "$kc"
+}
+
+install_crds() {
+  local kc="$dir/kubeconfig"
+  shopt -s nullglob
+  local files=("$root"/crds/*.yaml)
+  shopt -u nullglob
+  [ ${#files[@]} -gt 0 ] || {
+    log "no CRDs in $root/crds"
+    return 0
+  }
+  local args=()
+  for f in "${files[@]}"; do args+=(-f "$f"); done
+  # Server-side apply: no last-applied annotation, whose 256 KiB limit large
+  # CRDs can exceed.
+  kubectl --kubeconfig "$kc" apply --server-side --force-conflicts --field-manager=switchboard-cluster "${args[@]}" >&2
+  kubectl --kubeconfig "$kc" wait --for condition=Established --timeout=60s "${args[@]}" >&2
+}
+
+# ---------------------------------------------------------------- commands
+
+cmd_up() {
+  local crds=yes
+  [ "${1:-}" = --no-crds ] && crds=no
+  command -v kubectl >/dev/null || die "kubectl not on PATH"
+  command -v openssl >/dev/null || die "openssl not on PATH"
+  local t0=$SECONDS
+  # helm too: the e2e tests that use this cluster install the chart.
+  local need=(etcd kube-apiserver helm) missing=() t
+  [ "$with_kcm" = 0 ] || need+=(kube-controller-manager)
+  for t in "${need[@]}"; do [ -x "$tools/bin/$t" ] || missing+=("$t"); done
+  if [ ${#missing[@]} -gt 0 ]; then
+    log "building ${missing[*]} into $tools (slow on a cold cache)"
+    SWITCHBOARD_TOOLS_DIR="$tools" bash "$root/scripts/build-tools.sh" "${missing[@]}"
+  fi
+  gen_certs
+  local fresh_apiserver=yes
+  if load_state && alive etcd && etcd_healthy; then
+    if alive kube-apiserver && readyz; then
+      log "already running: https://127.0.0.1:$APISERVER_PORT"
+      fresh_apiserver=no
+    else
+      stop kube-apiserver
+      log "etcd running; (re)starting kube-apiserver"
+      start_apiserver
+    fi
+  else
+    stop kube-controller-manager
+    stop kube-apiserver
+    stop etcd
+    rm -rf "$dir/etcd"
+    start_etcd
+    start_apiserver
+  fi
+  write_kubeconfig
+  if [ "$with_kcm" = 0 ]; then
+    stop kube-controller-manager
+  elif [ "$fresh_apiserver" = yes ] || ! alive kube-controller-manager; then
+    # A new API server may listen on a new port: the controller manager
+    # must read the new kubeconfig.
+    stop kube-controller-manager
+    start_controller_manager
+  fi
+  [ "$crds" = yes ] && install_crds
+  log "ready in $((SECONDS - t0))s: https://127.0.0.1:$APISERVER_PORT  KUBECONFIG=$dir/kubeconfig"
+}
+
+cmd_down() {
+  stop kube-controller-manager
+  stop kube-apiserver
+  stop etcd
+  # Keep logs/ for post-mortems; everything else is state of this run.
+  rm -rf "$dir/etcd" "$run" "$certs" "$dir/kubeconfig" "$dir/kubeconfig.tmp"
+  log "stopped"
+}
+
+cmd_status() {
+  if ! load_state; then
+    echo "not running (no state in $dir)"
+    return 3
+  fi
+  local rc=0
+  if alive etcd && etcd_healthy; then
+    echo "etcd: running pid $(cat "$run/etcd.pid") http://127.0.0.1:$ETCD_PORT"
+  else
+    echo "etcd: down"
+    rc=3
+  fi
+  if alive kube-apiserver && readyz; then
+    echo "kube-apiserver: ready pid $(cat "$run/kube-apiserver.pid") https://127.0.0.1:$APISERVER_PORT"
+  else
+    echo "kube-apiserver: not ready"
+    rc=3
+  fi
+  if alive kube-controller-manager; then
+    echo "kube-controller-manager: running pid $(cat "$run/kube-controller-manager.pid")"
+  elif [ "$with_kcm" = 0 ]; then
+    echo "kube-controller-manager: disabled (CLUSTER_CONTROLLER_MANAGER=0)"
+  else
+    echo "kube-controller-manager: down"
+    rc=3
+  fi
+  echo "kubeconfig: $dir/kubeconfig"
+  return $rc
+}
+
+cmd_restart_apiserver() {
+  load_state || die "no cluster in $dir (run: scripts/cluster.sh up)"
+  alive etcd || die "etcd is not running; run: scripts/cluster.sh up"
+  local t0=$SECONDS
+  stop kube-apiserver
+  start_apiserver keep
+  log "kube-apiserver restarted on port $APISERVER_PORT in $((SECONDS - t0))s"
+}
+
+# All state-changing commands hold one lock per cluster folder, so two
+# `up`s (say, two ctest runs sharing a build dir) cannot race.
+locked() {
+  exec 9>"$dir/.lock"
+  flock 9
+  "$@"
+}
+
+case "${1:-}" in
+  up) shift; locked cmd_up "$@" ;;
+  down) locked cmd_down ;;
+  status) cmd_status ;;
+  restart-apiserver) locked cmd_restart_apiserver ;;
+  crds) locked install_crds ;;
+  kubeconfig) echo "$dir/kubeconfig" ;;
+  env)
+    echo "export KUBECONFIG=$dir/kubeconfig"
+    echo "export SWITCHBOARD_CLUSTER_DIR=$dir"
+    echo "export SWITCHBOARD_KUBECONFIG=$dir/kubeconfig"
+    ;;
+  *)
+    sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,102 @@
+// switchboard-webhook: flags, logging, the object cache, the HTTPS server,
+// the optional plain-HTTP metrics port, and a graceful stop on SIGTERM.
+#include <prometheus/exposer.h>
+#include <prometheus/registry.h>
+#include <pthread.h>
+#include <signal.h>
+
+#include <cstdio>
+#include <exception>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cluster_context.h"
+#include "switchboard/common/log.h"
+#include "switchboard/kube/config.h"
+#include "switchboard/webhook/flags.h"
+#include "switchboard/webhook/metrics.h"
+#include "switchboard/webhook/server.h"
+
+namespace sb = switchboard;
+namespace slog = switchboard::log;
+
+int main(int argc, char** argv) {
+  auto flags = sb::webhook::ParseFlags(std::vector<std::string>(argv + 1, argv + argc));
+  if (!flags.ok()) {
+    std::fprintf(stderr, "switchboard-webhook: %s\n", flags.status().message().c_str());
+    return 2;
+  }
+  if (flags->help) {
+    std::fputs(sb::webhook::Usage().c_str(), stdout);
+    return 0;
+  }
+  if (!flags->log_level.empty()) {
+    slog::Level level;
+    if (!slog::ParseLevel(flags->log_level, &level)) {
+      std::fprintf(stderr, "switchboard-webhook: --log-level must be debug, info, warn or error\n");
+      return 2;
+    }
+    slog::SetLevel(level);
+  }
+
+  // Block the stop signals in every thread (threads inherit the mask); the
+  // main thread waits for them with sigwait() below.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);  // a client hanging up mid-response is not fatal
+
+  auto config = sb::kube::Config::Load(flags->kubeconfig);
+  if (!config.ok()) {
+    slog::Error("webhook", "cannot load the cluster configuration",
+                {{"error", config.status().message()}});
+    return 1;
+  }
+  config->user_agent = "switchboard-webhook";
+  auto client = sb::kube::Client::New(*config);
+  if (!client.ok()) {
+    slog::Error("webhook", "cannot create the Kubernetes client",
+                {{"error", client.status().message()}});
+    return 1;
+  }
+  auto context = std::make_unique<sb::webhook::ClusterContext>(client->get());
+
+  sb::webhook::Metrics metrics;
+  std::unique_ptr<prometheus::Exposer> exposer;
+  if (flags->metrics_port != 0) {
+    std::string address = flags->bind_address + ":" + std::to_string(flags->metrics_port);
+    try {
+      exposer = std::make_unique<prometheus::Exposer>(address);
+      exposer->RegisterCollectable(metrics.registry());
+    } catch (const std::exception& e) {
+      slog::Error("webhook", "cannot serve metrics; pick another --metrics-port or 0",
+                  {{"address", address}, {"error", e.what()}});
+      return 1;
+    }
+  }
+
+  sb::webhook::ServerOptions options;
+  options.bind_address = flags->bind_address;
+  options.port = flags->port;
+  options.cert_file = flags->tls_cert_file;
+  options.key_file = flags->tls_key_file;
+  options.max_body_bytes = flags->max_body_bytes;
+  options.worker_threads = flags->worker_threads;
+  auto server = sb::webhook::WebhookServer::Start(options, *context, metrics);
+  if (!server.ok()) {
+    slog::Error("webhook", "cannot start the HTTPS server", {{"error", server.status().message()}});
+    return 1;
+  }
+
+  int sig = 0;
+  sigwait(&stop_signals, &sig);
+  slog::Info("webhook", "stopping", {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
+  (*server)->Stop();  // requests in flight finish first
+  exposer.reset();
+  context.reset();
+  slog::Info("webhook", "stopped");
+  return 0;
+}
