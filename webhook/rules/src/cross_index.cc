@@ -97,7 +97,7 @@ std::vector<CrossIndex::Claim> CrossIndex::ClaimsOf(const nlohmann::json& object
 namespace {
 
 // The Secret name a claim is about, read back from the object.
-std::string ClaimedName(const nlohmann::json& object, const std::string& field) {
+std::string ClaimedName(const nlohmann::json& object, std::string_view field) {
   std::string kind = api::KindOf(object);
   if (kind == api::kKindBackend) {
     api::BackendView v(object);
@@ -166,9 +166,10 @@ void CrossIndex::CheckClaims(const nlohmann::json& object, const api::ObjectKey&
       std::string fix = mine.field == "metadata.name"
                             ? "rename one of them, or give this backend a passwordSecretRef"
                             : "use a different Secret name";
-      sink.Error("secret-collision", mine.field,
-                 "Secret " + api::QualifiedName(ns, name) + " is " + mine.role +
-                     " of this object and also " + other.role + " of " + Describe(other.owner) +
+      sink.Error("secret-collision", std::string(mine.field),
+                 "Secret " + api::QualifiedName(ns, name) + " is " + std::string(mine.role) +
+                     " of this object and also " + std::string(other.role) + " of " +
+                     Describe(other.owner) +
                      "; Switchboard writes it, so they would overwrite each other: " + fix);
     }
   }

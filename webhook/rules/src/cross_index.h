@@ -37,9 +37,9 @@ class CrossIndex {
     std::string username;
   };
   struct Claim {
-    size_t owner;  // index into owners_; SIZE_MAX for the object under validation
-    std::string role;
-    std::string field;
+    size_t owner;            // index into owners_; SIZE_MAX for the object under validation
+    std::string_view role;   // static text
+    std::string_view field;  // static text
     bool writes;
   };
 
