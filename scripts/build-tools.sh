@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Builds the real Kubernetes pieces the end-to-end tests run against —
-# kube-apiserver, etcd and helm — from their Go modules at pinned versions,
+# kube-apiserver, kube-controller-manager, etcd and helm — from their Go modules at pinned versions,
 # into an ignored cache folder. A binary already built at the pinned version
 # is reused, so a warm machine spends no time here.
 #
-# Usage: scripts/build-tools.sh [kube-apiserver|etcd|helm ...]   (default: all)
+# Usage: scripts/build-tools.sh [kube-apiserver|kube-controller-manager|etcd|helm ...]   (default: all)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,11 +23,17 @@ log() { echo "build-tools: $*" >&2; }
 fresh() { [ -x "$bin/$1" ] && [ "$(cat "$bin/.$1.version" 2>/dev/null)" = "$2" ]; }
 mark() { echo "$2" >"$bin/.$1.version"; }
 
-build_kube_apiserver() {
+# k8s_module -> prints the folder of a Go module that requires
+# k8s.io/kubernetes at $KUBE_VERSION, creating it on first use. Both
+# kube-apiserver and kube-controller-manager build from it, so the second
+# costs little more than its own packages.
+k8s_module() {
   local v="$KUBE_VERSION"
-  fresh kube-apiserver "$v" && return 0
-  log "building kube-apiserver v$v (several minutes on a cold cache)"
   local dir="$cache/src/kube-apiserver-$v"
+  if grep -Eq "^\s*(require )?k8s.io/kubernetes v$v\b" "$dir/go.mod" 2>/dev/null; then
+    echo "$dir"
+    return 0
+  fi
   mkdir -p "$dir"
   # k8s.io/kubernetes points its k8s.io/* staging modules at ./staging; a
   # module depending on it must pin each one to the matching v0.X.Y itself.
@@ -51,19 +57,36 @@ GOMOD
       echo ")"
     } >>go.mod
     cat >main.go <<'GOMAIN'
-// Package main only exists so `go mod tidy` keeps kube-apiserver's
-// dependency graph; the binary is built from k8s.io/kubernetes directly.
+// Package main only exists so `go mod tidy` keeps the dependency graph of
+// the commands we build; the binaries are built from k8s.io/kubernetes.
 package main
 
-import _ "k8s.io/kubernetes/cmd/kube-apiserver/app"
+import (
+	_ "k8s.io/kubernetes/cmd/kube-apiserver/app"
+	_ "k8s.io/kubernetes/cmd/kube-controller-manager/app"
+)
 
 func main() {}
 GOMAIN
     go mod tidy >/dev/null 2>&1 || go mod tidy
+  ) >&2
+  echo "$dir"
+}
+
+# build_k8s_cmd NAME -> bin/NAME from k8s.io/kubernetes/cmd/NAME
+build_k8s_cmd() {
+  local name=$1 v="$KUBE_VERSION"
+  fresh "$name" "$v" && return 0
+  log "building $name v$v (several minutes on a cold cache)"
+  local dir minor="${v#*.}"
+  dir=$(k8s_module)
+  (
+    cd "$dir"
     go build -ldflags="$ldflags -X k8s.io/component-base/version.gitVersion=v$v -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${minor%%.*}" \
-      -o "$bin/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver
+      -o "$bin/$name.tmp" "k8s.io/kubernetes/cmd/$name"
+    mv "$bin/$name.tmp" "$bin/$name"
   )
-  mark kube-apiserver "$v"
+  mark "$name" "$v"
 }
 
 build_etcd() {
@@ -103,15 +126,29 @@ build_helm() {
   local v="$HELM_VERSION"
   fresh helm "$v" && return 0
   log "building helm v$v"
-  GOBIN="$bin" go install -ldflags="$ldflags -X helm.sh/helm/v3/internal/version.version=v$v" "helm.sh/helm/v3/cmd/helm@v$v"
+  # Helm's release builds stamp the Kubernetes version it assumes offline
+  # (`helm template`, `helm lint`); without it the default is 1.20 and charts
+  # with a kubeVersion constraint fail to render. Use the pinned API server's.
+  local kminor="${KUBE_VERSION#*.}"
+  kminor="${kminor%%.*}"
+  local kflags=""
+  for pkg in helm.sh/helm/v3/pkg/lint/rules helm.sh/helm/v3/pkg/chartutil; do
+    kflags="$kflags -X $pkg.k8sVersionMajor=1 -X $pkg.k8sVersionMinor=$kminor"
+  done
+  GOBIN="$bin" go install -ldflags="$ldflags -X helm.sh/helm/v3/internal/version.version=v$v$kflags" "helm.sh/helm/v3/cmd/helm@v$v"
   mark helm "$v"
 }
 
+# One build at a time per cache folder: parallel `cluster.sh up`s (several
+# build dirs sharing a cache) wait instead of writing the same binary.
+exec 8>"$cache/.build.lock"
+flock 8
+
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(etcd kube-apiserver helm)
+[ ${#targets[@]} -gt 0 ] || targets=(etcd kube-apiserver kube-controller-manager helm)
 for t in "${targets[@]}"; do
   case "$t" in
-    kube-apiserver) build_kube_apiserver ;;
+    kube-apiserver | kube-controller-manager) build_k8s_cmd "$t" ;;
     etcd) build_etcd ;;
     helm) build_helm ;;
     *) echo "build-tools: unknown tool $t" >&2; exit 2 ;;

@@ -15,19 +15,26 @@
 #   kubeconfig         print the admin kubeconfig's path
 #   crds               apply crds/ and wait until every CRD is Established
 #   restart-apiserver  stop kube-apiserver and start it again on the same port
-#                      (etcd keeps running, so the data survive)
+#                      (etcd keeps running, so the data survive; the
+#                      controller manager reconnects by itself)
 #
 # Environment:
 #   CLUSTER_DIR            state folder (default <repo>/.cache/cluster)
 #   SWITCHBOARD_TOOLS_DIR  where build-tools.sh puts bin/ (default <repo>/.cache/tools)
 #   CLUSTER_READY_TIMEOUT  seconds to wait for /readyz (default 120)
+#   CLUSTER_CONTROLLER_MANAGER  1 (default) runs kube-controller-manager with
+#                          the namespace, garbage-collector, serviceaccount and
+#                          clusterrole-aggregation controllers; 0 runs the API
+#                          server alone (envtest).
 #
-# What is NOT running: no kube-controller-manager, scheduler or kubelet.
-# Consequences: Pods are never scheduled; a deleted Namespace stays
-# Terminating (nothing finalizes it); ownerReferences are not garbage
-# collected; no `default` ServiceAccount appears in new namespaces (create
-# one explicitly); TokenRequest (`kubectl create token SA`) works because the
-# API server signs tokens itself. See docs/cluster.md.
+# What runs: etcd, kube-apiserver and (by default) kube-controller-manager
+# limited to four controllers, so a deleted Namespace is finalized,
+# ownerReferences are garbage collected, every namespace gets its `default`
+# ServiceAccount, and aggregated ClusterRoles (view/edit/admin) are filled.
+# What does not: scheduler, kubelet, every other controller. Pods are never
+# scheduled; Deployments get no ReplicaSets; Services get no endpoints.
+# TokenRequest (`kubectl create token SA`) works because the API server
+# signs tokens itself. See docs/cluster.md.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,6 +47,7 @@ certs="$dir/pki"
 logs="$dir/logs"
 run="$dir/run"
 ready_timeout="${CLUSTER_READY_TIMEOUT:-120}"
+with_kcm="${CLUSTER_CONTROLLER_MANAGER:-1}"
 ETCD_PORT= ETCD_PEER_PORT= APISERVER_PORT=
 
 log() { echo "cluster: $*" >&2; }
@@ -61,21 +69,37 @@ alive() {
   [ "$(basename "${exe% (deleted)}")" = "$1" ]
 }
 
-# stop NAME -> SIGTERM, wait up to 20 s, then SIGKILL; only our own pid.
+# stop NAME -> SIGTERM, wait, then SIGKILL; only our own pid. etcd gets 20 s
+# to close its database. The API server: with clients holding watches (the
+# controller manager, a test's informer) its graceful shutdown stalls for
+# about 20 s after it has stopped listening and drained its non-watch
+# requests; all its state is in etcd, so once the port is closed it gets
+# 1 s more, then SIGKILL.
 stop() {
-  local name=$1 pid i
+  local name=$1 pid i grace=200
   if alive "$name"; then
     pid=$(cat "$run/$name.pid")
     kill -TERM "$pid" 2>/dev/null || true
-    for ((i = 0; i < 200; i++)); do
+    if [ "$name" = kube-apiserver ] && [ -n "$APISERVER_PORT" ]; then
+      for ((i = 0; i < 100; i++)); do
+        port_free "$APISERVER_PORT" && break
+        sleep 0.1
+      done
+      grace=10
+    fi
+    for ((i = 0; i < grace; i++)); do
       [ -d "/proc/$pid" ] || break
       # A zombie (not yet reaped by its parent) has stopped: do not wait on it.
       [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" = Z ] && break
       sleep 0.1
     done
     if [ -d "/proc/$pid" ] && alive "$name"; then
-      log "$name ($pid) ignored SIGTERM for 20 s; killing"
+      [ "$name" = kube-apiserver ] || log "$name ($pid) still running $((grace / 10)) s after SIGTERM; killing"
       kill -KILL "$pid" 2>/dev/null || true
+      for ((i = 0; i < 50; i++)); do
+        [ -d "/proc/$pid" ] && [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" != Z ] || break
+        sleep 0.1
+      done
     fi
   fi
   rm -f "$run/$name.pid"
@@ -171,7 +195,11 @@ apiserver_args() {
   # Admission: the default set minus ServiceAccount (it would reject Pods
   # whose ServiceAccount no controller created). Authorization: Node,RBAC as
   # a real cluster. Priority and fairness stays on (clients see 429s as in
-  # production).
+  # production). Aggregator routing: webhooks and aggregated APIs given as
+  # a Service are dialled at the Service's endpoints, not its ClusterIP;
+  # nothing routes the ClusterIP range here, and no pod runs, so a Service
+  # webhook fails fast ("no endpoints") instead of sending traffic off the
+  # machine. Tests register webhooks by URL on 127.0.0.1 instead.
   echo --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
     --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$APISERVER_PORT" \
     --cert-dir="$certs" --tls-cert-file="$certs/apiserver.crt" --tls-private-key-file="$certs/apiserver.key" \
@@ -187,7 +215,7 @@ apiserver_args() {
     --authorization-mode=Node,RBAC \
     --disable-admission-plugins=ServiceAccount \
     --service-cluster-ip-range=10.0.0.0/24 --allow-privileged=true \
-    --endpoint-reconciler-type=none \
+    --endpoint-reconciler-type=none --enable-aggregator-routing=true \
     --v=1
 }
 
@@ -235,6 +263,7 @@ start_etcd() {
   for attempt in 1 2 3; do
     ETCD_PORT=$(free_port)
     ETCD_PEER_PORT=$(free_port)
+    while [ "$ETCD_PEER_PORT" = "$ETCD_PORT" ]; do ETCD_PEER_PORT=$(free_port); done
     write_state
     start etcd $(etcd_args)
     wait_for etcd 60 etcd_healthy etcd && return 0
@@ -248,7 +277,12 @@ start_apiserver() {
   # $1 = keep: reuse APISERVER_PORT (restart-apiserver), otherwise pick one.
   local attempt
   for attempt in 1 2 3; do
-    [ "${1:-}" = keep ] || APISERVER_PORT=$(free_port)
+    if [ "${1:-}" != keep ]; then
+      APISERVER_PORT=$(free_port)
+      while [ "$APISERVER_PORT" = "$ETCD_PORT" ] || [ "$APISERVER_PORT" = "$ETCD_PEER_PORT" ]; do
+        APISERVER_PORT=$(free_port)
+      done
+    fi
     write_state
     start kube-apiserver $(apiserver_args)
     wait_for kube-apiserver "$ready_timeout" readyz kube-apiserver && return 0
@@ -257,6 +291,24 @@ start_apiserver() {
     log "kube-apiserver attempt $attempt failed; retrying on another port"
   done
   die "kube-apiserver did not start (see $logs/kube-apiserver.log)"
+}
+
+# The controllers this cluster runs: enough for namespace deletion, garbage
+# collection of owned objects, default ServiceAccounts and aggregated
+# ClusterRoles, nothing that needs nodes.
+kcm_args() {
+  echo --kubeconfig="$dir/kubeconfig" --secure-port=0 --leader-elect=false \
+    --controllers=namespace,garbagecollector,serviceaccount,clusterrole-aggregation --v=1
+}
+
+kcm_synced() { kubectl --kubeconfig "$dir/kubeconfig" -n default get serviceaccount default >/dev/null 2>&1; }
+
+start_controller_manager() {
+  start kube-controller-manager $(kcm_args)
+  # The serviceaccount controller creating default/default shows the
+  # controllers run and have synced their caches.
+  wait_for kube-controller-manager 60 kcm_synced kube-controller-manager ||
+    die "kube-controller-manager did not start (see $logs/kube-controller-manager.log)"
 }
 
 write_kubeconfig() {
@@ -298,20 +350,27 @@ cmd_up() {
   command -v kubectl >/dev/null || die "kubectl not on PATH"
   command -v openssl >/dev/null || die "openssl not on PATH"
   local t0=$SECONDS
-  if [ ! -x "$tools/bin/kube-apiserver" ] || [ ! -x "$tools/bin/etcd" ]; then
-    log "building kube-apiserver and etcd into $tools (slow on a cold cache)"
-    SWITCHBOARD_TOOLS_DIR="$tools" bash "$root/scripts/build-tools.sh" etcd kube-apiserver
+  # helm too: the e2e tests that use this cluster install the chart.
+  local need=(etcd kube-apiserver helm) missing=() t
+  [ "$with_kcm" = 0 ] || need+=(kube-controller-manager)
+  for t in "${need[@]}"; do [ -x "$tools/bin/$t" ] || missing+=("$t"); done
+  if [ ${#missing[@]} -gt 0 ]; then
+    log "building ${missing[*]} into $tools (slow on a cold cache)"
+    SWITCHBOARD_TOOLS_DIR="$tools" bash "$root/scripts/build-tools.sh" "${missing[@]}"
   fi
   gen_certs
+  local fresh_apiserver=yes
   if load_state && alive etcd && etcd_healthy; then
     if alive kube-apiserver && readyz; then
       log "already running: https://127.0.0.1:$APISERVER_PORT"
+      fresh_apiserver=no
     else
       stop kube-apiserver
       log "etcd running; (re)starting kube-apiserver"
       start_apiserver
     fi
   else
+    stop kube-controller-manager
     stop kube-apiserver
     stop etcd
     rm -rf "$dir/etcd"
@@ -319,11 +378,20 @@ cmd_up() {
     start_apiserver
   fi
   write_kubeconfig
+  if [ "$with_kcm" = 0 ]; then
+    stop kube-controller-manager
+  elif [ "$fresh_apiserver" = yes ] || ! alive kube-controller-manager; then
+    # A new API server may listen on a new port: the controller manager
+    # must read the new kubeconfig.
+    stop kube-controller-manager
+    start_controller_manager
+  fi
   [ "$crds" = yes ] && install_crds
   log "ready in $((SECONDS - t0))s: https://127.0.0.1:$APISERVER_PORT  KUBECONFIG=$dir/kubeconfig"
 }
 
 cmd_down() {
+  stop kube-controller-manager
   stop kube-apiserver
   stop etcd
   # Keep logs/ for post-mortems; everything else is state of this run.
@@ -347,6 +415,14 @@ cmd_status() {
     echo "kube-apiserver: ready pid $(cat "$run/kube-apiserver.pid") https://127.0.0.1:$APISERVER_PORT"
   else
     echo "kube-apiserver: not ready"
+    rc=3
+  fi
+  if alive kube-controller-manager; then
+    echo "kube-controller-manager: running pid $(cat "$run/kube-controller-manager.pid")"
+  elif [ "$with_kcm" = 0 ]; then
+    echo "kube-controller-manager: disabled (CLUSTER_CONTROLLER_MANAGER=0)"
+  else
+    echo "kube-controller-manager: down"
     rc=3
   fi
   echo "kubeconfig: $dir/kubeconfig"

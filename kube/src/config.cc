@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <optional>
 
 #include "base64.h"
 #include "file_util.h"
@@ -21,12 +22,13 @@ std::string Resolve(const std::string& base_dir, const std::string& p) {
 }
 
 // Finds the entry named `name` in a kubeconfig list (contexts, clusters, users).
-YAML::Node FindNamed(const YAML::Node& list, const std::string& name) {
-  if (!list || !list.IsSequence()) return YAML::Node();
+// (A default YAML::Node is a defined null node, hence the optional.)
+std::optional<YAML::Node> FindNamed(const YAML::Node& list, const std::string& name) {
+  if (!list || !list.IsSequence()) return std::nullopt;
   for (const auto& item : list) {
-    if (item["name"] && item["name"].as<std::string>() == name) return item;
+    if (item.IsMap() && item["name"] && item["name"].as<std::string>() == name) return item;
   }
-  return YAML::Node();
+  return std::nullopt;
 }
 
 std::string Str(const YAML::Node& n, const char* key) {
@@ -66,19 +68,19 @@ Result<Config> ParseKubeconfig(const YAML::Node& root, const std::string& base_d
     return Status::InvalidArgument(
         "kubeconfig: current-context is empty; set it with `kubectl config use-context NAME`");
   }
-  YAML::Node ctx_entry = FindNamed(root["contexts"], ctx_name);
+  auto ctx_entry = FindNamed(root["contexts"], ctx_name);
   if (!ctx_entry) {
     return Status::NotFound("kubeconfig: context \"" + ctx_name + "\" not found in contexts");
   }
-  YAML::Node ctx = ctx_entry["context"];
+  const YAML::Node ctx = (*ctx_entry)["context"];
   std::string cluster_name = Str(ctx, "cluster");
   std::string user_name = Str(ctx, "user");
-  YAML::Node cluster_entry = FindNamed(root["clusters"], cluster_name);
+  auto cluster_entry = FindNamed(root["clusters"], cluster_name);
   if (!cluster_entry) {
     return Status::NotFound("kubeconfig: contexts[" + ctx_name + "].context.cluster \"" +
                             cluster_name + "\" not found in clusters");
   }
-  YAML::Node cluster = cluster_entry["cluster"];
+  const YAML::Node cluster = (*cluster_entry)["cluster"];
   Config c;
   c.server = Str(cluster, "server");
   if (c.server.empty()) {
@@ -99,12 +101,12 @@ Result<Config> ParseKubeconfig(const YAML::Node& root, const std::string& base_d
   if (!ns.empty()) c.default_namespace = ns;
 
   if (!user_name.empty()) {
-    YAML::Node user_entry = FindNamed(root["users"], user_name);
+    auto user_entry = FindNamed(root["users"], user_name);
     if (!user_entry) {
       return Status::NotFound("kubeconfig: contexts[" + ctx_name + "].context.user \"" + user_name +
                               "\" not found in users");
     }
-    YAML::Node user = user_entry["user"];
+    const YAML::Node user = (*user_entry)["user"];
     std::string where = "users[" + user_name + "].user";
     SB_RETURN_IF_ERROR(DataOrFile(user, "client-certificate", where, base_dir, &c.client_cert_pem));
     SB_RETURN_IF_ERROR(DataOrFile(user, "client-key", where, base_dir, &c.client_key_pem));

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <ctime>
+#include <optional>
 #include <random>
 
 #include "switchboard/common/log.h"
@@ -127,9 +128,22 @@ json EventRecorder::BuildEvent(const json& involved, EventType type, const std::
 
 void EventRecorder::Run() {
   std::unique_lock<std::mutex> lock(mu_);
+  std::optional<std::chrono::steady_clock::time_point> stop_deadline;
   while (true) {
     cv_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
     if (queue_.empty() && stopping_) return;
+    if (stopping_) {
+      // Shutdown flushes for at most one call timeout, so a hung API server
+      // cannot hold the process up for queue_capacity calls.
+      auto now = std::chrono::steady_clock::now();
+      if (!stop_deadline) stop_deadline = now + opts_.call_timeout;
+      if (now >= *stop_deadline) {
+        dropped_ += queue_.size();
+        queue_.clear();
+        cv_.notify_all();
+        return;
+      }
+    }
     Pending p = std::move(queue_.front());
     queue_.pop_front();
     busy_ = true;

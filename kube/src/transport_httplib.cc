@@ -4,7 +4,9 @@
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
+#include <pthread.h>
 
+#include <csignal>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -123,6 +125,41 @@ Result<Endpoint> ParseServer(const std::string& server) {
   return ep;
 }
 
+// OpenSSL writes to sockets with write(2), which raises SIGPIPE when the peer
+// (or Cancel(), which shuts the socket down) closed it; the default action
+// kills the process. A library must not change the process's signal
+// disposition, so SIGPIPE is blocked for the calling thread during a request
+// and a SIGPIPE raised meanwhile is consumed before unblocking.
+class SigpipeGuard {
+ public:
+  SigpipeGuard() {
+    sigemptyset(&pipe_);
+    sigaddset(&pipe_, SIGPIPE);
+    sigset_t pending;
+    sigpending(&pending);
+    was_pending_ = sigismember(&pending, SIGPIPE) == 1;
+    pthread_sigmask(SIG_BLOCK, &pipe_, &old_);
+  }
+  ~SigpipeGuard() {
+    if (!was_pending_) {
+      sigset_t pending;
+      sigpending(&pending);
+      if (sigismember(&pending, SIGPIPE) == 1) {
+        timespec zero{0, 0};
+        sigtimedwait(&pipe_, nullptr, &zero);
+      }
+    }
+    pthread_sigmask(SIG_SETMASK, &old_, nullptr);
+  }
+  SigpipeGuard(const SigpipeGuard&) = delete;
+  SigpipeGuard& operator=(const SigpipeGuard&) = delete;
+
+ private:
+  sigset_t pipe_{};
+  sigset_t old_{};
+  bool was_pending_ = false;
+};
+
 template <class Rep, class Period>
 void SetTimeouts(httplib::ClientImpl* c, std::chrono::duration<Rep, Period> read) {
   auto us = std::chrono::duration_cast<std::chrono::microseconds>(read).count();
@@ -141,13 +178,28 @@ class HttplibTransport : public Transport {
         tokens_(config_.bearer_token, config_.token_file) {}
 
   Result<HttpResponse> Send(const HttpRequest& req, std::chrono::milliseconds timeout) override {
-    auto cli = Acquire();
-    if (!cli.ok()) return cli.status();
-    SetTimeouts(cli->get(), timeout);
     auto hreq = Build(req);
     if (!hreq.ok()) return hreq.status();
-    auto start = std::chrono::steady_clock::now();
+    const auto start = std::chrono::steady_clock::now();
+    bool reused = false;
+    auto cli = Acquire(&reused);
+    if (!cli.ok()) return cli.status();
+    SetTimeouts(cli->get(), timeout);
+    SigpipeGuard no_sigpipe;
     httplib::Result res = (*cli)->send(hreq.value());
+    if (!res && reused && req.method != "POST" &&
+        (res.error() == httplib::Error::Read || res.error() == httplib::Error::Write ||
+         res.error() == httplib::Error::Connection) &&
+        std::chrono::steady_clock::now() - start < timeout / 2) {
+      // A kept-alive connection the server closed meanwhile (e.g. it
+      // restarted): retry once on a fresh one. Not for POST, which is not
+      // idempotent.
+      cli = NewClient();
+      if (!cli.ok()) return cli.status();
+      SetTimeouts(cli->get(), timeout - std::chrono::duration_cast<std::chrono::milliseconds>(
+                                            std::chrono::steady_clock::now() - start));
+      res = (*cli)->send(hreq.value());
+    }
     if (!res) {
       return NetworkError(res.error(), std::chrono::steady_clock::now() - start, timeout, req);
     }
@@ -198,6 +250,7 @@ class HttplibTransport : public Transport {
       cancel->SetHook([raw] { raw->stop(); });
     }
     auto start = std::chrono::steady_clock::now();
+    SigpipeGuard no_sigpipe;
     httplib::Result res = raw->send(hreq.value());
     if (cancel != nullptr) cancel->ClearHook();
     HttpResponse out;
@@ -258,15 +311,17 @@ class HttplibTransport : public Transport {
     return c;
   }
 
-  Result<ClientPtr> Acquire() {
+  Result<ClientPtr> Acquire(bool* reused) {
     {
       std::lock_guard<std::mutex> lock(pool_mu_);
       if (!pool_.empty()) {
         ClientPtr c = std::move(pool_.back());
         pool_.pop_back();
+        *reused = true;
         return c;
       }
     }
+    *reused = false;
     return NewClient();
   }
 

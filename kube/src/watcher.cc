@@ -68,6 +68,19 @@ std::string Watcher::last_resource_version() const {
   return rv_;
 }
 
+void Watcher::Emit(const WatcherEvent& ev) {
+  // A throwing handler must not take the watcher thread (and the process)
+  // down: log it and go on.
+  try {
+    handler_(ev);
+  } catch (const std::exception& e) {
+    log::Error("kube.watcher", "event handler threw",
+               {{"resource", resource_.GroupResource()}, {"error", e.what()}});
+  } catch (...) {
+    log::Error("kube.watcher", "event handler threw", {{"resource", resource_.GroupResource()}});
+  }
+}
+
 bool Watcher::Sleep(std::chrono::milliseconds d) {
   std::unique_lock<std::mutex> lock(mu_);
   return !stop_cv_.wait_for(lock, d, [this] { return stopping_; });
@@ -90,7 +103,7 @@ void Watcher::Run() {
     WatcherEvent ev;
     ev.type = WatcherEvent::Type::kError;
     ev.error = s;
-    handler_(ev);
+    Emit(ev);
     // Jitter (x0.5..1.5) keeps many watchers from hammering a restarted server together.
     std::uniform_real_distribution<double> jitter(0.5, 1.5);
     auto d = std::chrono::milliseconds(static_cast<int64_t>(backoff.count() * jitter(rng)));
@@ -128,7 +141,7 @@ void Watcher::Run() {
           std::lock_guard<std::mutex> lock(mu_);
           rv_ = ResourceVersionOf(list.value());
         }
-        handler_(ev);
+        Emit(ev);
         lists_.fetch_add(1);
         state_ = WatcherState::kInitListed;
         break;
@@ -171,7 +184,7 @@ void Watcher::Run() {
                 if (!ev.object.contains("apiVersion"))
                   ev.object["apiVersion"] = resource_.ApiVersion();
                 if (!ev.object.contains("kind")) ev.object["kind"] = resource_.kind;
-                handler_(ev);
+                Emit(ev);
               }
               if (!rv.empty()) {
                 std::lock_guard<std::mutex> lock(mu_);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The cluster fixture is a real API server: admin access works, RBAC denies
-# a service-account token without permissions, and data survive an API
-# server restart on the same port (what watch-resume tests rely on).
+# a service-account token without permissions, data survive an API server
+# restart on the same port (what watch-resume tests rely on), and the
+# controller manager finalizes namespaces and collects garbage.
 . "$(dirname "$0")/lib.sh"
 
 ns=$(new_namespace)
@@ -29,5 +30,34 @@ server_after=$(kubectl config view --minify -o jsonpath='{.clusters[0].cluster.s
 [ "${server_after##*:}" = "$port_before" ] && pass "restart keeps the port" || fail "port changed: $server -> $server_after"
 out=$(kubectl -n "$ns" get secret survivor -o jsonpath='{.data.k}')
 [ "$out" = "$(printf v | base64)" ] && pass "data survive an API server restart" || fail "secret after restart: [$out]"
+
+# --- the controllers the cluster runs (unless CLUSTER_CONTROLLER_MANAGER=0)
+if [ -f "$SWITCHBOARD_CLUSTER_DIR/run/kube-controller-manager.pid" ]; then
+  wait_until 30 kubectl -n "$ns" get serviceaccount default && pass "new namespaces get a default ServiceAccount" ||
+    fail "no default ServiceAccount in $ns"
+
+  uid=$(kubectl -n "$ns" create configmap owner -o jsonpath='{.metadata.uid}')
+  kubectl -n "$ns" apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Secret
+metadata:
+  name: owned
+  ownerReferences: [{apiVersion: v1, kind: ConfigMap, name: owner, uid: "$uid"}]
+stringData: {k: v}
+YAML
+  kubectl -n "$ns" delete configmap owner >/dev/null
+  gone() { ! kubectl "$@" >/dev/null 2>&1; }
+  wait_until 60 gone -n "$ns" get secret owned && pass "garbage collector deletes owned objects" ||
+    fail "owned Secret survived its owner"
+
+  doomed="$ns-doomed"
+  kubectl create namespace "$doomed" >/dev/null
+  kubectl -n "$doomed" create secret generic s --from-literal=k=v >/dev/null
+  kubectl delete namespace "$doomed" --wait=false >/dev/null
+  wait_until 60 gone get namespace "$doomed" && pass "a deleted namespace is finalized" ||
+    fail "namespace $doomed still $(kubectl get ns "$doomed" -o jsonpath='{.status.phase}')"
+else
+  echo "skip: kube-controller-manager not running (CLUSTER_CONTROLLER_MANAGER=0)"
+fi
 
 finish

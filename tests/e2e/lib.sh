@@ -37,9 +37,10 @@ wait_until() {
 }
 
 # new_namespace -> creates a fresh namespace for this test, prints its name,
-# and registers cleanup. Without a controller-manager a deleted namespace
-# stays Terminating, so the cleanup deletes the objects inside first; the
-# empty namespace object is then harmless.
+# and registers cleanup. The cleanup deletes the objects inside first, so it
+# also leaves nothing behind on a cluster run without kube-controller-manager
+# (CLUSTER_CONTROLLER_MANAGER=0), where a deleted namespace stays
+# Terminating.
 TEST_NAMESPACES=()
 new_namespace() {
   local ns

@@ -53,6 +53,9 @@ class Watcher {
   using Handler = std::function<void(const WatcherEvent&)>;
 
   // `client` must outlive the watcher. `ns` empty: all namespaces.
+  // `handler` runs on the watcher's thread, one event at a time, in order;
+  // keep it short (update a cache, enqueue keys). Exceptions it throws are
+  // logged and swallowed.
   Watcher(Client* client, ResourceRef resource, std::string ns, WatcherOptions opts,
           Handler handler);
   ~Watcher();  // Stop()
@@ -70,6 +73,7 @@ class Watcher {
  private:
   void Run();
   bool Sleep(std::chrono::milliseconds d);  // false when stopping
+  void Emit(const WatcherEvent& ev);
 
   Client* client_;
   ResourceRef resource_;

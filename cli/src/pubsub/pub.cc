@@ -1,0 +1,85 @@
+// `switchboard pubsub pub`: publish one Hatchet message.
+#include "common.h"
+#include "subcommands.h"
+#include "switchboard/pubsub/nats_pubsub.h"
+
+namespace switchboard::cli::pubsub {
+
+namespace ps = switchboard::pubsub;
+
+int RunPub(const std::vector<std::string>& args) {
+  Flags flags(
+      "Usage: switchboard pubsub pub (--tenant UUID | --scheduler ID | --topic NAME) [flags] "
+      "[PAYLOAD...]\n\n"
+      "Publishes one Hatchet message. Each PAYLOAD argument, --payload and --payload-file\n"
+      "(\"-\" reads stdin) adds one payload; payloads are usually JSON. Payloads totalling\n"
+      "5 KiB or more are gzip-compressed like the engine does (see --no-compress).\n\n" +
+      std::string(ConnectionFlags::EnvHelp()));
+  ConnectionFlags conn;
+  TopicFlags topic_flags;
+  std::string id = "switchboard-cli", tenant_id;
+  std::vector<std::string> payloads, payload_files;
+  bool no_compress = false, persistent = false, immediately_expire = false;
+  int64_t retries = 0, threshold = static_cast<int64_t>(ps::kDefaultCompressionThreshold);
+  conn.Register(&flags);
+  topic_flags.Register(&flags);
+  flags.String("id", &id, "message id, e.g. task-completed (default switchboard-cli)");
+  flags.String("tenant-id", &tenant_id, "tenant_id field (default: --tenant, else the nil UUID)");
+  flags.Strings("payload", &payloads, "a payload (repeatable)");
+  flags.Strings("payload-file", &payload_files,
+                "a payload read from a file, - for stdin (repeatable)");
+  flags.Bool("no-compress", &no_compress, "never gzip the payloads");
+  flags.Int("compression-threshold", &threshold,
+            "gzip when payloads total at least N bytes (default 5120)");
+  flags.Int("retries", &retries, "retries field");
+  flags.Bool("persistent", &persistent, "persistent field");
+  flags.Bool("immediately-expire", &immediately_expire, "immediately_expire field");
+  flags.Duration("timeout", &conn.timeout, "connect timeout (default 5s)");
+  if (int rc = ParseOrExit(&flags, args, "pub"); rc >= 0) return rc;
+
+  auto topic = topic_flags.Resolve();
+  if (!topic.ok()) return Fail("pub", topic.status(), kExitUsage);
+  ps::Message m;
+  m.id = id;
+  m.payloads.emplace();
+  for (const auto& p : flags.positional()) m.payloads->push_back(p);
+  for (const auto& p : payloads) m.payloads->push_back(p);
+  for (const auto& f : payload_files) {
+    auto data = ReadFileOrStdin(f);
+    if (!data.ok()) return Fail("pub", data.status(), kExitUsage);
+    m.payloads->push_back(std::move(data).value());
+  }
+  if (m.payloads->empty()) {
+    return Fail("pub",
+                Status::InvalidArgument(
+                    "give at least one payload (argument, --payload or --payload-file)"),
+                kExitUsage);
+  }
+  if (!tenant_id.empty()) {
+    auto t = ps::Topic::TenantStream(tenant_id);
+    if (!t.ok()) return Fail("pub", t.status().Annotate("--tenant-id"), kExitUsage);
+    m.tenant_id = t->name.substr(0, t->name.size() - 3);
+  } else if (!topic_flags.tenant.empty()) {
+    m.tenant_id = topic->name.substr(0, topic->name.size() - 3);  // strip "_v1"
+  }
+  m.retries = retries;
+  m.persistent = persistent;
+  m.immediately_expire = immediately_expire;
+  if (threshold < 0)
+    return Fail("pub", Status::InvalidArgument("--compression-threshold: must be >= 0"),
+                kExitUsage);
+
+  QuietLogs();
+  ps::NatsOptions options = conn.ToOptions();
+  options.compression = !no_compress;
+  options.compression_threshold = static_cast<size_t>(threshold);
+  auto client = ps::NatsPubSub::Connect(options);
+  if (!client.ok()) return Fail("pub", client.status());
+  if (Status s = (*client)->Publish(*topic, m); !s.ok()) return Fail("pub", s);
+  if (Status s = (*client)->Flush(conn.timeout); !s.ok()) return Fail("pub", s);
+  std::fprintf(stderr, "published %zu payload(s) to %s.%s\n", m.payloads->size(),
+               options.subject_prefix.c_str(), topic->name.c_str());
+  return kExitOk;
+}
+
+}  // namespace switchboard::cli::pubsub

@@ -1,0 +1,95 @@
+// `switchboard pubsub sub`: print each message as one JSON line.
+#include <atomic>
+#include <condition_variable>
+#include <csignal>
+#include <mutex>
+
+#include "common.h"
+#include "subcommands.h"
+#include "switchboard/pubsub/codec.h"
+#include "switchboard/pubsub/nats_pubsub.h"
+
+namespace switchboard::cli::pubsub {
+
+namespace ps = switchboard::pubsub;
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void OnSignal(int) { g_interrupted = true; }
+
+}  // namespace
+
+int RunSub(const std::vector<std::string>& args) {
+  Flags flags(
+      "Usage: switchboard pubsub sub (--tenant UUID | --scheduler ID | --topic NAME) [flags]\n\n"
+      "Subscribes and prints one JSON object per message on stdout: the wire format as a\n"
+      "Go handler sees it (decompressed, \"compressed\" false, payloads base64). Prints\n"
+      "\"subscribed to <subject>\" on stderr once interest is registered on the server.\n"
+      "Exits 0 after --count messages, or at --timeout when no --count is given; exits 1\n"
+      "when --timeout passes before --count messages arrived.\n\n" +
+      std::string(ConnectionFlags::EnvHelp()));
+  ConnectionFlags conn;
+  TopicFlags topic_flags;
+  int64_t count = 0;
+  std::chrono::milliseconds timeout{0};
+  conn.Register(&flags);
+  topic_flags.Register(&flags);
+  flags.Int("count", &count, "exit after N messages (default: run until --timeout or Ctrl-C)");
+  flags.Duration("timeout", &timeout, "give up after this long (default: no limit)");
+  flags.Duration("connect-timeout", &conn.timeout, "connect timeout (default 5s)");
+  if (int rc = ParseOrExit(&flags, args, "sub"); rc >= 0) return rc;
+  auto topic = topic_flags.Resolve();
+  if (!topic.ok()) return Fail("sub", topic.status(), kExitUsage);
+  if (count < 0) return Fail("sub", Status::InvalidArgument("--count: must be >= 0"), kExitUsage);
+
+  QuietLogs();
+  ps::NatsOptions options = conn.ToOptions();
+  auto client = ps::NatsPubSub::Connect(options);
+  if (!client.ok()) return Fail("sub", client.status());
+
+  std::mutex mu;
+  std::condition_variable cv;
+  int64_t received = 0;  // guarded by mu
+  auto sub = (*client)->Subscribe(*topic, [&](const ps::Message& m) {
+    std::string line = ps::EncodeMessage(m);
+    line.push_back('\n');
+    std::lock_guard lock(mu);
+    if (count > 0 && received >= count) return Status::Ok();
+    std::fwrite(line.data(), 1, line.size(), stdout);
+    std::fflush(stdout);
+    ++received;
+    cv.notify_all();
+    return Status::Ok();
+  });
+  if (!sub.ok()) return Fail("sub", sub.status());
+  std::fprintf(stderr, "subscribed to %s.%s\n", options.subject_prefix.c_str(),
+               topic->name.c_str());
+  std::fflush(stderr);
+
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  std::unique_lock lock(mu);
+  while (true) {
+    if (count > 0 && received >= count) break;
+    if (g_interrupted) break;
+    if (timeout.count() > 0 && std::chrono::steady_clock::now() >= deadline) {
+      if (count > 0) {
+        int64_t got = received;
+        lock.unlock();
+        sub->reset();
+        return Fail("sub", Status::Timeout("received " + std::to_string(got) + " of " +
+                                           std::to_string(count) + " messages within the timeout"));
+      }
+      break;
+    }
+    // Wake periodically to notice signals.
+    cv.wait_for(lock, std::chrono::milliseconds(100));
+  }
+  lock.unlock();
+  sub->reset();  // stop deliveries before the locals they use go away
+  return kExitOk;
+}
+
+}  // namespace switchboard::cli::pubsub

@@ -1,0 +1,86 @@
+#include "switchboard/controller/metrics.h"
+
+#include <prometheus/counter.h>
+#include <prometheus/exposer.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+#include <prometheus/text_serializer.h>
+
+#include <exception>
+
+#include "switchboard/controller/options.h"
+
+namespace switchboard::controller {
+
+struct Metrics::Families {
+  prometheus::Family<prometheus::Counter>* reconciles;
+  prometheus::Family<prometheus::Histogram>* duration;
+  prometheus::Family<prometheus::Gauge>* depth;
+  prometheus::Family<prometheus::Counter>* probes;
+  prometheus::Gauge* leader;
+};
+
+Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()), f_(new Families) {
+  f_->reconciles = &prometheus::BuildCounter()
+                        .Name("switchboard_reconcile_total")
+                        .Help("Reconciles by kind and result (success, requeue, error, invalid)")
+                        .Register(*registry_);
+  f_->duration = &prometheus::BuildHistogram()
+                      .Name("switchboard_reconcile_duration_seconds")
+                      .Help("Duration of one reconcile, by kind")
+                      .Register(*registry_);
+  f_->depth = &prometheus::BuildGauge()
+                   .Name("switchboard_workqueue_depth")
+                   .Help("Keys waiting in the work queue, by kind")
+                   .Register(*registry_);
+  f_->probes = &prometheus::BuildCounter()
+                    .Name("switchboard_probe_total")
+                    .Help("NATS probes with an installation's credentials, by result")
+                    .Register(*registry_);
+  f_->leader = &prometheus::BuildGauge()
+                    .Name("switchboard_leader")
+                    .Help("1 while this replica holds the leader lease")
+                    .Register(*registry_)
+                    .Add({});
+}
+
+Metrics::~Metrics() = default;
+
+void Metrics::ObserveReconcile(const std::string& kind, const std::string& result, double seconds) {
+  f_->reconciles->Add({{"kind", kind}, {"result", result}}).Increment();
+  static const prometheus::Histogram::BucketBoundaries kBuckets = {
+      0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
+  f_->duration->Add({{"kind", kind}}, kBuckets).Observe(seconds);
+}
+
+void Metrics::SetQueueDepth(const std::string& kind, double depth) {
+  f_->depth->Add({{"kind", kind}}).Set(depth);
+}
+
+void Metrics::ObserveProbe(const std::string& result) {
+  f_->probes->Add({{"result", result}}).Increment();
+}
+
+void Metrics::SetLeader(bool leader) { f_->leader->Set(leader ? 1 : 0); }
+
+Status Metrics::Serve(const std::string& addr) {
+  auto hp = ParseHostPort(addr);
+  if (!hp.ok()) return hp.status();
+  if (hp->port < 0) return Status::Ok();
+  std::string bind = (hp->host.empty() ? "0.0.0.0" : hp->host) + ":" + std::to_string(hp->port);
+  try {
+    exposer_ = std::make_unique<prometheus::Exposer>(bind);
+  } catch (const std::exception& e) {
+    return Status::Unavailable("metrics: cannot listen on " + bind + ": " + e.what());
+  }
+  exposer_->RegisterCollectable(registry_);
+  return Status::Ok();
+}
+
+std::string Metrics::Text() const {
+  prometheus::TextSerializer serializer;
+  return serializer.Serialize(registry_->Collect());
+}
+
+}  // namespace switchboard::controller

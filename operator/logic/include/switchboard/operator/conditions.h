@@ -1,0 +1,123 @@
+// Status conditions (metav1.Condition) and the PubSubBackend status computed
+// from the results of one reconcile's steps. Pure: the time is passed in.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "switchboard/common/status.h"
+
+namespace switchboard::operator_logic {
+
+namespace condition_types {
+inline constexpr std::string_view kReady = "Ready";
+inline constexpr std::string_view kCredentialsReady = "CredentialsReady";
+inline constexpr std::string_view kConfigRendered = "ConfigRendered";
+inline constexpr std::string_view kEnvSecretReady = "EnvSecretReady";
+inline constexpr std::string_view kProbed = "Probed";
+}  // namespace condition_types
+
+// Reasons (docs/api.md). Ready=False uses the failing step's reason.
+namespace reasons {
+inline constexpr std::string_view kInvalidSpec = "InvalidSpec";
+inline constexpr std::string_view kServerNotFound = "ServerNotFound";
+inline constexpr std::string_view kNamespaceNotAllowed = "NamespaceNotAllowed";
+inline constexpr std::string_view kSecretConflict = "SecretConflict";
+inline constexpr std::string_view kCredentialsNotFound = "CredentialsNotFound";
+inline constexpr std::string_view kServerUnreachable = "ServerUnreachable";
+inline constexpr std::string_view kAuthFailed = "AuthFailed";
+inline constexpr std::string_view kMaxPayloadTooSmall = "MaxPayloadTooSmall";
+inline constexpr std::string_view kPermissionDenied = "PermissionDenied";
+inline constexpr std::string_view kConfigNotReloaded = "ConfigNotReloaded";
+inline constexpr std::string_view kConfigTargetMissing = "ConfigTargetMissing";
+// Ready=True.
+inline constexpr std::string_view kProbed = "Probed";                      // nats
+inline constexpr std::string_view kEnvSecretWritten = "EnvSecretWritten";  // rabbitmq, postgres
+// Sub-conditions.
+inline constexpr std::string_view kSucceeded = "Succeeded";  // step ran and passed
+inline constexpr std::string_view kPending = "Pending";      // Unknown: an earlier step failed
+inline constexpr std::string_view kNotApplicable = "NotApplicable";  // e.g. Probed for postgres
+// A rendered installation was left out of its server's file (render.h Rejected).
+inline constexpr std::string_view kRenderRejected = "RenderRejected";
+// NatsServer Ready=True.
+inline constexpr std::string_view kConfigRendered = "ConfigRendered";
+}  // namespace reasons
+
+struct Condition {
+  std::string type;
+  std::string status;  // "True" | "False" | "Unknown"
+  std::string reason;
+  std::string message;  // must never contain a secret
+  int64_t observed_generation = 0;
+  std::string last_transition_time;  // RFC 3339
+};
+
+nlohmann::json ToJson(const Condition& c);
+// kInvalidArgument when `type` or `status` is missing.
+Result<Condition> ConditionFromJson(const nlohmann::json& j);
+// Lenient: entries that are not conditions are dropped (a status written by
+// someone else must not wedge the reconciler).
+std::vector<Condition> ConditionsFromJson(const nlohmann::json& array);
+nlohmann::json ToJson(const std::vector<Condition>& conditions);
+
+// Sets `c` in `conditions` (replacing the one of the same type, else
+// appending). lastTransitionTime is kept from the old condition when the
+// status did not change, else set to `now_rfc3339`. Returns true when
+// anything (status, reason, message, observedGeneration) changed.
+bool SetCondition(std::vector<Condition>& conditions, Condition c, std::string_view now_rfc3339);
+const Condition* FindCondition(const std::vector<Condition>& conditions, std::string_view type);
+
+// The steps of a PubSubBackend reconcile, in order.
+enum class Step { kValidate, kResolveServer, kCredentials, kRenderConfig, kEnvSecret, kProbe };
+
+struct StepResult {
+  Step step;
+  bool ok = true;
+  std::string reason;   // a reasons:: constant when !ok
+  std::string message;  // human text; never a secret
+};
+
+enum class BackendKind { kNats, kRabbitMq, kPostgres };
+Result<BackendKind> ParseBackendKind(std::string_view text);  // "nats" | "rabbitmq" | "postgres"
+
+// Everything the status of one PubSubBackend is computed from.
+struct BackendStatusInput {
+  BackendKind kind = BackendKind::kNats;
+  int64_t generation = 0;
+  // Results of the steps that ran, in order; the reconcile stops at the
+  // first failure, so at most the last one is !ok. Steps that do not apply to
+  // the kind (render, probe for rabbitmq/postgres) are simply absent.
+  std::vector<StepResult> steps;
+  std::string env_secret_name;                // "" when not written yet
+  std::string env_secret_hash;                // EnvHash
+  std::string subject;                        // "<prefix>.*" (nats)
+  std::string username;                       // current user (nats)
+  std::optional<int64_t> server_max_payload;  // as the probe saw it
+  std::string last_probe_time;                // RFC 3339, "" if never
+  nlohmann::json rotation;                    // RotationStatus(), null when none
+};
+
+// The new .status for a PubSubBackend, from its previous status (null or
+// object; conditions' lastTransitionTime is kept where the status did not
+// change) and this reconcile's results. Ready: False with the first failing
+// step's reason and message; else True with reason Probed (nats) or
+// EnvSecretWritten (others). Sub-conditions: True/Succeeded for steps that
+// passed, False for the failing one, Unknown/Pending for later ones.
+// Fields that are empty in `input` are omitted, except that a failed
+// reconcile keeps envSecretName/envSecretHash/username/serverMaxPayload from
+// `previous` (they still describe what exists).
+nlohmann::json ComputeBackendStatus(const nlohmann::json& previous, const BackendStatusInput& input,
+                                    std::string_view now_rfc3339);
+
+// The new .status for a NatsServer: installations, configHash, Ready
+// (True/ConfigRendered, or False with `failure_reason`/`failure_message`).
+nlohmann::json ComputeServerStatus(const nlohmann::json& previous, int64_t generation,
+                                   int installations, std::string_view config_hash,
+                                   std::string_view failure_reason,
+                                   std::string_view failure_message, std::string_view now_rfc3339);
+
+}  // namespace switchboard::operator_logic

@@ -1,0 +1,262 @@
+#include "switchboard/operator/conditions.h"
+
+#include <algorithm>
+#include <array>
+
+namespace switchboard::operator_logic {
+namespace {
+
+namespace ct = condition_types;
+
+std::string_view StepConditionType(Step step) {
+  switch (step) {
+    case Step::kCredentials:
+      return ct::kCredentialsReady;
+    case Step::kRenderConfig:
+      return ct::kConfigRendered;
+    case Step::kEnvSecret:
+      return ct::kEnvSecretReady;
+    case Step::kProbe:
+      return ct::kProbed;
+    case Step::kValidate:
+    case Step::kResolveServer:
+      break;
+  }
+  return "";
+}
+
+std::string_view StepName(Step step) {
+  switch (step) {
+    case Step::kValidate:
+      return "validation";
+    case Step::kResolveServer:
+      return "resolving the NatsServer";
+    case Step::kCredentials:
+      return "credentials";
+    case Step::kRenderConfig:
+      return "rendering the NATS config";
+    case Step::kEnvSecret:
+      return "writing the env Secret";
+    case Step::kProbe:
+      return "the live probe";
+  }
+  return "";
+}
+
+// Sub-conditions per kind, in the order they are written.
+std::vector<std::string_view> SubConditions(BackendKind kind) {
+  switch (kind) {
+    case BackendKind::kNats:
+      return {ct::kCredentialsReady, ct::kConfigRendered, ct::kEnvSecretReady, ct::kProbed};
+    case BackendKind::kRabbitMq:
+      return {ct::kCredentialsReady, ct::kEnvSecretReady};
+    case BackendKind::kPostgres:
+      return {ct::kEnvSecretReady};
+  }
+  return {};
+}
+
+std::string GetString(const nlohmann::json& j, const char* key) {
+  if (!j.is_object()) return "";
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+}  // namespace
+
+nlohmann::json ToJson(const Condition& c) {
+  return {{"type", c.type},
+          {"status", c.status},
+          {"reason", c.reason},
+          {"message", c.message},
+          {"observedGeneration", c.observed_generation},
+          {"lastTransitionTime", c.last_transition_time}};
+}
+
+Result<Condition> ConditionFromJson(const nlohmann::json& j) {
+  if (!j.is_object()) return Status::InvalidArgument("condition: not an object");
+  Condition c;
+  c.type = GetString(j, "type");
+  c.status = GetString(j, "status");
+  if (c.type.empty()) return Status::InvalidArgument("condition: type is missing");
+  if (c.status.empty()) return Status::InvalidArgument("condition " + c.type + ": no status");
+  c.reason = GetString(j, "reason");
+  c.message = GetString(j, "message");
+  c.last_transition_time = GetString(j, "lastTransitionTime");
+  if (auto it = j.find("observedGeneration"); it != j.end() && it->is_number_integer()) {
+    c.observed_generation = it->get<int64_t>();
+  }
+  return c;
+}
+
+std::vector<Condition> ConditionsFromJson(const nlohmann::json& array) {
+  std::vector<Condition> out;
+  if (!array.is_array()) return out;
+  for (const auto& item : array) {
+    auto c = ConditionFromJson(item);
+    if (c.ok()) out.push_back(std::move(c).value());
+  }
+  return out;
+}
+
+nlohmann::json ToJson(const std::vector<Condition>& conditions) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& c : conditions) out.push_back(ToJson(c));
+  return out;
+}
+
+const Condition* FindCondition(const std::vector<Condition>& conditions, std::string_view type) {
+  for (const auto& c : conditions) {
+    if (c.type == type) return &c;
+  }
+  return nullptr;
+}
+
+bool SetCondition(std::vector<Condition>& conditions, Condition c, std::string_view now_rfc3339) {
+  for (auto& old : conditions) {
+    if (old.type != c.type) continue;
+    const bool changed = old.status != c.status || old.reason != c.reason ||
+                         old.message != c.message ||
+                         old.observed_generation != c.observed_generation;
+    c.last_transition_time = old.status == c.status && !old.last_transition_time.empty()
+                                 ? old.last_transition_time
+                                 : std::string(now_rfc3339);
+    old = std::move(c);
+    return changed;
+  }
+  c.last_transition_time = std::string(now_rfc3339);
+  conditions.push_back(std::move(c));
+  return true;
+}
+
+Result<BackendKind> ParseBackendKind(std::string_view text) {
+  if (text == "nats") return BackendKind::kNats;
+  if (text == "rabbitmq") return BackendKind::kRabbitMq;
+  if (text == "postgres") return BackendKind::kPostgres;
+  return Status::InvalidArgument("spec.kind: \"" + std::string(text) +
+                                 "\" is not a kind; use nats, rabbitmq or postgres");
+}
+
+nlohmann::json ComputeBackendStatus(const nlohmann::json& previous, const BackendStatusInput& input,
+                                    std::string_view now_rfc3339) {
+  const nlohmann::json prev = previous.is_object() ? previous : nlohmann::json::object();
+  std::vector<Condition> conditions =
+      ConditionsFromJson(prev.value("conditions", nlohmann::json::array()));
+
+  const StepResult* failure = nullptr;
+  for (const auto& r : input.steps) {
+    if (!r.ok) {
+      failure = &r;
+      break;
+    }
+  }
+
+  const std::vector<std::string_view> wanted = SubConditions(input.kind);
+  // Conditions of another kind (the kind changed) go; foreign types stay.
+  std::erase_if(conditions, [&](const Condition& c) {
+    const std::array<std::string_view, 4> subs = {ct::kCredentialsReady, ct::kConfigRendered,
+                                                  ct::kEnvSecretReady, ct::kProbed};
+    return std::find(subs.begin(), subs.end(), c.type) != subs.end() &&
+           std::find(wanted.begin(), wanted.end(), c.type) == wanted.end();
+  });
+
+  for (std::string_view type : wanted) {
+    const StepResult* result = nullptr;
+    for (const auto& r : input.steps) {
+      if (StepConditionType(r.step) == type) result = &r;
+    }
+    Condition c{.type = std::string(type), .observed_generation = input.generation};
+    if (result != nullptr && result->ok) {
+      c.status = "True";
+      c.reason = std::string(reasons::kSucceeded);
+      c.message = result->message;
+    } else if (result != nullptr) {
+      c.status = "False";
+      c.reason = result->reason;
+      c.message = result->message;
+    } else {
+      c.status = "Unknown";
+      c.reason = std::string(reasons::kPending);
+      c.message = failure != nullptr
+                      ? "waiting for " + std::string(StepName(failure->step)) + " to succeed"
+                      : "not run yet";
+    }
+    SetCondition(conditions, std::move(c), now_rfc3339);
+  }
+
+  Condition ready{.type = std::string(ct::kReady), .observed_generation = input.generation};
+  if (failure != nullptr) {
+    ready.status = "False";
+    ready.reason = failure->reason;
+    ready.message = failure->message;
+  } else {
+    ready.status = "True";
+    if (input.kind == BackendKind::kNats) {
+      ready.reason = std::string(reasons::kProbed);
+      ready.message = "published and received on " + input.subject + " as user " + input.username +
+                      " with the env Secret's credentials";
+    } else {
+      ready.reason = std::string(reasons::kEnvSecretWritten);
+      ready.message = "env Secret " + input.env_secret_name + " written";
+    }
+  }
+  SetCondition(conditions, std::move(ready), now_rfc3339);
+  // Ready first, the rest in a stable order: status diffs stay small.
+  std::stable_sort(conditions.begin(), conditions.end(),
+                   [](const Condition& a, const Condition& b) {
+                     return a.type == ct::kReady && b.type != ct::kReady;
+                   });
+
+  nlohmann::json status = {{"observedGeneration", input.generation},
+                           {"conditions", ToJson(conditions)}};
+  auto put = [&](const char* key, const std::string& value) {
+    if (!value.empty()) {
+      status[key] = value;
+    } else if (failure != nullptr && prev.contains(key)) {
+      status[key] = prev[key];
+    }
+  };
+  put("envSecretName", input.env_secret_name);
+  put("envSecretHash", input.env_secret_hash);
+  put("subject", input.subject);
+  put("username", input.username);
+  put("lastProbeTime", input.last_probe_time);
+  if (input.server_max_payload) {
+    status["serverMaxPayload"] = *input.server_max_payload;
+  } else if (failure != nullptr && prev.contains("serverMaxPayload")) {
+    status["serverMaxPayload"] = prev["serverMaxPayload"];
+  }
+  if (!input.rotation.is_null()) status["rotation"] = input.rotation;
+  return status;
+}
+
+nlohmann::json ComputeServerStatus(const nlohmann::json& previous, int64_t generation,
+                                   int installations, std::string_view config_hash,
+                                   std::string_view failure_reason,
+                                   std::string_view failure_message, std::string_view now_rfc3339) {
+  const nlohmann::json prev = previous.is_object() ? previous : nlohmann::json::object();
+  std::vector<Condition> conditions =
+      ConditionsFromJson(prev.value("conditions", nlohmann::json::array()));
+  Condition ready{.type = std::string(ct::kReady), .observed_generation = generation};
+  if (failure_reason.empty()) {
+    ready.status = "True";
+    ready.reason = std::string(reasons::kConfigRendered);
+    ready.message = std::to_string(installations) + " installation(s) rendered";
+  } else {
+    ready.status = "False";
+    ready.reason = std::string(failure_reason);
+    ready.message = std::string(failure_message);
+  }
+  SetCondition(conditions, std::move(ready), now_rfc3339);
+  nlohmann::json status = {{"observedGeneration", generation},
+                           {"installations", installations},
+                           {"conditions", ToJson(conditions)}};
+  if (!config_hash.empty()) {
+    status["configHash"] = std::string(config_hash);
+  } else if (prev.contains("configHash")) {
+    status["configHash"] = prev["configHash"];
+  }
+  return status;
+}
+
+}  // namespace switchboard::operator_logic

@@ -1,0 +1,219 @@
+#include "switchboard/operator/render.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "nats_conf.h"
+#include "switchboard/operator/credentials.h"
+
+namespace switchboard::operator_logic {
+namespace {
+
+using internal::AppendQuoted;
+
+constexpr int64_t kMinPayload = 16L * 1024 * 1024;  // the engine's contract
+constexpr int64_t kMaxPayload = 64L * 1024 * 1024;  // NATS's hard limit / default max_pending
+
+// Rendered when no installation is: NATS treats an empty user list as "no
+// authentication". The hash is well-formed bcrypt whose checksum no password
+// produces in practice (2^-184), and the user may do nothing anyway.
+constexpr std::string_view kPlaceholderUser =
+    "{user: \"switchboard-no-installations\", password: "
+    "\"$2b$11$.....................................................\", "
+    "permissions: {publish: {deny: [\">\"]}, subscribe: {deny: [\">\"]}}}";
+
+void AppendUser(std::string& out, const NatsUser& user, std::string_view prefix) {
+  out += "{user: ";
+  AppendQuoted(out, user.username);
+  out += ", password: ";
+  AppendQuoted(out, user.bcrypt);
+  out += ", permissions: {publish: {allow: [";
+  // "<prefix>.*": topic names are one token, so `*` isolates even nested
+  // prefixes (a.b.* does not match a.b.c.x).
+  out.push_back('"');
+  out += prefix;
+  out += ".*\"]}, subscribe: {allow: [\"";
+  out += prefix;
+  out += ".*\"]}}}";
+}
+
+}  // namespace
+
+std::string Rejected::ToString() const {
+  return ns + "/" + name + ": " + (field.empty() ? "" : field + ": ") + message;
+}
+
+Result<Isolation> ParseIsolation(std::string_view text) {
+  if (text.empty() || text == "Permissions") return Isolation::kPermissions;
+  if (text == "Accounts") return Isolation::kAccounts;
+  return Status::InvalidArgument("spec.isolation: \"" + std::string(text) +
+                                 "\" is not an isolation mode; use Permissions or Accounts");
+}
+
+std::string_view IsolationName(Isolation isolation) {
+  return isolation == Isolation::kAccounts ? "Accounts" : "Permissions";
+}
+
+Result<RenderedConfig> RenderNatsConfig(const RenderInput& input) {
+  if (auto why = internal::CheckObjectName(input.server_ns); !why.empty()) {
+    return Status::InvalidArgument("metadata.namespace: " + why);
+  }
+  if (auto why = internal::CheckObjectName(input.server_name); !why.empty()) {
+    return Status::InvalidArgument("metadata.name: " + why);
+  }
+  if (input.max_payload < kMinPayload || input.max_payload > kMaxPayload) {
+    return Status::InvalidArgument(
+        "spec.maxPayload: " + std::to_string(input.max_payload) +
+        " bytes is outside 16Mi..64Mi; Hatchet's engine needs at least 16Mi (16777216) and NATS "
+        "allows at most 64Mi");
+  }
+
+  // Sort pointers, not installations: the input can be large.
+  std::vector<const Installation*> order;
+  order.reserve(input.installations.size());
+  for (const auto& inst : input.installations) order.push_back(&inst);
+  std::sort(order.begin(), order.end(), [](const Installation* a, const Installation* b) {
+    if (a->ns != b->ns) return a->ns < b->ns;
+    return a->name < b->name;
+  });
+
+  RenderedConfig result;
+  // Which installation (ns/name) took a user name or a prefix first.
+  std::unordered_map<std::string_view, const Installation*> users_taken;
+  std::unordered_map<std::string_view, const Installation*> prefixes_taken;
+  users_taken.reserve(order.size() * 2);
+  prefixes_taken.reserve(order.size());
+  std::vector<const Installation*> accepted;
+  accepted.reserve(order.size());
+  auto reject = [&](const Installation* inst, std::string field, std::string message) {
+    result.rejected.push_back({inst->ns, inst->name, std::move(field), std::move(message)});
+  };
+  for (size_t i = 0; i < order.size(); ++i) {
+    const Installation* inst = order[i];
+    if (i > 0 && inst->ns == order[i - 1]->ns && inst->name == order[i - 1]->name) {
+      reject(inst, "metadata.name", "appears twice in the render input; rendered once");
+      continue;
+    }
+    if (auto why = internal::CheckObjectName(inst->ns); !why.empty()) {
+      reject(inst, "metadata.namespace", why);
+      continue;
+    }
+    if (auto why = internal::CheckObjectName(inst->name); !why.empty()) {
+      reject(inst, "metadata.name", why);
+      continue;
+    }
+    if (auto why = internal::CheckSubjectPrefix(inst->subject_prefix); !why.empty()) {
+      reject(inst, "spec.nats.subjectPrefix", why);
+      continue;
+    }
+    if (inst->users.empty()) {
+      reject(inst, "spec.nats.credentials", "has no credentials yet; nothing to render");
+      continue;
+    }
+    bool ok = true;
+    for (const auto& user : inst->users) {
+      if (auto why = internal::CheckUsername(user.username); !why.empty()) {
+        reject(inst, "spec.nats.credentials.username", why);
+        ok = false;
+        break;
+      }
+      // Hashes come from BcryptHash; anything else is a corrupted
+      // credentials Secret. Never echo it: it may be a plaintext password.
+      if (!IsBcryptHash(user.bcrypt)) {
+        reject(inst, "spec.nats.credentials",
+               "the stored hash for user \"" + user.username +
+                   "\" is not bcrypt; delete the credentials Secret to regenerate it");
+        ok = false;
+        break;
+      }
+      // A rotation renders two users of one installation; they must differ.
+      if (&user != &inst->users.front() && user.username == inst->users.front().username) {
+        reject(inst, "spec.nats.credentials.username",
+               "the current and previous user are both named \"" + user.username +
+                   "\"; delete the credentials Secret to regenerate it");
+        ok = false;
+        break;
+      }
+      auto taken = users_taken.find(user.username);
+      if (taken != users_taken.end()) {
+        reject(inst, "spec.nats.credentials.username",
+               "user name \"" + user.username + "\" is already used by " + taken->second->ns + "/" +
+                   taken->second->name + " on this server; choose another username");
+        ok = false;
+        break;
+      }
+    }
+    if (!ok) continue;
+    auto prefix_taken = prefixes_taken.find(inst->subject_prefix);
+    if (prefix_taken != prefixes_taken.end()) {
+      reject(inst, "spec.nats.subjectPrefix",
+             "\"" + inst->subject_prefix + "\" is already used by " + prefix_taken->second->ns +
+                 "/" + prefix_taken->second->name +
+                 " on this server; installations sharing a prefix would see each other's "
+                 "messages: choose another subjectPrefix");
+      continue;
+    }
+    for (const auto& user : inst->users) users_taken.emplace(user.username, inst);
+    prefixes_taken.emplace(inst->subject_prefix, inst);
+    accepted.push_back(inst);
+  }
+
+  std::string& out = result.text;
+  // About 250 bytes per user line plus the comment.
+  out.reserve(256 + accepted.size() * 320);
+  out += "# Generated by switchboard for NatsServer ";
+  out += input.server_ns;
+  out += '/';
+  out += input.server_name;
+  out += ". Do not edit.\n# isolation: ";
+  out += IsolationName(input.isolation);
+  out += "; installations: ";
+  out += std::to_string(accepted.size());
+  out += "\nmax_payload: ";
+  out += std::to_string(input.max_payload);
+  out += '\n';
+
+  if (accepted.empty() || input.isolation == Isolation::kPermissions) {
+    out += "authorization {\n  users: [\n";
+    if (accepted.empty()) {
+      out += "    # no installations: a locked placeholder, as an empty list disables auth\n    ";
+      out += kPlaceholderUser;
+      out += '\n';
+    }
+    for (const Installation* inst : accepted) {
+      out += "    # ";
+      out += inst->ns;
+      out += '/';
+      out += inst->name;
+      out += '\n';
+      for (const auto& user : inst->users) {
+        out += "    ";
+        AppendUser(out, user, inst->subject_prefix);
+        out += '\n';
+      }
+    }
+    out += "  ]\n}\n";
+  } else {
+    out += "accounts {\n";
+    for (const Installation* inst : accepted) {
+      // Account name "<namespace>/<name>": unique, and safe (CheckObjectName).
+      out += "  \"";
+      out += inst->ns;
+      out += '/';
+      out += inst->name;
+      out += "\": {\n    users: [\n";
+      for (const auto& user : inst->users) {
+        out += "      ";
+        AppendUser(out, user, inst->subject_prefix);
+        out += '\n';
+      }
+      out += "    ]\n  }\n";
+    }
+    out += "}\n";
+  }
+  result.installations = static_cast<int>(accepted.size());
+  result.hash = ConfigHash(out);
+  return result;
+}
+
+}  // namespace switchboard::operator_logic

@@ -1,0 +1,68 @@
+// PubSub over NATS (nats.c), behaving like Hatchet's Go NATS backend.
+//
+// Connect is synchronous and refuses servers whose max_payload is below
+// `required_max_payload` (16 MiB). After that: reconnect forever, never
+// buffer while disconnected (publish fails fast with Unavailable), deliver
+// every message to every subscriber. Credentials are connect options, so
+// reconnects to gossiped cluster peers authenticate too.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "switchboard/common/status.h"
+#include "switchboard/pubsub/pubsub.h"
+
+namespace switchboard::pubsub {
+
+inline constexpr int64_t kRequiredMaxPayload = 16 * 1024 * 1024;
+inline constexpr size_t kDefaultCompressionThreshold = 5 * 1024;
+inline constexpr size_t kDefaultMaxDecompressedBytes = 128 * 1024 * 1024;
+
+struct NatsOptions {
+  std::string urls;  // comma-separated seeds, nats:// or tls://, no credentials inside
+  std::string username;
+  std::string password;  // never logged
+  std::string subject_prefix = kDefaultSubjectPrefix;
+
+  // TLS: a CA bundle to trust and an optional client certificate + key (PEM).
+  std::string ca_file;
+  std::string cert_file;
+  std::string key_file;
+
+  std::string name = "switchboard";  // connection name shown by the server
+  std::chrono::milliseconds connect_timeout{5000};
+  std::chrono::milliseconds reconnect_wait{2000};
+  int64_t required_max_payload = kRequiredMaxPayload;
+
+  bool compression = true;
+  size_t compression_threshold = kDefaultCompressionThreshold;   // total payload bytes
+  size_t max_decompressed_bytes = kDefaultMaxDecompressedBytes;  // per message
+
+  // Asynchronous errors (permission violations, slow consumers, dropped
+  // connections for good). Called on a library thread; also logged. The
+  // status code is PermissionDenied for permission violations.
+  std::function<void(const Status&)> on_error;
+};
+
+class NatsPubSub : public PubSub {
+ public:
+  // Connects synchronously. Errors: InvalidArgument (bad options, naming the
+  // field), Unavailable (no server reachable), Unauthenticated (credentials
+  // refused), FailedPrecondition (max_payload too small).
+  static Result<std::unique_ptr<NatsPubSub>> Connect(const NatsOptions& options);
+
+  // The server's max_payload and the URL currently connected to.
+  virtual int64_t MaxPayload() const = 0;
+  virtual std::string ConnectedUrl() const = 0;
+  // Round trip to the server (PING/PONG) within `timeout`.
+  virtual Status Flush(std::chrono::milliseconds timeout) = 0;
+};
+
+// Checks NatsOptions without connecting; the error names the field.
+Status ValidateNatsOptions(const NatsOptions& options);
+
+}  // namespace switchboard::pubsub

@@ -1,0 +1,44 @@
+// A live health check of one installation's pub/sub with its own
+// credentials: connect, check max_payload, then publish a Hatchet message on
+// `<prefix>.<probe topic>` and wait for it to come back.
+//
+// Error codes (the operator maps them to status reasons):
+//   InvalidArgument     bad options; the message names the field
+//   Unavailable         no server reachable (or TLS handshake failed)
+//   Unauthenticated     credentials refused (authorization violation)
+//   FailedPrecondition  server max_payload below 16 MiB; the message names
+//                       both numbers, the fix, and "max_payload=<observed>"
+//   PermissionDenied    publish/subscribe on the prefix not permitted
+//   Timeout             the round trip did not arrive within `timeout`
+// Passwords never appear in messages or logs.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+
+#include "switchboard/common/status.h"
+
+namespace switchboard::pubsub {
+
+struct ProbeOptions {
+  std::string urls;  // comma-separated seeds
+  std::string username;
+  std::string password;
+  std::string subject_prefix;  // empty: hatchet.pubsub
+  std::string ca_file;         // optional PEM path
+  std::chrono::milliseconds timeout{5000};
+};
+
+struct ProbeReport {
+  int64_t server_max_payload = 0;
+  std::string connected_url;
+  std::chrono::microseconds round_trip{0};
+};
+
+// The probe's topic name (one token, inside any `<prefix>.*` permission).
+inline constexpr const char* kProbeTopicName = "switchboard_probe_v1";
+
+Result<ProbeReport> Probe(const ProbeOptions& options);
+
+}  // namespace switchboard::pubsub

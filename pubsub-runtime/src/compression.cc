@@ -1,0 +1,119 @@
+#include "switchboard/pubsub/compression.h"
+
+#include <libdeflate.h>
+
+#include <algorithm>
+#include <memory>
+
+namespace switchboard::pubsub {
+namespace {
+
+struct CompressorDeleter {
+  void operator()(libdeflate_compressor* c) const { libdeflate_free_compressor(c); }
+};
+struct DecompressorDeleter {
+  void operator()(libdeflate_decompressor* d) const { libdeflate_free_decompressor(d); }
+};
+
+// libdeflate (de)compressors are not thread-safe but cheap to keep: one per
+// thread and level.
+libdeflate_compressor* ThreadCompressor(int level) {
+  thread_local std::unique_ptr<libdeflate_compressor, CompressorDeleter> c;
+  thread_local int c_level = -1;
+  if (!c || c_level != level) {
+    c.reset(libdeflate_alloc_compressor(level));
+    c_level = level;
+  }
+  return c.get();
+}
+
+libdeflate_decompressor* ThreadDecompressor() {
+  thread_local std::unique_ptr<libdeflate_decompressor, DecompressorDeleter> d(
+      libdeflate_alloc_decompressor());
+  return d.get();
+}
+
+std::string TooLarge(size_t max_output) {
+  return "gzip payload decompresses to more than " + std::to_string(max_output) +
+         " bytes (the decompression cap); refusing it (corrupt data or a gzip bomb)";
+}
+
+}  // namespace
+
+std::string GzipCompress(std::string_view data, int level) {
+  if (level < 0 || level > 12) level = 1;
+  libdeflate_compressor* c = ThreadCompressor(level);
+  std::string out;
+  out.resize(libdeflate_gzip_compress_bound(c, data.size()));
+  size_t n = libdeflate_gzip_compress(c, data.data(), data.size(), out.data(), out.size());
+  out.resize(n);
+  return out;
+}
+
+Result<std::string> GzipDecompress(std::string_view data, size_t max_output) {
+  libdeflate_decompressor* d = ThreadDecompressor();
+  std::string out;
+  // Start from the size the (last) member's trailer claims, bounded by the
+  // cap; grow by doubling when it lied or there are several members.
+  size_t guess = data.size() * 4 + 64;
+  if (data.size() >= 18) {
+    const auto* t = reinterpret_cast<const unsigned char*>(data.data() + data.size() - 4);
+    size_t isize = t[0] | (t[1] << 8) | (t[2] << 16) | (size_t{t[3]} << 24);
+    guess = std::max(guess, isize);
+  }
+  // DEFLATE expands at most ~1032:1, so a trailer claiming more than the
+  // input could produce is a lie: never allocate beyond what is possible.
+  guess = std::min({guess, data.size() * 1032 + 1024, max_output});
+  size_t produced = 0;
+  std::string_view in = data;
+  if (in.empty()) return Status::InvalidArgument("gzip payload is empty");
+  while (!in.empty()) {
+    size_t capacity = std::max(guess, produced + 64);
+    while (true) {
+      capacity = std::min(capacity, max_output);
+      out.resize(capacity);
+      size_t in_used = 0, out_used = 0;
+      auto r = libdeflate_gzip_decompress_ex(d, in.data(), in.size(), out.data() + produced,
+                                             capacity - produced, &in_used, &out_used);
+      if (r == LIBDEFLATE_SUCCESS) {
+        produced += out_used;
+        in.remove_prefix(in_used);
+        break;
+      }
+      if (r == LIBDEFLATE_INSUFFICIENT_SPACE) {
+        if (capacity >= max_output) return Status::ResourceExhausted(TooLarge(max_output));
+        capacity *= 2;
+        continue;
+      }
+      return Status::InvalidArgument("payload marked compressed is not valid gzip data");
+    }
+  }
+  out.resize(produced);
+  return out;
+}
+
+Message CompressMessage(const Message& message, size_t threshold, int level) {
+  Message out = message;
+  if (message.compressed || !message.payloads || message.PayloadBytes() < threshold) return out;
+  for (auto& p : *out.payloads) p = GzipCompress(p, level);
+  out.compressed = true;
+  return out;
+}
+
+Status DecompressMessage(Message* message, size_t max_output) {
+  if (!message->compressed) return Status::Ok();
+  if (message->payloads) {
+    size_t total = 0;
+    for (size_t i = 0; i < message->payloads->size(); ++i) {
+      auto& p = (*message->payloads)[i];
+      auto r = GzipDecompress(p, max_output - total);
+      if (!r.ok()) return r.status().Annotate("messages[" + std::to_string(i) + "]");
+      total += r->size();
+      p = std::move(r).value();
+    }
+  }
+  message->compressed = false;
+  return Status::Ok();
+}
+
+}  // namespace switchboard::pubsub

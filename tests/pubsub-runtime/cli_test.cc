@@ -1,0 +1,154 @@
+// `switchboard pubsub ...` run as a subprocess against real nats-servers.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <sstream>
+
+#include "switchboard/pubsub/codec.h"
+#include "switchboard/testing/nats_server.h"
+#include "switchboard/testing/process.h"
+#include "switchboard/testing/temp_dir.h"
+#include "switchboard/testing/wait.h"
+
+namespace switchboard::pubsub {
+namespace {
+
+using testing::NatsServer;
+
+std::string Binary() {
+  const char* dir = std::getenv("SWITCHBOARD_BINARY_DIR");
+  return std::string(dir ? dir : SWITCHBOARD_TEST_BINARY_DIR) + "/bin/switchboard";
+}
+
+std::map<std::string, std::string> Env(const NatsServer& s, const std::string& prefix = "") {
+  std::map<std::string, std::string> env = {{"SERVER_MSGQUEUE_PUBSUB_NATS_URL", s.url()}};
+  if (!prefix.empty()) env["SERVER_MSGQUEUE_PUBSUB_NATS_SUBJECT_PREFIX"] = prefix;
+  return env;
+}
+
+TEST(PubsubCliTest, HelpEverywhere) {
+  for (std::vector<std::string> args : {std::vector<std::string>{"pubsub", "--help"},
+                                        {"pubsub", "pub", "--help"},
+                                        {"pubsub", "sub", "--help"},
+                                        {"pubsub", "probe", "--help"},
+                                        {"pubsub", "bench", "--help"}}) {
+    args.insert(args.begin(), Binary());
+    auto r = testing::Run(args);
+    EXPECT_EQ(r.exit_code, 0) << args[2] << r.err;
+    EXPECT_NE(r.out.find("Usage: switchboard pubsub"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("SERVER_MSGQUEUE_PUBSUB_NATS_URL"), std::string::npos) << r.out;
+  }
+}
+
+TEST(PubsubCliTest, UsageErrorsExitTwoAndNameTheProblem) {
+  auto r = testing::Run({Binary(), "pubsub", "pub", "--bogus"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("--bogus"), std::string::npos) << r.err;
+  r = testing::Run({Binary(), "pubsub", "pub", "--tenant", "x", "--scheduler", "y", "p"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("exactly one of --tenant"), std::string::npos) << r.err;
+  r = testing::Run({Binary(), "pubsub", "sub", "--topic", "a.b"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("topic name"), std::string::npos) << r.err;
+  r = testing::Run({Binary(), "pubsub", "frobnicate"});
+  EXPECT_EQ(r.exit_code, 2);
+}
+
+TEST(PubsubCliTest, ProbeUsesTheEngineEnvAndReportsReasons) {
+  NatsServer good;
+  ASSERT_TRUE(good.ok()) << good.Log();
+  auto r = testing::Run({Binary(), "pubsub", "probe"}, Env(good, "hatchet.team-a"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("healthy"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("16777216"), std::string::npos) << r.out;
+
+  NatsServer small("", 0);
+  ASSERT_TRUE(small.ok()) << small.Log();
+  r = testing::Run({Binary(), "pubsub", "probe", "--url", small.url()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("FailedPrecondition"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("1048576"), std::string::npos) << r.err;
+
+  NatsServer auth(R"(authorization { users = [ { user: "u", password: "right-pw" } ] })");
+  ASSERT_TRUE(auth.ok()) << auth.Log();
+  auto env = Env(auth);
+  env["SERVER_MSGQUEUE_PUBSUB_NATS_USERNAME"] = "u";
+  env["SERVER_MSGQUEUE_PUBSUB_NATS_PASSWORD"] = "wrong-pw";
+  r = testing::Run({Binary(), "pubsub", "probe"}, env);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("Unauthenticated"), std::string::npos) << r.err;
+  EXPECT_EQ((r.out + r.err).find("wrong-pw"), std::string::npos) << "password leaked";
+  env["SERVER_MSGQUEUE_PUBSUB_NATS_PASSWORD"] = "right-pw";
+  r = testing::Run({Binary(), "pubsub", "probe", "--json"}, env);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"healthy\":true"), std::string::npos) << r.out;
+}
+
+TEST(PubsubCliTest, PubAndSubRoundTripWithCompression) {
+  NatsServer server;
+  ASSERT_TRUE(server.ok()) << server.Log();
+  testing::TempDir dir;
+  std::string big = "{\"data\":\"" + std::string(6000, 'z') + "\"}";  // > 5 KiB: sent gzipped
+  std::string big_path = dir.WriteFile("big.json", big);
+  const std::string tenant = "8f3b1c2d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
+  testing::Process sub(testing::Process::Options{
+      .argv = {Binary(), "pubsub", "sub", "--tenant", tenant, "--count", "2", "--timeout", "30s"},
+      .env = Env(server, "hatchet.team-a"),
+      .log_path = dir.path() + "/sub.log",
+  });
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        return sub.Log().find("subscribed to hatchet.team-a." + tenant + "_v1") !=
+               std::string::npos;
+      },
+      std::chrono::seconds(15)))
+      << sub.Log();
+  auto r = testing::Run(
+      {Binary(), "pubsub", "pub", "--tenant", tenant, "--id", "task-completed", "{\"a\":1}"},
+      Env(server, "hatchet.team-a"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = testing::Run({Binary(), "pubsub", "pub", "--tenant", tenant, "--payload-file", "-",
+                    "--payload-file", big_path},
+                   Env(server, "hatchet.team-a"), "{\"from\":\"stdin\"}");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto code = sub.Wait(std::chrono::seconds(30));
+  ASSERT_TRUE(code.has_value());
+  EXPECT_EQ(*code, 0) << sub.Log();
+
+  std::vector<Message> got;
+  std::istringstream lines(sub.Log());
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.starts_with("{\"id\"")) continue;
+    auto m = DecodeMessage(line);
+    ASSERT_TRUE(m.ok()) << line;
+    EXPECT_EQ(EncodeMessage(*m), line) << "printed in Go's wire format";
+    got.push_back(*m);
+  }
+  ASSERT_EQ(got.size(), 2u) << sub.Log();
+  EXPECT_EQ(got[0].id, "task-completed");
+  EXPECT_EQ(got[0].tenant_id, tenant);
+  EXPECT_EQ(*got[0].payloads, std::vector<std::string>{"{\"a\":1}"});
+  EXPECT_FALSE(got[1].compressed) << "printed decompressed, as a Go handler sees it";
+  EXPECT_EQ(*got[1].payloads, (std::vector<std::string>{"{\"from\":\"stdin\"}", big}));
+}
+
+TEST(PubsubCliTest, SubTimesOutWhenCountIsNotReached) {
+  NatsServer server;
+  ASSERT_TRUE(server.ok()) << server.Log();
+  auto r = testing::Run(
+      {Binary(), "pubsub", "sub", "--scheduler", "p1", "--count", "1", "--timeout", "300ms"},
+      Env(server));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("received 0 of 1"), std::string::npos) << r.err;
+}
+
+TEST(PubsubCliTest, BenchReportsThroughput) {
+  NatsServer server;
+  ASSERT_TRUE(server.ok()) << server.Log();
+  auto r = testing::Run({Binary(), "pubsub", "bench", "--count", "2000"}, Env(server));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"received\":2000"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace switchboard::pubsub

@@ -1,0 +1,68 @@
+// Shared helpers for the NATS integration tests: a collecting handler and
+// a raw nats.c connection for checking exactly what is on the wire.
+#pragma once
+
+#include <nats/nats.h>
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "switchboard/pubsub/nats_pubsub.h"
+#include "switchboard/testing/wait.h"
+
+namespace switchboard::pubsub::testutil {
+
+// Collects every message a subscription hands over.
+class Collector {
+ public:
+  Handler handler() {
+    return [this](const Message& m) {
+      std::lock_guard lock(mu_);
+      messages_.push_back(m);
+      return Status::Ok();
+    };
+  }
+  size_t size() const {
+    std::lock_guard lock(mu_);
+    return messages_.size();
+  }
+  std::vector<Message> messages() const {
+    std::lock_guard lock(mu_);
+    return messages_;
+  }
+  bool WaitFor(size_t n, std::chrono::milliseconds timeout = std::chrono::seconds(10)) const {
+    return testing::WaitFor([&] { return size() >= n; }, timeout, std::chrono::milliseconds(5));
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<Message> messages_;  // guarded by mu_
+};
+
+// A plain nats.c connection (no Switchboard code in the path).
+class RawConnection {
+ public:
+  explicit RawConnection(const std::string& url) {
+    status_ = natsConnection_ConnectTo(&nc_, url.c_str());
+  }
+  ~RawConnection() { natsConnection_Destroy(nc_); }
+  RawConnection(const RawConnection&) = delete;
+  RawConnection& operator=(const RawConnection&) = delete;
+  bool ok() const { return status_ == NATS_OK; }
+  natsConnection* get() const { return nc_; }
+
+ private:
+  natsConnection* nc_ = nullptr;
+  natsStatus status_ = NATS_ERR;
+};
+
+inline NatsOptions Options(const std::string& url, const std::string& prefix = "hatchet.pubsub") {
+  NatsOptions o;
+  o.urls = url;
+  o.subject_prefix = prefix;
+  o.reconnect_wait = std::chrono::milliseconds(50);
+  return o;
+}
+
+}  // namespace switchboard::pubsub::testutil
