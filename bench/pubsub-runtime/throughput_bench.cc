@@ -6,6 +6,7 @@
 //
 //   bench_pubsub_throughput [messages per round, default 200000] [rounds, default 5]
 #include <nats/nats.h>
+#include <time.h>
 
 #include <algorithm>
 #include <atomic>
@@ -20,6 +21,20 @@
 
 namespace ps = switchboard::pubsub;
 using Clock = std::chrono::steady_clock;
+
+// This process's CPU time (publisher, subscriber and nats.c threads; the
+// server is a separate process). Robust against a noisy shared machine,
+// unlike wall-clock throughput.
+double CpuSeconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
+
+struct Result {
+  double msgs_per_s;
+  double cpu_us_per_msg;
+};
 
 namespace {
 
@@ -40,7 +55,7 @@ bool WaitCount(const std::atomic<int64_t>& n, int64_t want, Clock::time_point de
 }
 
 // Messages per second from the first publish until the subscriber has all.
-double RunHatchet(const std::string& url, int64_t count) {
+Result RunHatchet(const std::string& url, int64_t count) {
   ps::NatsOptions o;
   o.urls = url;
   auto pub = ps::NatsPubSub::Connect(o);
@@ -54,6 +69,7 @@ double RunHatchet(const std::string& url, int64_t count) {
   });
   if (!sub.ok()) std::abort();
   ps::Message m = BenchMessage();
+  double cpu0 = CpuSeconds();
   auto start = Clock::now();
   for (int64_t i = 0; i < count; ++i) {
     if (!(*pub)->Publish(topic, m).ok()) std::abort();
@@ -63,7 +79,9 @@ double RunHatchet(const std::string& url, int64_t count) {
                  static_cast<long long>(received.load()), static_cast<long long>(count));
   }
   std::chrono::duration<double> took = Clock::now() - start;
-  return static_cast<double>(received.load()) / took.count();
+  double cpu = CpuSeconds() - cpu0;
+  return {static_cast<double>(received.load()) / took.count(),
+          cpu * 1e6 / static_cast<double>(count)};
 }
 
 void OnRaw(natsConnection*, natsSubscription*, natsMsg* msg, void* closure) {
@@ -71,7 +89,7 @@ void OnRaw(natsConnection*, natsSubscription*, natsMsg* msg, void* closure) {
   natsMsg_Destroy(msg);
 }
 
-double RunRaw(const std::string& url, int64_t count) {
+Result RunRaw(const std::string& url, int64_t count) {
   natsConnection *pub = nullptr, *subc = nullptr;
   if (natsConnection_ConnectTo(&pub, url.c_str()) != NATS_OK) std::abort();
   if (natsConnection_ConnectTo(&subc, url.c_str()) != NATS_OK) std::abort();
@@ -82,6 +100,7 @@ double RunRaw(const std::string& url, int64_t count) {
   natsSubscription_SetPendingLimits(sub, 512 * 1024, 256 * 1024 * 1024);
   natsConnection_Flush(subc);
   std::string body = ps::EncodeMessage(BenchMessage());
+  double cpu0 = CpuSeconds();
   auto start = Clock::now();
   for (int64_t i = 0; i < count; ++i) {
     natsConnection_Publish(pub, subject.c_str(), body.data(), static_cast<int>(body.size()));
@@ -91,11 +110,13 @@ double RunRaw(const std::string& url, int64_t count) {
                  static_cast<long long>(count));
   }
   std::chrono::duration<double> took = Clock::now() - start;
+  double cpu = CpuSeconds() - cpu0;
   natsSubscription_Unsubscribe(sub);
   natsSubscription_Destroy(sub);
   natsConnection_Destroy(pub);
   natsConnection_Destroy(subc);
-  return static_cast<double>(received.load()) / took.count();
+  return {static_cast<double>(received.load()) / took.count(),
+          cpu * 1e6 / static_cast<double>(count)};
 }
 
 double Median(std::vector<double> v) {
@@ -115,16 +136,26 @@ int main(int argc, char** argv) {
   }
   std::printf("wire size: %zu bytes per message (256-byte payload)\n",
               ps::EncodeMessage(BenchMessage()).size());
-  std::vector<double> raw, hatchet;
+  std::vector<double> raw, hatchet, raw_cpu, hatchet_cpu;
   RunRaw(server.url(), count / 4);  // warm-up
   for (int r = 0; r < rounds; ++r) {
-    raw.push_back(RunRaw(server.url(), count));
-    hatchet.push_back(RunHatchet(server.url(), count));
-    std::printf("round %d: raw nats.c %.0f msg/s, hatchet %.0f msg/s\n", r + 1, raw.back(),
-                hatchet.back());
+    Result a = RunRaw(server.url(), count);
+    Result b = RunHatchet(server.url(), count);
+    raw.push_back(a.msgs_per_s);
+    hatchet.push_back(b.msgs_per_s);
+    raw_cpu.push_back(a.cpu_us_per_msg);
+    hatchet_cpu.push_back(b.cpu_us_per_msg);
+    std::printf(
+        "round %d: raw nats.c %.0f msg/s (%.2f us CPU/msg), hatchet %.0f msg/s (%.2f us CPU/msg)\n",
+        r + 1, a.msgs_per_s, a.cpu_us_per_msg, b.msgs_per_s, b.cpu_us_per_msg);
   }
   double mr = Median(raw), mh = Median(hatchet);
-  std::printf("median: raw nats.c %.0f msg/s, hatchet messages %.0f msg/s, ratio %.2f\n", mr, mh,
+  double cr = Median(raw_cpu), ch = Median(hatchet_cpu);
+  std::printf("median throughput: raw nats.c %.0f msg/s, hatchet %.0f msg/s, ratio %.2f\n", mr, mh,
               mh / mr);
+  std::printf(
+      "median CPU per message (client process): raw %.2f us, hatchet %.2f us, efficiency ratio "
+      "%.2f\n",
+      cr, ch, cr / ch);
   return 0;
 }

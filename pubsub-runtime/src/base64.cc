@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 
 namespace switchboard::pubsub::internal {
 namespace {
@@ -15,6 +16,31 @@ constexpr std::array<uint8_t, 256> MakeDecodeTable() {
   return t;
 }
 constexpr auto kDecode = MakeDecodeTable();
+
+// Two output characters per 12 input bits: halves the lookups on encode.
+struct PairTable {
+  char v[4096][2];
+  constexpr PairTable() : v() {
+    for (int i = 0; i < 4096; ++i) {
+      v[i][0] = kAlphabet[i >> 6];
+      v[i][1] = kAlphabet[i & 63];
+    }
+  }
+};
+constexpr PairTable kPairs;
+
+// 12 output bits per two input characters (0xffff: invalid); built once.
+const uint16_t* DecodePairs() {
+  static const auto* table = [] {
+    auto* t = new uint16_t[65536];
+    for (int i = 0; i < 65536; ++i) {
+      uint8_t a = kDecode[i & 0xff], b = kDecode[i >> 8];  // little-endian load order
+      t[i] = (a | b) & 0x80 ? 0xffff : static_cast<uint16_t>((a << 6) | b);
+    }
+    return t;
+  }();
+  return table;
+}
 
 // Slow path: strips \r and \n (Go's decoder ignores them) and decodes.
 bool DecodeWithNewlines(std::string_view in, std::string* out) {
@@ -39,10 +65,8 @@ void Base64EncodeTo(std::string_view in, std::string* out) {
   size_t n = in.size(), i = 0;
   for (; i + 3 <= n; i += 3) {
     uint32_t v = (uint32_t{p[i]} << 16) | (uint32_t{p[i + 1]} << 8) | p[i + 2];
-    o[0] = kAlphabet[v >> 18];
-    o[1] = kAlphabet[(v >> 12) & 63];
-    o[2] = kAlphabet[(v >> 6) & 63];
-    o[3] = kAlphabet[v & 63];
+    std::memcpy(o, kPairs.v[v >> 12], 2);
+    std::memcpy(o + 2, kPairs.v[v & 0xfff], 2);
     o += 4;
   }
   if (size_t rest = n - i; rest > 0) {
@@ -55,9 +79,23 @@ void Base64EncodeTo(std::string_view in, std::string* out) {
   }
 }
 
-bool Base64Decode(std::string_view in, std::string* out) {
+namespace {
+
+bool DecodeCore(std::string_view in, std::string* out, bool allow_newlines);
+
+}  // namespace
+
+bool Base64Decode(std::string_view in, std::string* out) { return DecodeCore(in, out, true); }
+bool Base64DecodeStrict(std::string_view in, std::string* out) {
+  return DecodeCore(in, out, false);
+}
+
+namespace {
+
+bool DecodeCore(std::string_view in, std::string* out, bool allow_newlines) {
+  auto fallback = [&] { return allow_newlines && DecodeWithNewlines(in, out); };
   out->clear();
-  if (in.size() % 4 != 0) return DecodeWithNewlines(in, out);
+  if (in.size() % 4 != 0) return fallback();
   if (in.empty()) return true;
   out->resize(in.size() / 4 * 3);
   auto* o = reinterpret_cast<uint8_t*>(out->data());
@@ -65,10 +103,11 @@ bool Base64Decode(std::string_view in, std::string* out) {
   size_t n = in.size();
   size_t full = n - 4;  // the last quantum may carry padding
   size_t w = 0;
+  const uint16_t* pairs = DecodePairs();
   for (size_t i = 0; i < full; i += 4) {
-    uint32_t a = kDecode[p[i]], b = kDecode[p[i + 1]], c = kDecode[p[i + 2]], d = kDecode[p[i + 3]];
-    if ((a | b | c | d) & 0x80) return DecodeWithNewlines(in, out);
-    uint32_t v = (a << 18) | (b << 12) | (c << 6) | d;
+    uint32_t hi = pairs[p[i] | (p[i + 1] << 8)], lo = pairs[p[i + 2] | (p[i + 3] << 8)];
+    if ((hi | lo) & 0x8000) return fallback();
+    uint32_t v = (hi << 12) | lo;
     o[w] = static_cast<uint8_t>(v >> 16);
     o[w + 1] = static_cast<uint8_t>(v >> 8);
     o[w + 2] = static_cast<uint8_t>(v);
@@ -76,7 +115,7 @@ bool Base64Decode(std::string_view in, std::string* out) {
   }
   const uint8_t* q = p + full;
   uint32_t a = kDecode[q[0]], b = kDecode[q[1]];
-  if ((a | b) & 0x80) return DecodeWithNewlines(in, out);
+  if ((a | b) & 0x80) return fallback();
   if (q[2] == '=') {
     // "xx==": the unused bits must be zero (Go's strict mode is off, but a
     // non-canonical tail is still decoded the same; accept it).
@@ -84,13 +123,13 @@ bool Base64Decode(std::string_view in, std::string* out) {
     o[w++] = static_cast<uint8_t>((a << 2) | (b >> 4));
   } else if (q[3] == '=') {
     uint32_t c = kDecode[q[2]];
-    if (c & 0x80) return DecodeWithNewlines(in, out);
+    if (c & 0x80) return fallback();
     uint32_t v = (a << 18) | (b << 12) | (c << 6);
     o[w++] = static_cast<uint8_t>(v >> 16);
     o[w++] = static_cast<uint8_t>(v >> 8);
   } else {
     uint32_t c = kDecode[q[2]], d = kDecode[q[3]];
-    if ((c | d) & 0x80) return DecodeWithNewlines(in, out);
+    if ((c | d) & 0x80) return fallback();
     uint32_t v = (a << 18) | (b << 12) | (c << 6) | d;
     o[w++] = static_cast<uint8_t>(v >> 16);
     o[w++] = static_cast<uint8_t>(v >> 8);
@@ -99,5 +138,7 @@ bool Base64Decode(std::string_view in, std::string* out) {
   out->resize(w);
   return true;
 }
+
+}  // namespace
 
 }  // namespace switchboard::pubsub::internal

@@ -13,5 +13,8 @@ size_t Base64EncodedSize(size_t n);
 void Base64EncodeTo(std::string_view in, std::string* out);  // appends
 // Decodes into *out (replacing it). False on invalid input.
 bool Base64Decode(std::string_view in, std::string* out);
+// Like Base64Decode but refuses \r and \n too: for text taken straight from
+// a JSON string, where a raw newline is not allowed.
+bool Base64DecodeStrict(std::string_view in, std::string* out);
 
 }  // namespace switchboard::pubsub::internal

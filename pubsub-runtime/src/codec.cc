@@ -217,14 +217,15 @@ class Decoder {
  public:
   explicit Decoder(std::string_view json) : r_(json) {}
 
-  Result<Message> Run() {
-    Message m;
-    if (!Object(&m)) return Status::InvalidArgument("decode hatchet message: " + r_.error());
+  bool saw_payloads() const { return saw_payloads_; }
+
+  Status Run(Message* m) {
+    if (!Object(m)) return Status::InvalidArgument("decode hatchet message: " + r_.error());
     if (!r_.AtEnd()) {
       r_.Fail("extra data after the message object");
       return Status::InvalidArgument("decode hatchet message: " + r_.error());
     }
-    return m;
+    return Status::Ok();
   }
 
  private:
@@ -295,6 +296,10 @@ class Decoder {
         if (r_.ConsumeNull()) return true;
         std::string text;
         if (!String("tenant_id", &text)) return false;
+        if (internal::IsCanonicalUuid(text)) {
+          m->tenant_id.assign(text);
+          return true;
+        }
         auto uuid = internal::NormalizeUuid(text);
         if (!uuid) {
           return r_.Fail("tenant_id: \"" + text.substr(0, 64) +
@@ -328,24 +333,36 @@ class Decoder {
   }
 
   bool Payloads(Message* m) {
+    saw_payloads_ = true;
     if (r_.ConsumeNull()) {
       m->payloads.reset();
       return true;
     }
     if (!r_.Consume('[')) return Mismatch("messages", "an array of base64 strings");
-    std::vector<std::string> out;
+    // Reuse the existing payload strings' capacity (DecodeMessageInto).
+    if (!m->payloads) m->payloads.emplace();
+    std::vector<std::string>& out = *m->payloads;
+    size_t n = 0;
     if (!r_.Consume(']')) {
       std::string owned;
       std::string_view v;
       while (true) {
-        auto& p = out.emplace_back();
+        if (n == out.size()) out.emplace_back();
+        std::string& p = out[n++];
+        p.clear();
         if (!r_.ConsumeNull()) {  // null element: Go's nil []byte, an empty payload here
           if (r_.Peek() != '"') {
-            return Mismatch("messages[" + std::to_string(out.size() - 1) + "]", "a base64 string");
+            return Mismatch("messages[" + std::to_string(n - 1) + "]", "a base64 string");
           }
-          if (!r_.ReadString(&v, &owned)) return false;
-          if (!internal::Base64Decode(v, &p)) {
-            return r_.Fail("messages[" + std::to_string(out.size() - 1) +
+          // Base64 has no quote, backslash, control or non-ASCII bytes, so
+          // a raw span that decodes strictly is exactly the JSON string.
+          std::string_view raw;
+          if (r_.PeekRawString(&raw) && internal::Base64DecodeStrict(raw, &p)) {
+            r_.ConsumeRawString(raw.size());
+          } else if (!r_.ReadString(&v, &owned)) {
+            return false;
+          } else if (!internal::Base64Decode(v, &p)) {
+            return r_.Fail("messages[" + std::to_string(n - 1) +
                            "]: invalid base64 (want standard base64 with padding)");
           }
         }
@@ -354,7 +371,7 @@ class Decoder {
         return r_.Fail("messages: want ',' or ']'");
       }
     }
-    m->payloads = std::move(out);
+    out.resize(n);
     return true;
   }
 
@@ -401,10 +418,34 @@ class Decoder {
   }
 
   JsonReader r_;
+  bool saw_payloads_ = false;
 };
 
 }  // namespace
 
-Result<Message> DecodeMessage(std::string_view json) { return Decoder(json).Run(); }
+Result<Message> DecodeMessage(std::string_view json) {
+  Message m;
+  Status s = Decoder(json).Run(&m);
+  if (!s.ok()) return s;
+  return m;
+}
+
+Status DecodeMessageInto(std::string_view json, Message* message) {
+  // Back to Go's zero values, keeping the strings' and vectors' capacity.
+  message->id.clear();
+  message->tenant_id.assign(kNilTenantId);
+  message->immediately_expire = false;
+  message->persistent = false;
+  message->otel_carrier.reset();
+  message->retries = 0;
+  message->compressed = false;
+  message->published_at = Timestamp{};
+  Decoder decoder(json);
+  Status s = decoder.Run(message);
+  // Payload strings are reused by index; without a "messages" key the field
+  // is Go's nil.
+  if (!decoder.saw_payloads()) message->payloads.reset();
+  return s;
+}
 
 }  // namespace switchboard::pubsub

@@ -2,6 +2,7 @@
 
 #include <libdeflate.h>
 
+#include <algorithm>
 #include <memory>
 
 namespace switchboard::pubsub {
@@ -60,7 +61,9 @@ Result<std::string> GzipDecompress(std::string_view data, size_t max_output) {
     size_t isize = t[0] | (t[1] << 8) | (t[2] << 16) | (size_t{t[3]} << 24);
     guess = std::max(guess, isize);
   }
-  guess = std::min(guess, max_output);
+  // DEFLATE expands at most ~1032:1, so a trailer claiming more than the
+  // input could produce is a lie: never allocate beyond what is possible.
+  guess = std::min({guess, data.size() * 1032 + 1024, max_output});
   size_t produced = 0;
   std::string_view in = data;
   if (in.empty()) return Status::InvalidArgument("gzip payload is empty");

@@ -72,11 +72,6 @@ void JsonReader::SkipWs() {
   }
 }
 
-char JsonReader::Peek() {
-  SkipWs();
-  return pos_ < s_.size() ? s_[pos_] : '\0';
-}
-
 bool JsonReader::Consume(char c) {
   if (Peek() != c || pos_ >= s_.size()) return false;
   ++pos_;
@@ -135,6 +130,18 @@ bool JsonReader::ReadString(std::string_view* view, std::string* owned) {
   size_t i = start;
   const char* data = s_.data();
   size_t n = s_.size();
+  // Eight bytes at a time (SWAR): stop at the first block holding a quote,
+  // a backslash, a control byte or a non-ASCII byte; finish bytewise.
+  constexpr uint64_t kOnes = 0x0101010101010101ull, kHigh = 0x8080808080808080ull;
+  auto has_zero = [&](uint64_t x) { return (x - kOnes) & ~x & kHigh; };
+  while (i + 8 <= n) {
+    uint64_t x;
+    std::memcpy(&x, data + i, 8);
+    uint64_t special = has_zero(x ^ (kOnes * '"')) | has_zero(x ^ (kOnes * '\\')) |
+                       ((x - kOnes * 0x20) & ~x & kHigh) | (x & kHigh);
+    if (special != 0) break;
+    i += 8;
+  }
   while (i < n && kPlain.v[static_cast<unsigned char>(data[i])]) ++i;
   if (i < n && data[i] == '"') {
     *view = s_.substr(start, i - start);
@@ -226,6 +233,15 @@ bool JsonReader::ReadString(std::string_view* view, std::string* owned) {
       pos_ += len;
     }
   }
+}
+
+bool JsonReader::PeekRawString(std::string_view* raw) {
+  if (Peek() != '"') return false;
+  const void* q = std::memchr(s_.data() + pos_ + 1, '"', s_.size() - pos_ - 1);
+  if (q == nullptr) return false;
+  *raw = s_.substr(pos_ + 1,
+                   static_cast<size_t>(static_cast<const char*>(q) - (s_.data() + pos_ + 1)));
+  return true;
 }
 
 bool JsonReader::ReadNumber(std::string_view* text) {

@@ -15,7 +15,11 @@ class JsonReader {
   explicit JsonReader(std::string_view text) : s_(text) {}
 
   // Skips whitespace and returns the next byte without consuming it; 0 at end.
-  char Peek();
+  char Peek() {
+    if (pos_ < s_.size() && static_cast<unsigned char>(s_[pos_]) > ' ') return s_[pos_];
+    SkipWs();
+    return pos_ < s_.size() ? s_[pos_] : '\0';
+  }
   // Consumes `c` (after whitespace) if it is next.
   bool Consume(char c);
   // Consumes the literal null / true / false.
@@ -25,6 +29,12 @@ class JsonReader {
   // and *owned is untouched; otherwise *owned holds the unescaped text and
   // *view refers to it. Invalid UTF-8 becomes U+FFFD, as in Go.
   bool ReadString(std::string_view* view, std::string* owned);
+  // Fast path for strings whose caller validates every byte (base64): the
+  // raw bytes up to the next '"', consuming nothing. Only when every byte
+  // is valid for the caller may it ConsumeRawString; otherwise it must fall
+  // back to ReadString (escapes, control characters, UTF-8).
+  bool PeekRawString(std::string_view* raw);
+  void ConsumeRawString(size_t raw_size) { pos_ += raw_size + 2; }
   // Reads a number token (validated grammar) as text.
   bool ReadNumber(std::string_view* text);
   // Skips any value (validating it).

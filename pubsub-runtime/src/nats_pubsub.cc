@@ -117,16 +117,18 @@ struct SubState {
   size_t max_decompressed;
   Latch complete;
   std::atomic<std::thread::id> delivery_thread{};  // set by the delivery thread
+  Message scratch;                                 // used only on the delivery thread
 
   void Deliver(const char* data, int len) {
     delivery_thread = std::this_thread::get_id();
-    auto decoded = DecodeMessage(std::string_view(data, static_cast<size_t>(len)));
-    if (!decoded.ok()) {
+    // One message object per subscription, reused: calls never overlap.
+    Message& m = scratch;
+    if (Status s = DecodeMessageInto(std::string_view(data, static_cast<size_t>(len)), &m);
+        !s.ok()) {
       log::Warn(kLogger, "dropping undecodable message",
-                {{"subject", subject}, {"error", decoded.status().message()}});
+                {{"subject", subject}, {"error", s.message()}});
       return;
     }
-    Message& m = decoded.value();
     if (Status s = DecompressMessage(&m, max_decompressed); !s.ok()) {
       log::Warn(kLogger, "dropping message that does not decompress",
                 {{"subject", subject}, {"id", m.id}, {"error", s.message()}});
@@ -229,10 +231,8 @@ class NatsPubSubImpl : public NatsPubSub {
       cached_subject = std::move(built).value();
     }
     const std::string* subject = &cached_subject;
-    if (natsConnection_Status(conn_->get()) != NATS_CONN_STATUS_CONNECTED) {
-      return Status::Unavailable("publish to " + *subject +
-                                 ": not connected to NATS (nothing is buffered; retry later)");
-    }
+    // No status pre-check: with a zero reconnect buffer nats.c itself fails
+    // a publish at once while disconnected (PublishBody maps that).
     if (options_.compression && !message.compressed &&
         message.PayloadBytes() >= options_.compression_threshold) {
       return PublishEncoded(*subject, CompressMessage(message, options_.compression_threshold));
@@ -295,8 +295,13 @@ class NatsPubSubImpl : public NatsPubSub {
   Status PublishEncoded(const std::string& subject, const Message& message) {
     int64_t max_payload = natsConnection_GetMaxPayload(conn_->get());
     if (max_payload <= 0) max_payload = options_.required_max_payload;
-    // Fast path: one body, encoded into a per-thread buffer.
-    if (static_cast<int64_t>(EncodedSize(message)) <= max_payload) {
+    // Fast path: one body. Small ones are encoded into a per-thread buffer
+    // (no allocation per publish); big ones into a local string, so a
+    // single 16 MiB message does not stay allocated for the thread's life.
+    size_t size = EncodedSize(message);
+    if (static_cast<int64_t>(size) <= max_payload) {
+      constexpr size_t kReusedBufferLimit = 64 * 1024;
+      if (size > kReusedBufferLimit) return PublishBody(subject, EncodeMessage(message));
       thread_local std::string body;
       body.clear();
       EncodeMessageTo(message, &body);
@@ -312,7 +317,8 @@ class NatsPubSubImpl : public NatsPubSub {
     natsStatus s = natsConnection_Publish(conn_->get(), subject.c_str(), body.data(),
                                           static_cast<int>(body.size()));
     if (s == NATS_OK) return Status::Ok();
-    if (s == NATS_INSUFFICIENT_BUFFER) {
+    if (s == NATS_INSUFFICIENT_BUFFER || s == NATS_CONNECTION_CLOSED ||
+        s == NATS_CONNECTION_DISCONNECTED) {
       return Status::Unavailable("publish to " + subject +
                                  ": not connected to NATS (nothing is buffered; retry later)");
     }
@@ -449,10 +455,11 @@ Result<std::unique_ptr<NatsPubSub>> NatsPubSub::Connect(const NatsOptions& optio
         " bytes Hatchet needs; set `max_payload: " + std::to_string(options.required_max_payload) +
         "` in the NATS server config (or spec.maxPayload of the NatsServer) and reload the server");
   }
-  log::Info(kLogger, "connected to NATS",
-            {{"url", impl->ConnectedUrl()},
-             {"max_payload", max_payload},
-             {"prefix", options.subject_prefix}});
+  // Debug: the operator's probe connects on every reconcile.
+  log::Debug(kLogger, "connected to NATS",
+             {{"url", impl->ConnectedUrl()},
+              {"max_payload", max_payload},
+              {"prefix", options.subject_prefix}});
   return std::unique_ptr<NatsPubSub>(std::move(impl));
 }
 

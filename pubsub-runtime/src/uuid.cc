@@ -4,11 +4,9 @@
 
 namespace switchboard::pubsub::internal {
 
-namespace {
-
 // Already canonical (36 chars, lowercase hex, dashes in place): the common
 // case on the wire, checked without allocating.
-bool IsCanonical(std::string_view s) {
+bool IsCanonicalUuid(std::string_view s) {
   if (s.size() != 36) return false;
   for (size_t i = 0; i < 36; ++i) {
     char c = s[i];
@@ -21,10 +19,8 @@ bool IsCanonical(std::string_view s) {
   return true;
 }
 
-}  // namespace
-
 std::optional<std::string> NormalizeUuid(std::string_view s) {
-  if (IsCanonical(s)) return std::string(s);
+  if (IsCanonicalUuid(s)) return std::string(s);
   auto iequal = [](std::string_view a, std::string_view b) {
     if (a.size() != b.size()) return false;
     for (size_t i = 0; i < a.size(); ++i) {

@@ -10,5 +10,7 @@
 namespace switchboard::pubsub::internal {
 
 std::optional<std::string> NormalizeUuid(std::string_view text);
+// True for the canonical lowercase 36-character form (no allocation).
+bool IsCanonicalUuid(std::string_view text);
 
 }  // namespace switchboard::pubsub::internal

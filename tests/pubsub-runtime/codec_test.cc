@@ -43,6 +43,22 @@ TEST(CodecGoldenTest, EveryGoCaseDecodesAndReencodesIdentically) {
   EXPECT_GE(failures_checked, 20);
 }
 
+// Decoding into a reused message gives exactly what a fresh decode gives,
+// whatever the previous message held.
+TEST(CodecGoldenTest, DecodeIntoReusedMessageMatchesFreshDecode) {
+  auto cases = LoadGolden();
+  Message reused;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const auto& c : cases) {
+      if (!c["ok"].get<bool>()) continue;
+      SCOPED_TRACE(c["name"].get<std::string>());
+      auto input = c["input"].get<std::string>();
+      ASSERT_TRUE(DecodeMessageInto(input, &reused).ok());
+      EXPECT_EQ(reused, *DecodeMessage(input));
+    }
+  }
+}
+
 Message TaskCompleted() {
   Message m;
   m.id = "task-completed";

@@ -375,6 +375,48 @@ TEST(NatsPubSubTest, UndecodableAndBombMessagesAreDroppedNotDelivered) {
   EXPECT_EQ(c.messages()[0].id, "after") << "messages on one subscription arrive in order";
 }
 
+TEST(NatsPubSubTest, UnsubscribeStopsDeliveryEvenFromInsideTheHandler) {
+  NatsServer server;
+  ASSERT_TRUE(server.ok()) << server.Log();
+  auto ps = MustConnect(Options(server.url()));
+  ASSERT_TRUE(ps);
+  auto topic = *Topic::TenantStream(kTenant);
+  // A handler that drops its own subscription on the first message: no
+  // deadlock, and no further calls.
+  std::atomic<int> calls{0};
+  std::unique_ptr<Subscription> self;
+  std::mutex mu;
+  auto sub = ps->Subscribe(topic, [&](const Message&) {
+    ++calls;
+    std::lock_guard lock(mu);
+    self.reset();
+    return Status::Ok();
+  });
+  ASSERT_TRUE(sub.ok());
+  {
+    std::lock_guard lock(mu);
+    self = std::move(sub).value();
+  }
+  // A second subscription on the same connection is the barrier: once it
+  // has seen the last message, the first would have seen it too.
+  Collector barrier;
+  auto other = ps->Subscribe(topic, barrier.handler());
+  ASSERT_TRUE(other.ok());
+  Message m;
+  ASSERT_TRUE(ps->Publish(topic, m).ok());
+  ASSERT_TRUE(barrier.WaitFor(1));
+  ASSERT_TRUE(testing::WaitFor([&] { return calls == 1; }, std::chrono::seconds(10)));
+  ASSERT_TRUE(ps->Flush(std::chrono::seconds(5)).ok());
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(ps->Publish(topic, m).ok());
+  ASSERT_TRUE(barrier.WaitFor(6));
+  EXPECT_EQ(calls, 1);
+  // Destroying a subscription from outside waits for a running handler.
+  other->reset();
+  ASSERT_TRUE(ps->Publish(topic, m).ok());
+  ASSERT_TRUE(ps->Flush(std::chrono::seconds(5)).ok());
+  EXPECT_EQ(barrier.size(), 6u);
+}
+
 TEST(NatsPubSubTest, SeedListWithADeadServerConnects) {
   NatsServer server;
   ASSERT_TRUE(server.ok()) << server.Log();

@@ -11,7 +11,7 @@ std::string Printable(std::string_view s) {
   std::string out;
   for (char c : s.substr(0, 64)) {
     unsigned char u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u >= 0x7f) {
+    if (u < 0x20 || u >= 0x7f || c == '"' || c == '\\') {
       static constexpr char kHex[] = "0123456789abcdef";
       out += "\\x";
       out.push_back(kHex[u >> 4]);
@@ -37,7 +37,8 @@ void AppendQuoted(std::string& out, std::string_view value) {
 
 std::string CheckUsername(std::string_view u) {
   if (u.empty()) return "is empty; set a user name";
-  if (u.size() > 128) return "is longer than 128 characters; use a shorter user name";
+  // 128 (the API's limit) plus room for a rotation suffix "-r<N>".
+  if (u.size() > 160) return "is longer than 160 characters; use a shorter user name";
   for (char c : u) {
     if (!IsAlnum(c) && c != '-' && c != '_' && c != '.' && c != '@' && c != '+' && c != '=') {
       return "\"" + Printable(u) +
@@ -63,14 +64,18 @@ std::string CheckSubjectPrefix(std::string_view p) {
     if (c == '*' || c == '>') {
       return "\"" + Printable(p) + "\" contains a wildcard ('*' or '>'); use literal tokens";
     }
-    // Printable ASCII only; `"`, `\`, quotes and backticks never (config
-    // injection), `$` never (NATS system subjects such as $SYS, $JS).
+    // Inside a double-quoted NATS string only `"`, `\` and line breaks are
+    // special: those, whitespace and control characters never. UTF-8 is fine.
     unsigned char u = static_cast<unsigned char>(c);
-    if (u <= 0x20 || u >= 0x7f || c == '"' || c == '\\' || c == '\'' || c == '`' || c == '$') {
+    if (u <= 0x20 || u == 0x7f || c == '"' || c == '\\') {
       return "\"" + Printable(p) +
-             "\" contains whitespace, a control character or one of \" \\ ' ` $; use letters, "
-             "digits, '-' and '_'";
+             "\" contains whitespace, a control character, '\"' or '\\'; use letters, digits, "
+             "'-' and '_'";
     }
+  }
+  // $-subjects ($SYS, $JS, ...) belong to NATS itself.
+  if (p.front() == '$') {
+    return "\"" + Printable(p) + "\" starts with '$', reserved by NATS; choose another first token";
   }
   return "";
 }

@@ -198,12 +198,12 @@ std::vector<Case> Cases() {
 INSTANTIATE_TEST_SUITE_P(Reviews, AdmissionTable, ::testing::ValuesIn(Cases()),
                          [](const auto& info) { return info.param.name; });
 
-TEST(Admission, DeniedCarriesInvalidStatusWithFieldCauses) {
+TEST(Admission, DeniedCarriesForbiddenStatusWithFieldCauses) {
   StaticContextSource source({{}, {SharedServer()}});
   json review = ReviewOf(Backend("team-a", "hatchet", NatsBlock("hatchet..prod")));
   json response = json::parse(Review(review.dump(), Webhook::kValidating, source).body)["response"];
-  EXPECT_EQ(response["status"]["code"], 422);
-  EXPECT_EQ(response["status"]["reason"], "Invalid");
+  EXPECT_EQ(response["status"]["code"], 403);
+  EXPECT_EQ(response["status"]["reason"], "Forbidden");
   ASSERT_FALSE(response["status"]["details"]["causes"].empty());
   EXPECT_EQ(response["status"]["details"]["causes"][0]["field"], "spec.nats.subjectPrefix");
   EXPECT_EQ(response["status"]["details"]["kind"], "PubSubBackend");

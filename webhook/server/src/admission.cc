@@ -89,10 +89,11 @@ class Responder {
     json d = details;
     d["causes"] = std::move(causes);
     response_["allowed"] = false;
-    // 422 Invalid: what the API server itself answers for a schema error, so
-    // kubectl shows "Error from server (Invalid)".
+    // 403 Forbidden, as kubebuilder's Denied(): kubectl then prints
+    // "admission webhook ... denied the request: <message>". (422 Invalid
+    // would make kubectl print only the causes, hiding that it was us.)
     response_["status"] = {
-        {"code", 422}, {"reason", "Invalid"}, {"message", std::move(message)}, {"details", d}};
+        {"code", 403}, {"reason", "Forbidden"}, {"message", std::move(message)}, {"details", d}};
   }
 
   void Warn(const std::vector<validation::Finding>& warnings) {

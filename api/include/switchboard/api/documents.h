@@ -17,7 +17,7 @@ namespace switchboard::api {
 struct Document {
   nlohmann::json value;
   int line = 1;   // 1-based line of the document's first node (of the item, for List items)
-  int index = 0;  // 0-based position of the document in the text
+  int index = 0;  // 0-based position among the text's non-empty documents
   int item = -1;  // position in a List's items; -1 when not from a List
 };
 
@@ -27,7 +27,7 @@ struct LoadOptions {
   bool expand_lists = true;
   // YAML aliases may expand to at most this many nodes per text: a "billion
   // laughs" document is an error, not an out-of-memory.
-  size_t max_alias_nodes = 1'000'000;
+  size_t max_alias_nodes = 100'000;
   // Deeper nesting is an error (and recursion in callers stays bounded).
   int max_depth = 200;
 };

@@ -31,6 +31,11 @@ void EncodeMessageTo(const Message& message, std::string* out);
 
 Result<Message> DecodeMessage(std::string_view json);
 
+// Decodes into an existing message, reusing its buffers (subscribers decode
+// every message into the same object). On success *message equals what
+// DecodeMessage returns; on error its contents are unspecified.
+Status DecodeMessageInto(std::string_view json, Message* message);
+
 // Exact encoded size without building the text (used to plan chunks).
 size_t EncodedSize(const Message& message);
 

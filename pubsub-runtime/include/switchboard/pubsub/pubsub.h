@@ -15,8 +15,9 @@ namespace switchboard::pubsub {
 
 // Called once per received message, on a library thread (one thread per
 // subscription: calls for one subscription never overlap). The message is
-// already decompressed (compressed == false). A non-OK status or an
-// exception is logged; the message is not redelivered either way.
+// already decompressed (compressed == false). The reference is valid only
+// during the call (the object is reused): copy what you keep. A non-OK
+// status or an exception is logged; the message is not redelivered.
 using Handler = std::function<Status(const Message&)>;
 
 // An active subscription; destroying it unsubscribes and waits until no

@@ -88,14 +88,15 @@ struct RenderedConfig {
   std::vector<Rejected> rejected;  // sorted by namespace/name
 };
 
-// Renders the include file. Installation-level problems (a string that could
-// inject config: quotes, backslashes, control characters, whitespace, `$`,
-// braces...; a subject prefix that is not a valid subject; a hash that is not
-// bcrypt; a user name or prefix already taken by an installation earlier in
-// namespace/name order; no users) reject that installation only. Server-level
-// problems fail the whole render with kInvalidArgument naming the field:
-// max_payload outside [16 MiB, 64 MiB], a server namespace/name that is not
-// a Kubernetes name.
+// Renders the include file. Every value is written double-quoted (with `"`
+// and `\` escaped). Installation-level problems (a user name outside
+// [A-Za-z0-9-_.@+=] or over 160 characters; a subject prefix with
+// whitespace, control characters, `"`, `\`, a wildcard, an empty token or a
+// leading `$`; a namespace/name that is not a Kubernetes name, as they go
+// into comments; a hash that is not bcrypt; a user name or prefix already taken by an installation
+// earlier in namespace/name order; no users) reject that installation only. Server-level problems
+// fail the whole render with kInvalidArgument naming the field: max_payload outside [16 MiB, 64
+// MiB], a server namespace/name that is not a Kubernetes name.
 Result<RenderedConfig> RenderNatsConfig(const RenderInput& input);
 
 // "sha256:" + lowercase hex SHA-256 of `text` (status.configHash).

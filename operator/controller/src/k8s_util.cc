@@ -1,0 +1,222 @@
+#include "k8s_util.h"
+
+#include <openssl/evp.h>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+
+namespace switchboard::controller {
+
+std::string FormatRfc3339(std::chrono::system_clock::time_point t) {
+  auto secs = std::chrono::system_clock::to_time_t(t);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+  return buf;
+}
+
+std::string NowRfc3339() { return FormatRfc3339(std::chrono::system_clock::now()); }
+
+bool ParseRfc3339(std::string_view text, std::chrono::system_clock::time_point* out) {
+  std::tm tm{};
+  int y, mo, d, h, mi, s;
+  std::string t(text);
+  if (std::sscanf(t.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d", &y, &mo, &d, &h, &mi, &s) != 6)
+    return false;
+  tm.tm_year = y - 1900;
+  tm.tm_mon = mo - 1;
+  tm.tm_mday = d;
+  tm.tm_hour = h;
+  tm.tm_min = mi;
+  tm.tm_sec = s;
+  time_t secs = timegm(&tm);
+  if (secs == static_cast<time_t>(-1)) return false;
+  *out = std::chrono::system_clock::from_time_t(secs);
+  return true;
+}
+
+json Condition(std::string_view type, bool status, std::string_view reason,
+               std::string_view message, int64_t generation) {
+  return {{"type", type},
+          {"status", status ? "True" : "False"},
+          {"reason", reason},
+          {"message", message},
+          {"observedGeneration", generation},
+          {"lastTransitionTime", NowRfc3339()}};
+}
+
+void SetCondition(json* conditions, json cond) {
+  if (!conditions->is_array()) *conditions = json::array();
+  for (auto& c : *conditions) {
+    if (c.value("type", "") == cond["type"].get<std::string>()) {
+      if (c.value("status", "") == cond["status"].get<std::string>() &&
+          c.contains("lastTransitionTime")) {
+        cond["lastTransitionTime"] = c["lastTransitionTime"];
+      }
+      c = std::move(cond);
+      return;
+    }
+  }
+  conditions->push_back(std::move(cond));
+}
+
+const json* FindCondition(const json& obj, std::string_view type) {
+  auto st = obj.find("status");
+  if (st == obj.end() || !st->is_object()) return nullptr;
+  auto cs = st->find("conditions");
+  if (cs == st->end() || !cs->is_array()) return nullptr;
+  for (const auto& c : *cs) {
+    if (c.is_object() && c.value("type", "") == type) return &c;
+  }
+  return nullptr;
+}
+
+json OwnerReference(const json& owner) {
+  return {{"apiVersion", owner.value("apiVersion", "")},
+          {"kind", owner.value("kind", "")},
+          {"name", owner["metadata"].value("name", "")},
+          {"uid", owner["metadata"].value("uid", "")},
+          {"controller", true},
+          {"blockOwnerDeletion", true}};
+}
+
+bool IsOwnedBy(const json& obj, std::string_view owner_uid) {
+  auto meta = obj.find("metadata");
+  if (meta == obj.end()) return false;
+  auto refs = meta->find("ownerReferences");
+  if (refs == meta->end() || !refs->is_array()) return false;
+  for (const auto& r : *refs) {
+    if (r.is_object() && r.value("uid", "") == owner_uid) return true;
+  }
+  return false;
+}
+
+bool IsManagedBySwitchboard(const json& obj) {
+  auto meta = obj.find("metadata");
+  if (meta == obj.end()) return false;
+  auto labels = meta->find("labels");
+  return labels != meta->end() && labels->is_object() &&
+         labels->value(kManagedByLabel, "") == kManagedByValue;
+}
+
+namespace {
+int B64Value(char c) {
+  if (c >= 'A' && c <= 'Z') return c - 'A';
+  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+  if (c >= '0' && c <= '9') return c - '0' + 52;
+  if (c == '+') return 62;
+  if (c == '/') return 63;
+  return -1;
+}
+
+bool Base64Decode(std::string_view in, std::string* out) {
+  out->clear();
+  unsigned buf = 0;
+  int bits = 0;
+  for (char c : in) {
+    if (c == '=') break;
+    int v = B64Value(c);
+    if (v < 0) return false;
+    buf = (buf << 6) | static_cast<unsigned>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out->push_back(static_cast<char>((buf >> bits) & 0xff));
+    }
+  }
+  return true;
+}
+}  // namespace
+
+std::string Base64Encode(std::string_view in) {
+  static const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((in.size() + 2) / 3 * 4);
+  size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    unsigned v = (static_cast<unsigned char>(in[i]) << 16) |
+                 (static_cast<unsigned char>(in[i + 1]) << 8) |
+                 static_cast<unsigned char>(in[i + 2]);
+    out += kAlphabet[(v >> 18) & 63];
+    out += kAlphabet[(v >> 12) & 63];
+    out += kAlphabet[(v >> 6) & 63];
+    out += kAlphabet[v & 63];
+  }
+  if (i < in.size()) {
+    unsigned v = static_cast<unsigned char>(in[i]) << 16;
+    if (i + 1 < in.size()) v |= static_cast<unsigned char>(in[i + 1]) << 8;
+    out += kAlphabet[(v >> 18) & 63];
+    out += kAlphabet[(v >> 12) & 63];
+    out += i + 1 < in.size() ? kAlphabet[(v >> 6) & 63] : '=';
+    out += '=';
+  }
+  return out;
+}
+
+SecretData DecodeSecretData(const json& secret) {
+  SecretData out;
+  auto data = secret.find("data");
+  if (data == secret.end() || !data->is_object()) return out;
+  for (auto it = data->begin(); it != data->end(); ++it) {
+    if (!it.value().is_string()) continue;
+    std::string v;
+    if (Base64Decode(it.value().get<std::string>(), &v)) out[it.key()] = std::move(v);
+  }
+  return out;
+}
+
+json EncodeSecretData(const SecretData& data) {
+  json out = json::object();
+  for (const auto& [k, v] : data) out[k] = Base64Encode(v);
+  return out;
+}
+
+std::string Sha256Tagged(std::string_view data) {
+  unsigned char md[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(data.data(), data.size(), md, &len, EVP_sha256(), nullptr);
+  static const char* kHex = "0123456789abcdef";
+  std::string out = "sha256:";
+  for (unsigned i = 0; i < len; i++) {
+    out += kHex[md[i] >> 4];
+    out += kHex[md[i] & 15];
+  }
+  return out;
+}
+
+bool HasFinalizer(const json& obj, std::string_view finalizer) {
+  auto meta = obj.find("metadata");
+  if (meta == obj.end()) return false;
+  auto f = meta->find("finalizers");
+  if (f == meta->end() || !f->is_array()) return false;
+  for (const auto& x : *f) {
+    if (x.is_string() && x.get<std::string>() == finalizer) return true;
+  }
+  return false;
+}
+
+bool IsDeleting(const json& obj) {
+  auto meta = obj.find("metadata");
+  return meta != obj.end() && meta->contains("deletionTimestamp") &&
+         !(*meta)["deletionTimestamp"].is_null();
+}
+
+int64_t GenerationOf(const json& obj) {
+  auto meta = obj.find("metadata");
+  if (meta == obj.end()) return 0;
+  return meta->value("generation", int64_t{0});
+}
+
+std::string Annotation(const json& obj, std::string_view key) {
+  auto meta = obj.find("metadata");
+  if (meta == obj.end()) return "";
+  auto a = meta->find("annotations");
+  if (a == meta->end() || !a->is_object()) return "";
+  auto v = a->find(std::string(key));
+  return v != a->end() && v->is_string() ? v->get<std::string>() : "";
+}
+
+}  // namespace switchboard::controller

@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# `make run`: Switchboard end to end on this machine.
+#
+# KUBECONFIG unset: start the local cluster (scripts/cluster.sh up, CRDs
+# included), a nats-server on a free loopback port whose config `include`s
+# the operator's rendered file, switchboard-config-sync (plays the NATS Helm
+# chart's reloader), the webhook when built, and the operator; apply a
+# NatsServer and two PubSubBackends; wait until they are Ready; print the env
+# Secret (passwords masked unless --show-secrets) and the status; keep
+# running until Ctrl-C, then stop everything this script started.
+#
+# KUBECONFIG set: run the operator against that cluster in the foreground
+# (Ctrl-C stops it); nothing else is started or applied.
+#
+# Usage: scripts/run-local.sh [--show-secrets] [--no-wait]
+#   --no-wait   exit after printing instead of running until Ctrl-C (CI smoke)
+# Environment: BUILD (build dir, default build), RUN_NAMESPACE (default
+# switchboard-demo), SWITCHBOARD_TOOLS_DIR (see scripts/cluster.sh).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+build="${BUILD:-$root/build}"
+bin="$build/bin"
+show_secrets=false
+wait_forever=true
+for a in "$@"; do
+  case "$a" in
+    --show-secrets) show_secrets=true ;;
+    --no-wait) wait_forever=false ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    *) echo "run-local: unknown argument $a (try --help)" >&2; exit 2 ;;
+  esac
+done
+
+say() { echo "run-local: $*" >&2; }
+die() { say "error: $*"; exit 1; }
+[ -x "$bin/switchboard-operator" ] || die "$bin/switchboard-operator not built; run 'make build'"
+
+if [ -n "${KUBECONFIG:-}" ]; then
+  say "KUBECONFIG is set: running the operator against $(kubectl config current-context 2>/dev/null || echo "$KUBECONFIG")"
+  exec "$bin/switchboard-operator" --kubeconfig "${KUBECONFIG%%:*}"
+fi
+
+state="$root/.cache/run-local"
+mkdir -p "$state"
+ns="${RUN_NAMESPACE:-switchboard-demo}"
+pids=()
+started_cluster=false
+
+cleanup() {
+  trap - EXIT INT TERM
+  say "stopping"
+  local i
+  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+    kill -TERM "${pids[i]}" 2>/dev/null || true
+  done
+  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+    wait "${pids[i]}" 2>/dev/null || true
+  done
+  if $started_cluster; then CLUSTER_DIR="$state/cluster" bash "$root/scripts/cluster.sh" down || true; fi
+  say "stopped; logs in $state"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# 1. Cluster (etcd + kube-apiserver) with the CRDs.
+CLUSTER_DIR="$state/cluster" bash "$root/scripts/cluster.sh" up
+started_cluster=true
+export KUBECONFIG
+KUBECONFIG=$(CLUSTER_DIR="$state/cluster" bash "$root/scripts/cluster.sh" kubeconfig)
+kubectl create namespace "$ns" --dry-run=client -o yaml | kubectl apply -f - >/dev/null
+
+# 2. nats-server including the rendered file (empty until the operator writes it).
+nats_port=$(free_port)
+natsdir="$state/nats"
+mkdir -p "$natsdir"
+cat >"$natsdir/nats.conf" <<CONF
+# Local NATS for 'make run'. switchboard.conf is the operator's rendered
+# include, mirrored here by switchboard-config-sync.
+listen: 127.0.0.1:$nats_port
+include "switchboard.conf"
+CONF
+printf 'max_payload: 16777216\n' >"$natsdir/switchboard.conf"
+rm -f "$natsdir/nats.pid"
+nats-server -c "$natsdir/nats.conf" -P "$natsdir/nats.pid" >"$state/nats.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do [ -s "$natsdir/nats.pid" ] && break; sleep 0.1; done
+say "nats-server on 127.0.0.1:$nats_port (log $state/nats.log)"
+
+# 3. The reloader.
+"$bin/switchboard-config-sync" --namespace "$ns" --secret local-switchboard \
+  --file "$natsdir/switchboard.conf" --pid-file "$natsdir/nats.pid" >"$state/config-sync.log" 2>&1 &
+pids+=($!)
+
+# 4. The webhook, when built (registration needs its TLS setup; see webhook/README.md).
+if [ -x "$bin/switchboard-webhook" ] && [ -f "$root/scripts/webhook-local.sh" ]; then
+  bash "$root/scripts/webhook-local.sh" "$state" >"$state/webhook.log" 2>&1 &
+  pids+=($!)
+  say "webhook started (log $state/webhook.log)"
+else
+  say "webhook not started (not built or no local registration script); the operator validates on its own"
+fi
+
+# 5. The operator.
+health_port=$(free_port)
+metrics_port=$(free_port)
+"$bin/switchboard-operator" --namespaces "$ns" --health-addr "127.0.0.1:$health_port" \
+  --metrics-addr "127.0.0.1:$metrics_port" --probe-interval 30s >"$state/operator.log" 2>&1 &
+pids+=($!)
+say "operator: health http://127.0.0.1:$health_port/readyz metrics http://127.0.0.1:$metrics_port/metrics (log $state/operator.log)"
+
+# 6. Samples: one NatsServer, two installations.
+kubectl apply -n "$ns" -f - >/dev/null <<YAML
+apiVersion: pubsub.switchboard.dev/v1alpha1
+kind: NatsServer
+metadata: {name: local}
+spec:
+  url: nats://127.0.0.1:$nats_port
+---
+apiVersion: pubsub.switchboard.dev/v1alpha1
+kind: PubSubBackend
+metadata: {name: hatchet-a}
+spec:
+  kind: nats
+  nats: {serverRef: {name: local}, subjectPrefix: hatchet.a}
+---
+apiVersion: pubsub.switchboard.dev/v1alpha1
+kind: PubSubBackend
+metadata: {name: hatchet-b}
+spec:
+  kind: nats
+  nats: {serverRef: {name: local}, subjectPrefix: hatchet.b}
+YAML
+say "applied NatsServer local and PubSubBackends hatchet-a, hatchet-b in namespace $ns; waiting for Ready"
+if ! kubectl wait -n "$ns" --for=condition=Ready psb/hatchet-a psb/hatchet-b --timeout=120s >/dev/null; then
+  kubectl get psb -n "$ns" -o yaml >&2 || true
+  tail -20 "$state/operator.log" >&2 || true
+  die "backends did not become Ready"
+fi
+
+echo
+kubectl get natsservers,pubsubbackends -n "$ns"
+echo
+echo "env Secret hatchet-a-pubsub-env (consume it with envFrom):"
+kubectl get secret hatchet-a-pubsub-env -n "$ns" -o json | SHOW="$show_secrets" python3 -c '
+import base64, json, os, sys
+d = json.load(sys.stdin)["data"]
+for k in sorted(d):
+    v = base64.b64decode(d[k]).decode()
+    if k.endswith("PASSWORD") and os.environ["SHOW"] != "true":
+        v = "******** (--show-secrets to print)"
+    print(f"  {k}={v}")'
+echo
+echo "status of hatchet-a:"
+kubectl get psb hatchet-a -n "$ns" -o jsonpath='{.status}' | python3 -m json.tool
+echo
+say "export KUBECONFIG=$KUBECONFIG to use kubectl against this cluster"
+if $wait_forever; then
+  say "running; Ctrl-C stops everything"
+  while :; do sleep 3600; done
+fi

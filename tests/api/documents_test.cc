@@ -1,0 +1,163 @@
+#include "switchboard/api/documents.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+namespace switchboard::api {
+namespace {
+
+using nlohmann::json;
+
+TEST(Documents, MultiDocumentYamlWithLines) {
+  auto r = LoadDocuments(
+      "# leading comment\n"
+      "apiVersion: v1\n"  // 2
+      "kind: A\n"
+      "---\n"
+      "---\n"  // empty document: skipped
+      "# c\n"
+      "kind: B\n"  // 7
+      "spec: {a: 1, b: [x, 2]}\n"
+      "...\n"
+      "---\n"
+      "kind: C\n");  // 11
+  ASSERT_TRUE(r.status.ok()) << r.status.message();
+  ASSERT_EQ(r.documents.size(), 3u);
+  EXPECT_EQ(r.documents[0].line, 2);
+  EXPECT_EQ(r.documents[1].line, 7);
+  EXPECT_EQ(r.documents[2].line, 11);
+  EXPECT_EQ(r.documents[1].value["spec"], (json{{"a", 1}, {"b", {"x", 2}}}));
+  EXPECT_EQ(r.documents[1].index, 1);  // empty documents are not counted
+}
+
+TEST(Documents, ScalarsResolveLikeKubectl) {
+  auto r = LoadDocuments(
+      "a: 1\nb: \"1\"\nc: 1.5\nd: true\ne: yes\nf: null\ng: ~\nh: 0x10\ni: 'x'\nj: 16Mi\n"
+      "k: -3\nl: 1e3\nm: |\n  text\nn: !!str 5\no: 99999999999999999999\np: off\n");
+  ASSERT_TRUE(r.status.ok()) << r.status.message();
+  const json& v = r.documents[0].value;
+  EXPECT_EQ(v["a"], 1);
+  EXPECT_EQ(v["b"], "1");
+  EXPECT_EQ(v["c"], 1.5);
+  EXPECT_EQ(v["d"], true);
+  EXPECT_EQ(v["e"], true);
+  EXPECT_TRUE(v["f"].is_null());
+  EXPECT_TRUE(v["g"].is_null());
+  EXPECT_EQ(v["h"], 16);
+  EXPECT_EQ(v["i"], "x");
+  EXPECT_EQ(v["j"], "16Mi");
+  EXPECT_EQ(v["k"], -3);
+  EXPECT_EQ(v["l"], 1000.0);
+  EXPECT_EQ(v["m"], "text\n");
+  EXPECT_EQ(v["n"], "5");
+  EXPECT_TRUE(v["o"].is_number());
+  EXPECT_EQ(v["p"], false);
+}
+
+TEST(Documents, AnchorsAliasesAndMergeKeys) {
+  auto r = LoadDocuments(
+      "base: &b {x: 1, y: 2}\n"
+      "copy: *b\n"
+      "merged:\n  <<: *b\n  y: 3\n");
+  ASSERT_TRUE(r.status.ok()) << r.status.message();
+  const json& v = r.documents[0].value;
+  EXPECT_EQ(v["copy"], (json{{"x", 1}, {"y", 2}}));
+  EXPECT_EQ(v["merged"], (json{{"x", 1}, {"y", 3}}));
+}
+
+TEST(Documents, BillionLaughsIsRefused) {
+  std::string y = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
+  for (char c = 'b'; c <= 'k'; ++c) {
+    y += std::string(1, c) + ": &" + c + " [";
+    for (int i = 0; i < 10; ++i) y += std::string(i ? ", *" : "*") + static_cast<char>(c - 1);
+    y += "]\n";
+  }
+  auto r = LoadDocuments(y);
+  EXPECT_FALSE(r.status.ok());
+  EXPECT_NE(r.status.message().find("aliases"), std::string::npos) << r.status.message();
+}
+
+TEST(Documents, DuplicateKeysAreAnError) {
+  auto r = LoadDocuments("kind: A\nspec:\n  x: 1\n  x: 2\n");
+  EXPECT_FALSE(r.status.ok());
+  EXPECT_EQ(r.error_line, 4);
+  EXPECT_NE(r.status.message().find("\"x\" already defined"), std::string::npos);
+}
+
+TEST(Documents, SyntaxErrorKeepsEarlierDocumentsAndNamesTheLine) {
+  auto r = LoadDocuments("kind: A\n---\nkind: B\n  bad: [\n");
+  EXPECT_FALSE(r.status.ok());
+  EXPECT_EQ(r.documents.size(), 1u);
+  EXPECT_GE(r.error_line, 3);
+  EXPECT_NE(r.status.message().find("YAML"), std::string::npos);
+}
+
+TEST(Documents, ListKindExpandsWithItemLines) {
+  auto r = LoadDocuments(
+      "apiVersion: v1\n"
+      "kind: List\n"
+      "items:\n"
+      "- kind: A\n"  // 4
+      "  metadata: {name: a}\n"
+      "- kind: B\n");  // 6
+  ASSERT_TRUE(r.status.ok());
+  ASSERT_EQ(r.documents.size(), 2u);
+  EXPECT_EQ(r.documents[0].line, 4);
+  EXPECT_EQ(r.documents[1].line, 6);
+  EXPECT_EQ(r.documents[1].item, 1);
+  EXPECT_EQ(r.documents[1].value["kind"], "B");
+  LoadOptions keep;
+  keep.expand_lists = false;
+  EXPECT_EQ(LoadDocuments("kind: List\nitems: [{a: 1}]\n", keep).documents.size(), 1u);
+}
+
+TEST(Documents, JsonDocumentsAndLists) {
+  auto r = LoadDocuments(
+      "{\"kind\": \"A\"}\n"
+      "\n"
+      "{\"kind\": \"List\", \"items\": [\n"         // 3
+      "  {\"kind\": \"B\", \"x\": \"a]}\\\"\"},\n"  // 4: brackets inside strings
+      "  {\"kind\": \"C\"}\n"                       // 5
+      "]}\n");
+  ASSERT_TRUE(r.status.ok()) << r.status.message();
+  ASSERT_EQ(r.documents.size(), 3u);
+  EXPECT_EQ(r.documents[0].line, 1);
+  EXPECT_EQ(r.documents[1].line, 4);
+  EXPECT_EQ(r.documents[1].value["x"], "a]}\"");
+  EXPECT_EQ(r.documents[2].line, 5);
+  EXPECT_EQ(r.documents[2].value["kind"], "C");
+}
+
+TEST(Documents, JsonErrorsNameTheLine) {
+  auto r = LoadDocuments("{\"a\": 1}\n{\"b\":\n  tru}\n");
+  EXPECT_FALSE(r.status.ok());
+  EXPECT_EQ(r.documents.size(), 1u);
+  EXPECT_EQ(r.error_line, 3);
+  auto unclosed = LoadDocuments("{\"a\": [1, 2}");
+  EXPECT_FALSE(unclosed.status.ok());
+  auto deep = LoadDocuments(std::string(1000, '[') + std::string(1000, ']'));
+  EXPECT_FALSE(deep.status.ok());
+  EXPECT_NE(deep.status.message().find("nesting"), std::string::npos);
+}
+
+TEST(Documents, DeepYamlNestingIsRefused) {
+  auto r = LoadDocuments(std::string(1000, '[') + std::string(1000, ']'));
+  EXPECT_FALSE(r.status.ok());
+}
+
+TEST(Documents, EmptyInputs) {
+  EXPECT_TRUE(LoadDocuments("").documents.empty());
+  EXPECT_TRUE(LoadDocuments("# only a comment\n").documents.empty());
+  EXPECT_TRUE(LoadDocuments("---\n---\n").status.ok());
+  EXPECT_TRUE(LoadDocuments("\xEF\xBB\xBF{\"a\":1}").status.ok());
+}
+
+TEST(Documents, ReadHelpers) {
+  EXPECT_EQ(ReadFileText("/nonexistent/x.yaml").status().code(), StatusCode::kNotFound);
+  std::istringstream in("kind: A\n");
+  EXPECT_EQ(*ReadStreamText(in), "kind: A\n");
+}
+
+}  // namespace
+}  // namespace switchboard::api

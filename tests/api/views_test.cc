@@ -1,0 +1,87 @@
+#include "switchboard/api/views.h"
+
+#include <gtest/gtest.h>
+
+namespace switchboard::api {
+namespace {
+
+using nlohmann::json;
+
+TEST(Views, BackendDefaults) {
+  json o = {{"kind", "PubSubBackend"},
+            {"metadata", {{"name", "hatchet"}, {"namespace", "team-a"}}},
+            {"spec", {{"kind", "nats"}, {"nats", {{"serverRef", {{"name", "shared"}}}}}}}};
+  BackendView v(o);
+  EXPECT_EQ(v.kind(), "nats");
+  EXPECT_TRUE(v.has_nats());
+  EXPECT_EQ(v.server(), (ObjectKey{"team-a", "shared"}));
+  EXPECT_EQ(v.subject_prefix(), "hatchet.pubsub");
+  EXPECT_EQ(v.username(), "team-a-hatchet");
+  EXPECT_FALSE(v.password_secret().has_value());
+  EXPECT_EQ(v.credentials_secret_name(), "hatchet-nats-credentials");
+  EXPECT_EQ(v.rotation_grace_period(), "10m");
+  EXPECT_EQ(v.env_secret_name(), "hatchet-pubsub-env");
+  EXPECT_EQ(v.max_pub_chans(), 10);
+  EXPECT_EQ(v.max_sub_chans(), 20);
+  EXPECT_EQ(v.max_conns(), 5);
+  EXPECT_EQ(v.min_conns(), 1);
+}
+
+TEST(Views, BackendExplicitValues) {
+  json o = {{"metadata", {{"name", "h"}, {"namespace", "a"}}},
+            {"spec",
+             {{"kind", "nats"},
+              {"nats",
+               {{"serverRef", {{"name", "s"}, {"namespace", "nats"}}},
+                {"subjectPrefix", "p.q"},
+                {"credentials",
+                 {{"username", "u"}, {"passwordSecretRef", {{"name", "pw"}, {"key", "k"}}}}}}},
+              {"output", {{"secretName", "env"}}}}}};
+  BackendView v(o);
+  EXPECT_EQ(v.server().ToString(), "nats/s");
+  EXPECT_EQ(v.subject_prefix(), "p.q");
+  EXPECT_EQ(v.username(), "u");
+  ASSERT_TRUE(v.password_secret());
+  EXPECT_EQ(v.password_secret()->key, "k");
+  EXPECT_EQ(v.credentials_secret_name(), "pw");
+  EXPECT_EQ(v.env_secret_name(), "env");
+}
+
+TEST(Views, WrongTypesReadAsDefaults) {
+  json o = {{"metadata", 5},
+            {"spec", {{"kind", 1}, {"nats", "x"}, {"postgres", {{"maxConns", "7"}}}}}};
+  BackendView v(o);
+  EXPECT_EQ(v.kind(), "");
+  EXPECT_FALSE(v.has_nats());
+  EXPECT_EQ(v.max_conns(), 5);
+  EXPECT_EQ(v.name(), "");
+}
+
+TEST(Views, Server) {
+  json o = {{"metadata", {{"name", "shared"}, {"namespace", "nats"}}},
+            {"spec",
+             {{"url", "nats://a"},
+              {"maxPayload", "32Mi"},
+              {"allowedNamespaces", {{"from", "List"}, {"names", {"a", "b"}}}}}}};
+  NatsServerView v(o);
+  EXPECT_EQ(v.max_payload(), 32 * 1024 * 1024);
+  EXPECT_EQ(v.max_pending(), 64 * 1024 * 1024);
+  EXPECT_EQ(v.isolation(), "Permissions");
+  EXPECT_EQ(v.config_secret_name(), "shared-switchboard");
+  EXPECT_EQ(v.config_key(), "switchboard.conf");
+  EXPECT_FALSE(v.ca_secret());
+  EXPECT_TRUE(v.AllowsNamespace("a"));
+  EXPECT_FALSE(v.AllowsNamespace("nats"));  // List means only the listed ones
+  o["spec"]["allowedNamespaces"] = {{"from", "All"}};
+  EXPECT_TRUE(NatsServerView(o).AllowsNamespace("anything"));
+  o["spec"].erase("allowedNamespaces");
+  EXPECT_TRUE(NatsServerView(o).AllowsNamespace("nats"));
+  EXPECT_FALSE(NatsServerView(o).AllowsNamespace("team-a"));
+  o["spec"]["maxPayload"] = "lots";
+  EXPECT_FALSE(NatsServerView(o).max_payload());
+  o["spec"]["tls"] = {{"caSecretRef", {{"name", "ca"}}}};
+  EXPECT_EQ(NatsServerView(o).ca_secret()->key, "ca.crt");
+}
+
+}  // namespace
+}  // namespace switchboard::api

@@ -1,0 +1,181 @@
+#include "switchboard/operator/conditions.h"
+
+#include <gtest/gtest.h>
+
+namespace switchboard::operator_logic {
+namespace {
+
+using nlohmann::json;
+
+TEST(SetCondition, KeepsTransitionTimeWhenStatusUnchanged) {
+  std::vector<Condition> cs;
+  EXPECT_TRUE(SetCondition(cs, {"Ready", "False", "AuthFailed", "m1", 1, ""}, "T1"));
+  ASSERT_EQ(cs.size(), 1u);
+  EXPECT_EQ(cs[0].last_transition_time, "T1");
+  // Same status, new reason/message: changed, time kept.
+  EXPECT_TRUE(SetCondition(cs, {"Ready", "False", "ServerUnreachable", "m2", 1, ""}, "T2"));
+  EXPECT_EQ(cs[0].last_transition_time, "T1");
+  EXPECT_EQ(cs[0].reason, "ServerUnreachable");
+  // Identical: not changed.
+  EXPECT_FALSE(SetCondition(cs, {"Ready", "False", "ServerUnreachable", "m2", 1, ""}, "T3"));
+  EXPECT_EQ(cs[0].last_transition_time, "T1");
+  // New generation only: changed, time kept.
+  EXPECT_TRUE(SetCondition(cs, {"Ready", "False", "ServerUnreachable", "m2", 2, ""}, "T4"));
+  EXPECT_EQ(cs[0].last_transition_time, "T1");
+  // Status flips: new time.
+  EXPECT_TRUE(SetCondition(cs, {"Ready", "True", "Probed", "ok", 2, ""}, "T5"));
+  EXPECT_EQ(cs[0].last_transition_time, "T5");
+  // Another type is appended.
+  EXPECT_TRUE(SetCondition(cs, {"Probed", "True", "Succeeded", "", 2, ""}, "T6"));
+  EXPECT_EQ(cs.size(), 2u);
+  EXPECT_EQ(FindCondition(cs, "Probed")->last_transition_time, "T6");
+  EXPECT_EQ(FindCondition(cs, "Nope"), nullptr);
+}
+
+TEST(Conditions, JsonRoundTripAndLenientParsing) {
+  Condition c{"Ready", "True", "Probed", "ok", 3, "2026-11-30T10:00:00Z"};
+  json j = ToJson(c);
+  EXPECT_EQ(j["observedGeneration"], 3);
+  EXPECT_EQ(j["lastTransitionTime"], "2026-11-30T10:00:00Z");
+  auto back = ConditionFromJson(j);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->reason, "Probed");
+  auto list = ConditionsFromJson(json::array({j, 42, json::object(), {{"type", "X"}}}));
+  EXPECT_EQ(list.size(), 1u);
+  EXPECT_TRUE(ConditionsFromJson("garbage").empty());
+}
+
+std::vector<StepResult> AllOk() {
+  return {{Step::kValidate, true, "", ""},    {Step::kResolveServer, true, "", ""},
+          {Step::kCredentials, true, "", ""}, {Step::kRenderConfig, true, "", ""},
+          {Step::kEnvSecret, true, "", ""},   {Step::kProbe, true, "", "round trip 2 ms"}};
+}
+
+TEST(BackendStatus, ReadyNatsHasEveryField) {
+  BackendStatusInput in;
+  in.generation = 4;
+  in.steps = AllOk();
+  in.env_secret_name = "hatchet-pubsub-env";
+  in.env_secret_hash = "sha256:abc";
+  in.subject = "hatchet.team-a.*";
+  in.username = "team-a-hatchet";
+  in.server_max_payload = 16777216;
+  in.last_probe_time = "2026-11-30T10:00:00Z";
+  json s = ComputeBackendStatus(nullptr, in, "T1");
+  EXPECT_EQ(s["observedGeneration"], 4);
+  EXPECT_EQ(s["envSecretName"], "hatchet-pubsub-env");
+  EXPECT_EQ(s["envSecretHash"], "sha256:abc");
+  EXPECT_EQ(s["subject"], "hatchet.team-a.*");
+  EXPECT_EQ(s["username"], "team-a-hatchet");
+  EXPECT_EQ(s["serverMaxPayload"], 16777216);
+  EXPECT_FALSE(s.contains("rotation"));
+  auto cs = ConditionsFromJson(s["conditions"]);
+  ASSERT_EQ(cs.size(), 5u);
+  EXPECT_EQ(cs[0].type, "Ready");
+  EXPECT_EQ(cs[0].status, "True");
+  EXPECT_EQ(cs[0].reason, "Probed");
+  for (const auto& c : cs) {
+    EXPECT_EQ(c.observed_generation, 4);
+    EXPECT_EQ(c.status, "True") << c.type;
+  }
+  EXPECT_EQ(FindCondition(cs, "Probed")->message, "round trip 2 ms");
+}
+
+TEST(BackendStatus, FailureTable) {
+  struct Case {
+    Step failing;
+    std::string reason;
+    std::string failed_condition;  // "" when only Ready says it
+    std::vector<std::string> pending;
+  } cases[] = {
+      {Step::kValidate,
+       "InvalidSpec",
+       "",
+       {"CredentialsReady", "ConfigRendered", "EnvSecretReady", "Probed"}},
+      {Step::kResolveServer,
+       "NamespaceNotAllowed",
+       "",
+       {"CredentialsReady", "ConfigRendered", "EnvSecretReady", "Probed"}},
+      {Step::kCredentials,
+       "CredentialsNotFound",
+       "CredentialsReady",
+       {"ConfigRendered", "EnvSecretReady", "Probed"}},
+      {Step::kRenderConfig, "ConfigTargetMissing", "ConfigRendered", {"EnvSecretReady", "Probed"}},
+      {Step::kEnvSecret, "SecretConflict", "EnvSecretReady", {"Probed"}},
+      {Step::kProbe, "AuthFailed", "Probed", {}},
+  };
+  for (const auto& c : cases) {
+    BackendStatusInput in;
+    in.generation = 2;
+    for (const auto& r : AllOk()) {
+      if (r.step == c.failing) {
+        in.steps.push_back({r.step, false, c.reason, "because"});
+        break;
+      }
+      in.steps.push_back(r);
+    }
+    json prev = {{"envSecretName", "old-env"}, {"serverMaxPayload", 1048576}};
+    json s = ComputeBackendStatus(prev, in, "T1");
+    auto cs = ConditionsFromJson(s["conditions"]);
+    const Condition* ready = FindCondition(cs, "Ready");
+    ASSERT_NE(ready, nullptr);
+    EXPECT_EQ(ready->status, "False");
+    EXPECT_EQ(ready->reason, c.reason);
+    EXPECT_EQ(ready->message, "because");
+    if (!c.failed_condition.empty()) {
+      EXPECT_EQ(FindCondition(cs, c.failed_condition)->status, "False") << c.reason;
+    }
+    for (const auto& p : c.pending) {
+      EXPECT_EQ(FindCondition(cs, p)->status, "Unknown") << c.reason << " " << p;
+      EXPECT_EQ(FindCondition(cs, p)->reason, "Pending");
+    }
+    EXPECT_EQ(s["envSecretName"], "old-env") << "a failed reconcile keeps what exists";
+    EXPECT_EQ(s["serverMaxPayload"], 1048576);
+  }
+}
+
+TEST(BackendStatus, NonNatsKindsHaveNoProbeAndDropStaleConditions) {
+  BackendStatusInput nats;
+  nats.steps = AllOk();
+  json prev = ComputeBackendStatus(nullptr, nats, "T1");
+  BackendStatusInput pg;
+  pg.kind = BackendKind::kPostgres;
+  pg.steps = {{Step::kValidate, true, "", ""}, {Step::kEnvSecret, true, "", ""}};
+  pg.env_secret_name = "x-pubsub-env";
+  json s = ComputeBackendStatus(prev, pg, "T2");
+  auto cs = ConditionsFromJson(s["conditions"]);
+  EXPECT_EQ(cs.size(), 2u);
+  EXPECT_EQ(FindCondition(cs, "Ready")->reason, "EnvSecretWritten");
+  EXPECT_EQ(FindCondition(cs, "Probed"), nullptr);
+  EXPECT_EQ(FindCondition(cs, "Ready")->last_transition_time, "T1") << "still True";
+  EXPECT_FALSE(s.contains("subject"));
+}
+
+TEST(BackendStatus, RotationIsShown) {
+  BackendStatusInput in;
+  in.steps = AllOk();
+  in.rotation = {{"phase", "Retiring"}, {"retiresAt", "2026-11-30T10:10:00Z"}};
+  json s = ComputeBackendStatus(nullptr, in, "T1");
+  EXPECT_EQ(s["rotation"]["phase"], "Retiring");
+}
+
+TEST(ServerStatus, ReadyAndFailure) {
+  json s = ComputeServerStatus(nullptr, 3, 2, "sha256:x", "", "", "T1");
+  EXPECT_EQ(s["installations"], 2);
+  EXPECT_EQ(s["configHash"], "sha256:x");
+  EXPECT_EQ(s["conditions"][0]["reason"], "ConfigRendered");
+  json f = ComputeServerStatus(s, 4, 2, "", "ConfigTargetMissing", "no Secret", "T2");
+  EXPECT_EQ(f["configHash"], "sha256:x");
+  EXPECT_EQ(f["conditions"][0]["status"], "False");
+  EXPECT_EQ(f["conditions"][0]["lastTransitionTime"], "T2");
+}
+
+TEST(ParseBackendKind, Table) {
+  EXPECT_EQ(ParseBackendKind("nats").value(), BackendKind::kNats);
+  EXPECT_EQ(ParseBackendKind("rabbitmq").value(), BackendKind::kRabbitMq);
+  EXPECT_EQ(ParseBackendKind("postgres").value(), BackendKind::kPostgres);
+  EXPECT_FALSE(ParseBackendKind("kafka").ok());
+}
+
+}  // namespace
+}  // namespace switchboard::operator_logic

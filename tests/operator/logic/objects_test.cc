@@ -1,0 +1,133 @@
+#include "switchboard/operator/objects.h"
+
+#include <gtest/gtest.h>
+
+#include "switchboard/operator/secrets.h"
+
+namespace switchboard::operator_logic {
+namespace {
+
+using nlohmann::json;
+
+TEST(Base64, RoundTripAndKnownValues) {
+  struct Case {
+    std::string plain, encoded;
+  } cases[] = {{"", ""},        {"f", "Zg=="},        {"fo", "Zm8="},
+               {"foo", "Zm9v"}, {"foob", "Zm9vYg=="}, {std::string("\0\xff\xfe", 3), "AP/+"}};
+  for (const auto& c : cases) {
+    EXPECT_EQ(Base64Encode(c.plain), c.encoded);
+    EXPECT_EQ(Base64Decode(c.encoded).value(), c.plain);
+  }
+  for (const char* bad : {"Zg=", "Z===", "Zm9v!A==", "=Zm9", "Zg==Zg=="}) {
+    EXPECT_FALSE(Base64Decode(bad).ok()) << bad;
+  }
+}
+
+TEST(BuildSecret, ShapeForServerSideApply) {
+  SecretSpec spec;
+  spec.ns = "team-a";
+  spec.name = "hatchet-pubsub-env";
+  spec.data = {{"K", "v"}};
+  spec.labels = {{std::string(kBackendLabel), "hatchet"}};
+  spec.owner = OwnerRef{.kind = "PubSubBackend", .name = "hatchet", .uid = "uid-1"};
+  json s = BuildSecret(spec);
+  EXPECT_EQ(s["apiVersion"], "v1");
+  EXPECT_EQ(s["kind"], "Secret");
+  EXPECT_EQ(s["type"], "Opaque");
+  EXPECT_EQ(s["metadata"]["name"], "hatchet-pubsub-env");
+  EXPECT_EQ(s["metadata"]["namespace"], "team-a");
+  EXPECT_EQ(s["metadata"]["labels"]["app.kubernetes.io/managed-by"], "switchboard");
+  EXPECT_EQ(s["metadata"]["labels"]["pubsub.switchboard.dev/backend"], "hatchet");
+  EXPECT_FALSE(s["metadata"].contains("annotations"));
+  const json& ref = s["metadata"]["ownerReferences"][0];
+  EXPECT_EQ(ref["apiVersion"], "pubsub.switchboard.dev/v1alpha1");
+  EXPECT_EQ(ref["kind"], "PubSubBackend");
+  EXPECT_EQ(ref["uid"], "uid-1");
+  EXPECT_EQ(ref["controller"], true);
+  EXPECT_EQ(ref["blockOwnerDeletion"], true);
+  EXPECT_EQ(s["data"]["K"], "dg==");
+  EXPECT_EQ(DecodeSecretData(s).value(), spec.data);
+  EXPECT_EQ(CheckOwnership(s, "uid-1"), Ownership::kOwned);
+  EXPECT_EQ(BuildSecret(spec).dump(), s.dump()) << "deterministic";
+}
+
+TEST(DecodeSecretData, StringDataWinsAndBadBase64NamesTheKey) {
+  json s = {{"data", {{"a", "eA=="}, {"b", "eA=="}}}, {"stringData", {{"b", "y"}}}};
+  EXPECT_EQ(DecodeSecretData(s).value(), (SecretData{{"a", "x"}, {"b", "y"}}));
+  auto bad = DecodeSecretData({{"data", {{"pw", "not base64!"}}}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("data.pw"), std::string::npos);
+  EXPECT_TRUE(DecodeSecretData(nullptr).value().empty());
+}
+
+TEST(CheckOwnership, Table) {
+  auto secret = [](json labels, json refs) {
+    return json{{"metadata", {{"name", "x"}, {"labels", labels}, {"ownerReferences", refs}}}};
+  };
+  json ours = {{"app.kubernetes.io/managed-by", "switchboard"}};
+  json ref = json::array({{{"uid", "u1"}, {"kind", "PubSubBackend"}}});
+  struct Case {
+    json object;
+    std::string uid;
+    Ownership want;
+  } cases[] = {
+      {nullptr, "u1", Ownership::kAbsent},
+      {secret(ours, ref), "u1", Ownership::kOwned},
+      {secret(ours, ref), "u2", Ownership::kForeign},            // another backend's
+      {secret(json::object(), ref), "u1", Ownership::kForeign},  // label missing
+      {secret({{"app.kubernetes.io/managed-by", "helm"}}, ref), "u1", Ownership::kForeign},
+      {secret(ours, json::array()), "u1", Ownership::kForeign},
+      {secret(ours, "junk"), "u1", Ownership::kForeign},
+      {secret(ours, ref), "", Ownership::kForeign},
+      {json{{"metadata", "junk"}}, "u1", Ownership::kForeign},
+      {json::object(), "u1", Ownership::kForeign},
+  };
+  for (const auto& c : cases) EXPECT_EQ(CheckOwnership(c.object, c.uid), c.want) << c.object;
+  std::string msg = ForeignSecretMessage("team-a", "hatchet-pubsub-env");
+  EXPECT_NE(msg.find("team-a/hatchet-pubsub-env"), std::string::npos);
+  EXPECT_NE(msg.find("will not overwrite"), std::string::npos);
+}
+
+TEST(Names, Defaults) {
+  EXPECT_EQ(DefaultEnvSecretName("hatchet"), "hatchet-pubsub-env");
+  EXPECT_EQ(CredentialsSecretName("hatchet"), "hatchet-nats-credentials");
+  EXPECT_EQ(DefaultConfigSecretName("shared"), "shared-switchboard");
+  EXPECT_EQ(DefaultUsername("team-a", "hatchet"), "team-a-hatchet");
+}
+
+}  // namespace
+}  // namespace switchboard::operator_logic
+
+namespace switchboard::operator_logic {
+namespace {
+
+using nlohmann::json;
+
+TEST(Secrets, EnvCredentialsAndConfigAreOwnedLabelledAndHashed) {
+  OwnerObject backend{"team-a", "hatchet", "uid-b"};
+  SecretData env = NatsEnv("nats://n:4222", "u", "p", "hatchet.a");
+  json e = EnvSecret(backend, "hatchet-pubsub-env", env);
+  EXPECT_EQ(e["metadata"]["name"], "hatchet-pubsub-env");
+  EXPECT_EQ(e["metadata"]["annotations"]["pubsub.switchboard.dev/content-hash"], EnvHash(env));
+  EXPECT_EQ(DecodeSecretData(e).value(), env);
+  EXPECT_EQ(CheckOwnership(e, "uid-b"), Ownership::kOwned);
+
+  CredentialState st;
+  st.current = {"u", "p", "$2b$11$" + std::string(53, 'a')};
+  json c = CredentialsSecret(backend, st);
+  EXPECT_EQ(c["metadata"]["name"], "hatchet-nats-credentials");
+  EXPECT_EQ(c["metadata"]["labels"]["pubsub.switchboard.dev/backend"], "hatchet");
+  EXPECT_EQ(DecodeState(DecodeSecretData(c).value()).value(), st);
+  EXPECT_EQ(CheckOwnership(c, "uid-b"), Ownership::kOwned);
+
+  RenderedConfig cfg{"max_payload: 16777216\n", "sha256:x", 0, {}};
+  json s = ConfigSecret({"nats", "shared", "uid-s"}, "shared-switchboard", "switchboard.conf", cfg);
+  EXPECT_EQ(s["metadata"]["namespace"], "nats");
+  EXPECT_EQ(s["metadata"]["ownerReferences"][0]["kind"], "NatsServer");
+  EXPECT_EQ(s["metadata"]["annotations"]["pubsub.switchboard.dev/content-hash"], "sha256:x");
+  EXPECT_EQ(DecodeSecretData(s).value().at("switchboard.conf"), cfg.text);
+  EXPECT_EQ(CheckOwnership(s, "uid-b"), Ownership::kForeign);
+}
+
+}  // namespace
+}  // namespace switchboard::operator_logic

@@ -1,0 +1,256 @@
+// `switchboard validate` as users run it: the real binary as a subprocess,
+// its exit codes, and every output format parsed back.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "switchboard/testing/process.h"
+#include "switchboard/testing/temp_dir.h"
+
+namespace {
+
+using nlohmann::json;
+using switchboard::testing::RunResult;
+
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+std::string Bin() { return Env("SWITCHBOARD_BINARY_DIR") + "/bin/switchboard"; }
+std::string Data(const std::string& name) {
+  return Env("SWITCHBOARD_SOURCE_DIR") + "/tests/webhook/rules/testdata/" + name;
+}
+
+RunResult Validate(std::vector<std::string> args, const std::string& stdin_data = "") {
+  args.insert(args.begin(), {Bin(), "validate"});
+  return switchboard::testing::Run(args, {}, stdin_data);
+}
+
+size_t Count(const std::string& hay, const std::string& needle) {
+  size_t n = 0;
+  for (size_t p = hay.find(needle); p != std::string::npos; p = hay.find(needle, p + 1)) ++n;
+  return n;
+}
+
+TEST(ValidateCli, ValidFilePassesWithExitZero) {
+  auto r = Validate({Data("valid.yaml")});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("4 resource(s) checked in 1 file(s): 0 invalid"), std::string::npos)
+      << r.out;
+}
+
+TEST(ValidateCli, InvalidFileNamesFileLineFieldAndFix) {
+  auto r = Validate({Data("invalid.yaml")});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  // The offending document starts at line 9 (after a comment on line 8).
+  EXPECT_NE(
+      r.out.find(Data("invalid.yaml") +
+                 ":9: error: PubSubBackend team-a/broken: spec.nats.subjectPrefix: token 2 is "
+                 "empty in \"hatchet..prod\"; use non-empty dot-separated tokens"),
+      std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("INVALID"), std::string::npos);
+}
+
+TEST(ValidateCli, UsageErrorsExitTwo) {
+  EXPECT_EQ(Validate({}).exit_code, 2);
+  auto unknown = Validate({"--nope", Data("valid.yaml")});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("unknown flag '--nope'"), std::string::npos) << unknown.err;
+  auto format = Validate({"-o", "xml", Data("valid.yaml")});
+  EXPECT_EQ(format.exit_code, 2);
+  EXPECT_NE(format.err.find("text, json, junit, tap or sarif"), std::string::npos);
+  EXPECT_EQ(Validate({"-o"}).exit_code, 2);
+  EXPECT_EQ(Validate({"-", "-"}).exit_code, 2);
+}
+
+TEST(ValidateCli, Help) {
+  auto r = Validate({"--help"});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("Usage: switchboard validate"), std::string::npos);
+  EXPECT_NE(r.out.find("Exit codes"), std::string::npos);
+}
+
+TEST(ValidateCli, MissingFileIsAnIoErrorExitTwo) {
+  auto r = Validate({Data("valid.yaml"), "/nonexistent/manifests"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.out.find("/nonexistent/manifests: error: no such file or directory"),
+            std::string::npos)
+      << r.out;
+}
+
+TEST(ValidateCli, SyntaxErrorIsInvalidWithLine) {
+  auto r = Validate({Data("syntax-error.yaml")});
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_TRUE(std::regex_search(r.out, std::regex("syntax-error\\.yaml:[0-9]+: error: YAML: ")))
+      << r.out;
+}
+
+TEST(ValidateCli, Stdin) {
+  auto r = Validate({"-"}, switchboard::testing::ReadFile(Data("invalid.yaml")));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("<stdin>:9: error:"), std::string::npos) << r.out;
+  auto ok = Validate({"-o", "json", "-"}, switchboard::testing::ReadFile(Data("valid.yaml")));
+  EXPECT_EQ(ok.exit_code, 0) << ok.out;
+}
+
+TEST(ValidateCli, JsonOutput) {
+  auto r = Validate({"-o", "json", Data("invalid.yaml"), Data("tree/server.yml")});
+  EXPECT_EQ(r.exit_code, 1);
+  json doc = json::parse(r.out);
+  EXPECT_EQ(doc["valid"], false);
+  EXPECT_EQ(doc["summary"]["files"], 2);
+  EXPECT_EQ(doc["summary"]["checked"], 3);
+  EXPECT_EQ(doc["summary"]["invalid"], 1);
+  EXPECT_EQ(doc["summary"]["skipped"], 1);
+  ASSERT_EQ(doc["resources"].size(), 3u);
+  const json& broken = doc["resources"][1];
+  EXPECT_EQ(broken["name"], "broken");
+  EXPECT_EQ(broken["line"], 9);
+  EXPECT_EQ(broken["valid"], false);
+  EXPECT_EQ(broken["errors"][0]["field"], "spec.nats.subjectPrefix");
+  EXPECT_EQ(broken["errors"][0]["rule"], "subject-prefix");
+  EXPECT_EQ(doc["skipped"][0]["kind"], "ConfigMap");
+}
+
+TEST(ValidateCli, JunitOutput) {
+  auto r = Validate({"-o=junit", Data("invalid.yaml"), Data("tree/server.yml")});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out.rfind("<?xml", 0), 0u);
+  EXPECT_NE(r.out.find("<testsuite name=\"switchboard validate\" tests=\"4\" failures=\"1\" "
+                       "errors=\"0\" skipped=\"1\">"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(Count(r.out, "<testcase "), 4u);
+  EXPECT_EQ(Count(r.out, "<failure "), 1u);
+  EXPECT_EQ(Count(r.out, "<skipped "), 1u);
+  EXPECT_NE(r.out.find("hatchet..prod"), std::string::npos);
+  EXPECT_NE(r.out.find("&quot;hatchet..prod&quot;"), std::string::npos) << "XML escaping";
+  EXPECT_EQ(Count(r.out, "<testsuite "), Count(r.out, "</testsuite>"));
+}
+
+TEST(ValidateCli, TapOutput) {
+  auto r = Validate({"--output", "tap", Data("invalid.yaml"), Data("tree/server.yml")});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out.rfind("TAP version 13\n1..4\n", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("\nok 1 - "), std::string::npos);
+  EXPECT_NE(r.out.find("\nnot ok 2 - "), std::string::npos);
+  EXPECT_NE(r.out.find("# SKIP not a Switchboard kind"), std::string::npos);
+  EXPECT_EQ(Count(r.out, "\nok ") + Count(r.out, "\nnot ok "), 4u);
+}
+
+TEST(ValidateCli, SarifOutput) {
+  auto r = Validate({"-osarif", Data("invalid.yaml")});
+  EXPECT_EQ(r.exit_code, 1);
+  json doc = json::parse(r.out);
+  EXPECT_EQ(doc["version"], "2.1.0");
+  const json& run = doc["runs"][0];
+  EXPECT_EQ(run["tool"]["driver"]["name"], "switchboard");
+  ASSERT_GE(run["results"].size(), 1u);
+  const json& res = run["results"][0];
+  EXPECT_EQ(res["level"], "error");
+  EXPECT_EQ(res["ruleId"], "subject-prefix");
+  EXPECT_EQ(res["locations"][0]["physicalLocation"]["region"]["startLine"], 9);
+  EXPECT_EQ(run["tool"]["driver"]["rules"][res["ruleIndex"].get<int>()]["id"], "subject-prefix");
+}
+
+TEST(ValidateCli, StrictFailsOnWarnings) {
+  auto relaxed = Validate({Data("warning-only.yaml")});
+  EXPECT_EQ(relaxed.exit_code, 0) << relaxed.out;
+  EXPECT_NE(relaxed.out.find(": warning: NatsServer nats/big: spec.maxPayload:"), std::string::npos)
+      << relaxed.out;
+  auto strict = Validate({"--strict", Data("warning-only.yaml")});
+  EXPECT_EQ(strict.exit_code, 1) << strict.out;
+  auto json_strict = Validate({"--strict", "-o", "json", Data("warning-only.yaml")});
+  EXPECT_EQ(json::parse(json_strict.out)["valid"], false);
+}
+
+TEST(ValidateCli, DirectoryRecursionAndCrossFileRules) {
+  auto r = Validate({"-v", Data("tree")});
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  // b.json and a.yaml (sorted: nested/a.yaml, nested/b.json, server.yml) share a prefix.
+  EXPECT_EQ(Count(r.out, "error: PubSubBackend"), 2u) << r.out;
+  EXPECT_NE(r.out.find("is already used on NatsServer nats/shared by PubSubBackend team-b/b"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("skipped: ConfigMap nats/unrelated"), std::string::npos);
+  EXPECT_NE(r.out.find("ok: NatsServer nats/shared"), std::string::npos);
+  EXPECT_NE(r.out.find("in 3 file(s)"), std::string::npos) << "notes.txt must be ignored";
+}
+
+TEST(ValidateCli, JsonListItemsCarryTheirLines) {
+  auto r = Validate({"-o", "json", Data("list.json")});
+  EXPECT_EQ(r.exit_code, 1);
+  json doc = json::parse(r.out);
+  ASSERT_EQ(doc["resources"].size(), 2u);
+  EXPECT_EQ(doc["resources"][0]["line"], 5);
+  EXPECT_EQ(doc["resources"][1]["line"], 8);
+  EXPECT_EQ(doc["resources"][1]["item"], 1);
+  EXPECT_EQ(doc["resources"][1]["errors"][0]["field"], "spec.postgres.minConns");
+}
+
+TEST(ValidateCli, ContextObjectsAndUpdates) {
+  switchboard::testing::TempDir dir;
+  std::string existing = dir.WriteFile("cluster.yaml", R"(
+apiVersion: pubsub.switchboard.dev/v1alpha1
+kind: NatsServer
+metadata: {name: shared, namespace: nats}
+spec: {url: "nats://n:4222", allowedNamespaces: {from: All}}
+---
+apiVersion: pubsub.switchboard.dev/v1alpha1
+kind: PubSubBackend
+metadata: {name: old, namespace: team-x}
+spec: {kind: nats, nats: {serverRef: {name: shared, namespace: nats}, subjectPrefix: taken}}
+)");
+  std::string clash = dir.WriteFile("in/clash.yaml", R"(
+apiVersion: pubsub.switchboard.dev/v1alpha1
+kind: PubSubBackend
+metadata: {name: new, namespace: team-y}
+spec: {kind: nats, nats: {serverRef: {name: shared, namespace: nats}, subjectPrefix: taken}}
+)");
+  auto r = Validate({"--context", existing, clash});
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("by PubSubBackend team-x/old"), std::string::npos) << r.out;
+  // Without the context there is nothing to clash with (only a warning: no server).
+  EXPECT_EQ(Validate({clash}).exit_code, 0);
+
+  std::string update = dir.WriteFile("in/update.yaml", R"(
+apiVersion: pubsub.switchboard.dev/v1alpha1
+kind: PubSubBackend
+metadata: {name: old, namespace: team-x}
+spec: {kind: nats, nats: {serverRef: {name: shared, namespace: nats}, subjectPrefix: moved}}
+)");
+  auto u = Validate({"--context=" + existing, update});
+  EXPECT_EQ(u.exit_code, 0) << u.out;
+  EXPECT_NE(u.out.find("spec.nats.subjectPrefix: changes from \"taken\" to \"moved\""),
+            std::string::npos)
+      << u.out;
+}
+
+TEST(ValidateCli, DefaultNamespaceFlag) {
+  std::string doc = R"(
+apiVersion: pubsub.switchboard.dev/v1alpha1
+kind: PubSubBackend
+metadata: {name: p}
+spec: {kind: postgres, postgres: {}}
+)";
+  auto r = Validate({"-o", "json", "-n", "team-q", "-"}, doc);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_EQ(json::parse(r.out)["resources"][0]["namespace"], "team-q");
+}
+
+TEST(ValidateCli, DuplicateDefinitionsWarn) {
+  auto r = Validate({Data("valid.yaml"), Data("valid.yaml")});
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("defined again (first at"), std::string::npos) << r.out;
+}
+
+TEST(ValidateCli, NonObjectDocumentIsInvalid) {
+  auto r = Validate({"-"}, "- just\n- a list\n");
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find("not a Kubernetes object"), std::string::npos);
+}
+
+}  // namespace
