@@ -17,6 +17,8 @@ namespace switchboard::validation::internal {
 
 class CrossIndex {
  public:
+  // Room for about n objects (avoids rehashing while a big input is added).
+  void Reserve(size_t n);
   void AddBackend(const nlohmann::json& object);
   void AddServer(const nlohmann::json& object);
   void AddSecret(const nlohmann::json& object);
