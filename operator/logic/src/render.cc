@@ -30,10 +30,12 @@ void AppendUser(std::string& out, const NatsUser& user, std::string_view prefix)
   out += ", permissions: {publish: {allow: [";
   // "<prefix>.*": topic names are one token, so `*` isolates even nested
   // prefixes (a.b.* does not match a.b.c.x).
+  // The prefix was checked (no quote or backslash); escaping is a second
+  // line of defence.
   out.push_back('"');
-  out += prefix;
+  internal::AppendEscaped(out, prefix);
   out += ".*\"]}, subscribe: {allow: [\"";
-  out += prefix;
+  internal::AppendEscaped(out, prefix);
   out += ".*\"]}}}";
 }
 
