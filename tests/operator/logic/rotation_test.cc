@@ -77,6 +77,15 @@ struct World {
     env_username = p.env.username;
     env_password = p.env.password;
     rendered = p.users;
+    // A server render of this backend from its stored Secret sees the same.
+    if (stored) {
+      auto from_secret = RenderedUsers(*stored);
+      EXPECT_EQ(from_secret.size(), p.users.size());
+      for (size_t i = 0; i < std::min(from_secret.size(), p.users.size()); ++i) {
+        EXPECT_EQ(from_secret[i].username, p.users[i].username);
+        EXPECT_EQ(from_secret[i].bcrypt, p.users[i].bcrypt);
+      }
+    }
     if (probe_passes && p.state.phase == RotationPhase::kStaged) {
       p = ConfirmStaged(p, in.now, in.grace_period);
       stored = DecodeState(EncodeState(p.state)).value();

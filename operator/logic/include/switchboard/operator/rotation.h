@@ -150,6 +150,12 @@ Result<CredentialPlan> PlanCredentials(const std::optional<CredentialState>& sto
 CredentialPlan ConfirmStaged(const CredentialPlan& plan, Time now,
                              std::chrono::milliseconds grace_period);
 
+// The users to render for a stored state: current, then previous while a
+// rotation is in progress. What a server render uses for the *other*
+// backends bound to it (read their credentials Secrets, DecodeState, this),
+// equal to CredentialPlan::users for the same state.
+std::vector<NatsUser> RenderedUsers(const CredentialState& state);
+
 // status.rotation as JSON ({phase, retiresAt}), or null when not rotating.
 nlohmann::json RotationStatus(const CredentialState& state);
 
