@@ -36,7 +36,11 @@
 //        plan = ConfirmStaged(plan, now); write credentials Secret, env Secret
 //   6. requeue at plan.requeue_at, if any
 // Writing the state (2) before the env Secret (3) matters: a generated
-// password must be persisted before anything uses it.
+// password must be persisted before anything uses it. While Staged,
+// plan.probe (new user) differs from plan.env (old user, what engines run
+// with): a failing probe then only means the server has not reloaded the
+// config yet (Secret volume sync + reloader lag), not an outage; requeue
+// soon, and keep Ready about the env credentials.
 #pragma once
 
 #include <chrono>
