@@ -94,13 +94,41 @@ say "nats-server on 127.0.0.1:$nats_port (log $state/nats.log)"
   --file "$natsdir/switchboard.conf" --pid-file "$natsdir/nats.pid" >"$state/config-sync.log" 2>&1 &
 pids+=($!)
 
-# 4. The webhook, when built (registration needs its TLS setup; see webhook/README.md).
-if [ -x "$bin/switchboard-webhook" ] && [ -f "$root/scripts/webhook-local.sh" ]; then
-  bash "$root/scripts/webhook-local.sh" "$state" >"$state/webhook.log" 2>&1 &
+# 4. The webhook, when built: a self-signed certificate for 127.0.0.1 and a
+# ValidatingWebhookConfiguration whose URL is the loopback port (the local
+# API server runs on this machine). failurePolicy Ignore: the operator
+# validates on its own anyway.
+if [ -x "$bin/switchboard-webhook" ]; then
+  whdir="$state/webhook"
+  mkdir -p "$whdir"
+  openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj "/CN=127.0.0.1" \
+    -addext "subjectAltName=IP:127.0.0.1" -keyout "$whdir/tls.key" -out "$whdir/tls.crt" 2>/dev/null
+  wh_port=$(free_port)
+  "$bin/switchboard-webhook" --bind-address 127.0.0.1 --port "$wh_port" --metrics-port 0 \
+    --tls-cert-file "$whdir/tls.crt" --tls-key-file "$whdir/tls.key" --kubeconfig "$KUBECONFIG" \
+    >"$state/webhook.log" 2>&1 &
   pids+=($!)
-  say "webhook started (log $state/webhook.log)"
+  ca=$(base64 -w0 <"$whdir/tls.crt")
+  kubectl apply -f - >/dev/null <<YAML
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: switchboard-local}
+webhooks:
+  - name: validate.pubsub.switchboard.dev
+    admissionReviewVersions: [v1]
+    sideEffects: None
+    failurePolicy: Ignore
+    timeoutSeconds: 5
+    clientConfig: {url: "https://127.0.0.1:$wh_port/validate", caBundle: "$ca"}
+    rules:
+      - apiGroups: [pubsub.switchboard.dev]
+        apiVersions: [v1alpha1]
+        operations: [CREATE, UPDATE]
+        resources: [pubsubbackends, natsservers]
+YAML
+  say "webhook on https://127.0.0.1:$wh_port (log $state/webhook.log)"
 else
-  say "webhook not started (not built or no local registration script); the operator validates on its own"
+  say "webhook not built; the operator validates on its own"
 fi
 
 # 5. The operator.

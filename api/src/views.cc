@@ -73,7 +73,9 @@ std::string BackendView::subject_prefix() const {
 std::string BackendView::username() const {
   auto u = String(Path(*o_, {"spec", "nats", "credentials", "username"}));
   if (u && !u->empty()) return std::string(*u);
-  return DefaultUsername(ns(), name());
+  std::string n = name();
+  if (n.empty()) return "";  // generateName: the name (and so the default) is not known yet
+  return DefaultUsername(ns(), n);
 }
 
 std::optional<SecretKeyRef> BackendView::password_secret() const {

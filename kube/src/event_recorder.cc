@@ -155,6 +155,26 @@ void EventRecorder::Run() {
   }
 }
 
+void EventRecorder::Failed(const char* what, const Pending& p, const Status& s) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++failed_;
+  }
+  // At most one log line per 10 s: an unreachable API server must not turn
+  // every event into a log line.
+  auto now = std::chrono::steady_clock::now();
+  if (last_failure_log_.time_since_epoch().count() != 0 &&
+      now - last_failure_log_ < std::chrono::seconds(10)) {
+    ++suppressed_logs_;
+    return;
+  }
+  log::Warn(
+      "kube.events", what,
+      {{"reason", p.reason}, {"error", s.ToString()}, {"suppressed_since_last", suppressed_logs_}});
+  last_failure_log_ = now;
+  suppressed_logs_ = 0;
+}
+
 void EventRecorder::Write(const Pending& p) {
   // Aggregation key: the same object, type, reason and message.
   std::string key = UidOf(p.involved) + "|" + ObjectKeyOf(p.involved) + "|" +
@@ -173,10 +193,7 @@ void EventRecorder::Write(const Pending& p) {
       return;
     }
     if (r.status().code() != StatusCode::kNotFound) {
-      std::lock_guard<std::mutex> lock(mu_);
-      ++failed_;
-      log::Warn("kube.events", "event update failed",
-                {{"reason", p.reason}, {"error", r.status().ToString()}});
+      Failed("event update failed", p, r.status());
       return;
     }
     seen_.erase(it);  // the event expired (TTL); create a new one
@@ -193,10 +210,7 @@ void EventRecorder::Write(const Pending& p) {
   json ev = BuildEvent(p.involved, p.type, p.reason, p.message, opts_, p.when, name);
   auto r = client_->Create(resources::Event(), ev, {}, co);
   if (!r.ok()) {
-    std::lock_guard<std::mutex> lock(mu_);
-    ++failed_;
-    log::Warn("kube.events", "event create failed",
-              {{"reason", p.reason}, {"error", r.status().ToString()}});
+    Failed("event create failed", p, r.status());
     return;
   }
   seen_[key] = Seen{NamespaceOf(r.value()), name, 1, now_steady};

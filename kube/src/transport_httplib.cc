@@ -89,6 +89,7 @@ struct Endpoint {
   bool tls = true;
   std::string host;
   int port = 443;
+  std::string base_path;  // "/k8s/clusters/c-1" behind an API proxy (Rancher); usually empty
 };
 
 Result<Endpoint> ParseServer(const std::string& server) {
@@ -103,7 +104,11 @@ Result<Endpoint> ParseServer(const std::string& server) {
   } else {
     return Status::InvalidArgument("server \"" + server + "\": expected https://HOST[:PORT]");
   }
-  rest = rest.substr(0, rest.find('/'));
+  if (auto slash = rest.find('/'); slash != std::string::npos) {
+    ep.base_path = rest.substr(slash);
+    while (!ep.base_path.empty() && ep.base_path.back() == '/') ep.base_path.pop_back();
+    rest = rest.substr(0, slash);
+  }
   if (!rest.empty() && rest[0] == '[') {  // [ipv6]:port
     auto close = rest.find(']');
     if (close == std::string::npos) return Status::InvalidArgument("server: bad IPv6 literal");
@@ -333,7 +338,7 @@ class HttplibTransport : public Transport {
   Result<httplib::Request> Build(const HttpRequest& req) {
     httplib::Request r;
     r.method = req.method;
-    r.path = req.path;
+    r.path = ep_.base_path + req.path;
     r.body = req.body;
     r.headers.emplace("Accept", "application/json");
     r.headers.emplace("User-Agent", config_.user_agent);

@@ -152,7 +152,12 @@ void Watcher::Run() {
         wo.label_selector = opts_.label_selector;
         wo.field_selector = opts_.field_selector;
         wo.allow_watch_bookmarks = true;
-        wo.timeout_seconds = opts_.watch_timeout_seconds;
+        // Spread watch ends over [t, 1.5t) so many watchers do not all
+        // reconnect at once (client-go does the same).
+        if (opts_.watch_timeout_seconds > 0) {
+          std::uniform_int_distribution<int64_t> spread(0, opts_.watch_timeout_seconds / 2);
+          wo.timeout_seconds = opts_.watch_timeout_seconds + spread(rng);
+        }
         auto cancel = std::make_shared<Cancellation>();
         {
           std::lock_guard<std::mutex> lock(mu_);

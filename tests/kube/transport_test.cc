@@ -69,6 +69,64 @@ class SilentServer {
   std::thread thread_;
 };
 
+// Answers each connection with one canned HTTP response and records the
+// request line. Used for what the local API server cannot show: an API
+// behind a path-prefix proxy.
+class CannedHttpServer {
+ public:
+  explicit CannedHttpServer(std::string response) : response_(std::move(response)) {
+    fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    EXPECT_EQ(bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof(a)), 0);
+    EXPECT_EQ(listen(fd_, 16), 0);
+    socklen_t len = sizeof(a);
+    getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+    thread_ = std::thread([this] {
+      while (!stop_.load()) {
+        pollfd p{fd_, POLLIN, 0};
+        if (poll(&p, 1, 20) != 1) continue;
+        int c = accept(fd_, nullptr, nullptr);
+        if (c < 0) continue;
+        std::string req;
+        char buf[4096];
+        while (req.find("\r\n\r\n") == std::string::npos) {
+          ssize_t n = read(c, buf, sizeof(buf));
+          if (n <= 0) break;
+          req.append(buf, static_cast<size_t>(n));
+        }
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          request_lines_.push_back(req.substr(0, req.find("\r\n")));
+        }
+        (void)!write(c, response_.data(), response_.size());
+        close(c);
+      }
+    });
+  }
+  ~CannedHttpServer() {
+    stop_ = true;
+    thread_.join();
+    close(fd_);
+  }
+  int port() const { return port_; }
+  std::vector<std::string> request_lines() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return request_lines_;
+  }
+
+ private:
+  std::string response_;
+  int fd_ = -1;
+  int port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::mutex mu_;
+  std::vector<std::string> request_lines_;  // guarded by mu_
+  std::thread thread_;
+};
+
 Config PlainConfig(int port) {
   Config c;
   c.server = "http://127.0.0.1:" + std::to_string(port);
@@ -116,6 +174,31 @@ TEST(Transport, WatchCancelReturnsPromptly) {
   canceller.join();
   EXPECT_TRUE(s.ok()) << s.ToString();
   EXPECT_LT(std::chrono::steady_clock::now() - start, 5s);
+}
+
+TEST(Transport, ServerPathPrefixWarningsAndStatusMapping) {
+  std::string body =
+      R"({"kind":"Status","apiVersion":"v1","status":"Failure","message":"secrets \"b\" not found","reason":"NotFound","code":404})";
+  CannedHttpServer server(
+      "HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\n"
+      "Warning: 299 - \"first\"\r\nWarning: 299 - \"second\"\r\n"
+      "Content-Length: " +
+      std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body);
+  Config c = PlainConfig(server.port());
+  c.server += "/k8s/clusters/c-1/";
+  auto client = Client::New(c);
+  ASSERT_TRUE(client.ok()) << client.status().ToString();
+  std::vector<std::string> warnings;
+  CallOptions call;
+  call.warnings = &warnings;
+  auto r = (*client)->Get(resources::Secret(), "a", "b", call);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(r.status().message(), "secrets \"b\" not found");
+  EXPECT_EQ(warnings, (std::vector<std::string>{"first", "second"}));
+  auto lines = server.request_lines();
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0], "GET /k8s/clusters/c-1/api/v1/namespaces/a/secrets/b HTTP/1.1");
 }
 
 TEST(Transport, BadTlsMaterialIsRejectedUpFront) {

@@ -91,7 +91,7 @@ TEST_F(WatcherRestartE2E, StoreConvergesAfterApiServerRestart) {
   ASSERT_NE(a, nullptr);
   EXPECT_EQ((*a)["data"]["v"], "2");
   EXPECT_EQ(inf.store().Get(ns_, "b"), nullptr);
-  EXPECT_EQ(inf.watcher().state(), WatcherState::kWatching);
+  EXPECT_TRUE(WaitFor([&] { return inf.watcher().state() == WatcherState::kWatching; }, 10s));
 
   auto stop_start = std::chrono::steady_clock::now();
   inf.Stop();

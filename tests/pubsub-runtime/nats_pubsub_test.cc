@@ -317,6 +317,42 @@ TEST(NatsPubSubTest, UserPasswordAuthWithPermissionsReportsViolations) {
       << errors[0].message();
 }
 
+TEST(NatsPubSubTest, ConnectionClosedForGoodIsReported) {
+  // Removing a connected user drops its connection; nats.c then fails to
+  // authenticate on reconnect and gives up for good (DESIGN.md §6). The
+  // caller must hear about it, not just see IsReady() stay false.
+  NatsServer server(R"(authorization { users = [ { user: "u", password: "pw" } ] })");
+  ASSERT_TRUE(server.ok()) << server.Log();
+  std::mutex mu;
+  std::vector<Status> errors;
+  auto opts = Options(server.url());
+  opts.username = "u";
+  opts.password = "pw";
+  opts.on_error = [&](const Status& s) {
+    std::lock_guard lock(mu);
+    errors.push_back(s);
+  };
+  auto ps = MustConnect(opts);
+  ASSERT_TRUE(ps);
+  ASSERT_TRUE(server.Reload(R"(authorization { users = [ { user: "other", password: "x" } ] })"));
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        std::lock_guard lock(mu);
+        for (const auto& e : errors) {
+          if (e.code() == StatusCode::kUnavailable &&
+              e.message().find("closed for good") != std::string::npos) {
+            return true;
+          }
+        }
+        return false;
+      },
+      std::chrono::seconds(20)))
+      << server.Log();
+  EXPECT_FALSE(ps->IsReady());
+  Message m;
+  EXPECT_EQ(ps->Publish(*Topic::TenantStream(kTenant), m).code(), StatusCode::kUnavailable);
+}
+
 TEST(NatsPubSubTest, HandlerErrorsAndExceptionsAreContained) {
   NatsServer server;
   ASSERT_TRUE(server.ok()) << server.Log();

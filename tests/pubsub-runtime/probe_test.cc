@@ -4,6 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "silent_nats.h"
 #include "switchboard/testing/nats_server.h"
 #include "switchboard/testing/net.h"
 
@@ -86,6 +91,32 @@ TEST(ProbeTest, PrefixOutsidePermissionsIsPermissionDenied) {
                   .subject_prefix = "team.b"});
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kPermissionDenied) << r.status().ToString();
+}
+
+// The one outcome a real nats-server cannot be made to produce on demand:
+// connected and flushed, but the message never comes back. A fake server
+// (silent_nats.h) swallows publishes.
+TEST(ProbeTest, LostRoundTripIsTimeout) {
+  testutil::SilentNats server;
+  ASSERT_TRUE(server.ok());
+  auto r = Probe({.urls = server.url(), .timeout = std::chrono::milliseconds(500)});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kTimeout) << r.status().ToString();
+  EXPECT_NE(r.status().message().find("hatchet.pubsub.switchboard_probe_v1"), std::string::npos);
+}
+
+TEST(ProbeTest, ConcurrentProbesOnOnePrefixAllSucceed) {
+  NatsServer server;
+  ASSERT_TRUE(server.ok()) << server.Log();
+  std::vector<std::thread> threads;
+  std::atomic<int> healthy{0};
+  for (int i = 0; i < 4; ++i) {
+    threads.emplace_back([&] {
+      if (Probe({.urls = server.url(), .subject_prefix = "shared.prefix"}).ok()) ++healthy;
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(healthy, 4);
 }
 
 TEST(ProbeTest, BadOptionsNameTheField) {

@@ -30,7 +30,7 @@ struct Resource {
   std::string api_version, kind, ns, name;
   bool checked = false;     // a Switchboard object, judged by the rules
   std::string skip_reason;  // when not checked
-  nlohmann::json object;
+  nlohmann::json object;    // moved out (null) once judged
   validation::Report report;
 
   std::string Display() const;  // "PubSubBackend team-a/hatchet"

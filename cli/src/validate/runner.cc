@@ -57,10 +57,12 @@ RunResult Check(const Options& options, std::istream& stdin_stream) {
   std::vector<const nlohmann::json*> olds;
   std::vector<size_t> positions;
   std::map<Key, size_t> first_seen;
+  objects.reserve(result.resources.size());
   for (size_t i = 0; i < result.resources.size(); ++i) {
     auto& r = result.resources[i];
     if (!r.checked || !r.object.is_object()) continue;
-    objects.push_back(r.object);
+    // The outputs need only the identity fields: hand the object over.
+    objects.push_back(std::move(r.object));
     auto it = existing.find(KeyOf(r));
     olds.push_back(it == existing.end() ? nullptr : it->second);
     positions.push_back(i);

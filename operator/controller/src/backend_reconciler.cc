@@ -1,4 +1,5 @@
 #include <fstream>
+#include <optional>
 
 #include "backend_spec.h"
 #include "credentials.h"
@@ -79,28 +80,39 @@ void EventOnTransition(const ReconcileContext& ctx, const json& obj, const Statu
   Event(ctx, obj, now->value("status", "") != "True", reason, now->value("message", ""));
 }
 
+// Finalizers are changed with JSON patches whose "test" op guards the
+// exact element: safe against concurrent writers without a resourceVersion
+// (a status write of ours would otherwise make every attempt a conflict).
 Status AddFinalizer(const ReconcileContext& ctx, const json& obj) {
-  json finalizers = obj["metadata"].value("finalizers", json::array());
-  finalizers.push_back(kFinalizer);
-  json patch = {{"metadata",
-                 {{"finalizers", finalizers}, {"resourceVersion", kube::ResourceVersionOf(obj)}}}};
+  json patch;
+  if (obj["metadata"].contains("finalizers") && obj["metadata"]["finalizers"].is_array()) {
+    patch =
+        json::array({{{"op", "add"}, {"path", "/metadata/finalizers/-"}, {"value", kFinalizer}}});
+  } else {
+    patch = json::array(
+        {{{"op", "add"}, {"path", "/metadata/finalizers"}, {"value", json::array({kFinalizer})}}});
+  }
   return ctx.client
       ->Patch(kube::resources::PubSubBackend(), kube::NamespaceOf(obj), kube::NameOf(obj),
-              kube::PatchType::kMerge, patch)
+              kube::PatchType::kJson, patch)
       .status();
 }
 
 Status RemoveFinalizer(const ReconcileContext& ctx, const json& obj) {
-  json finalizers = json::array();
-  for (const auto& f : obj["metadata"].value("finalizers", json::array())) {
-    if (!(f.is_string() && f.get<std::string>() == kFinalizer)) finalizers.push_back(f);
+  const json& fs = obj["metadata"].value("finalizers", json::array());
+  for (size_t i = 0; i < fs.size(); i++) {
+    if (!(fs[i].is_string() && fs[i].get<std::string>() == kFinalizer)) continue;
+    const std::string path = "/metadata/finalizers/" + std::to_string(i);
+    json patch = json::array({{{"op", "test"}, {"path", path}, {"value", kFinalizer}},
+                              {{"op", "remove"}, {"path", path}}});
+    auto r = ctx.client->Patch(kube::resources::PubSubBackend(), kube::NamespaceOf(obj),
+                               kube::NameOf(obj), kube::PatchType::kJson, patch);
+    if (!r.ok() && r.status().code() == StatusCode::kNotFound) return Status::Ok();
+    // A failed "test" (the list moved) comes back as an error: retried with
+    // the fresh object.
+    return r.status();
   }
-  json patch = {{"metadata",
-                 {{"finalizers", finalizers}, {"resourceVersion", kube::ResourceVersionOf(obj)}}}};
-  auto r = ctx.client->Patch(kube::resources::PubSubBackend(), kube::NamespaceOf(obj),
-                             kube::NameOf(obj), kube::PatchType::kMerge, patch);
-  if (!r.ok() && r.status().code() == StatusCode::kNotFound) return Status::Ok();
-  return r.status();
+  return Status::Ok();
 }
 
 // The objects the shared rules compare this backend with: only backends on
@@ -291,16 +303,19 @@ struct BackendReconciler::Impl {
     return Finish(Action::AwaitChange());
   }
 
-  Result<Action> Nats() {
+  void Exclude() {
+    if (ctx.registry->Set(spec.key(), spec.server_key(), {}) >
+        ctx.registry->RenderedEpoch(spec.server_key())) {
+      ctx.enqueue_server(spec.server_key());
+    }
+  }
+
+  // The NatsServer exists and admits this namespace; otherwise the
+  // reconcile's result (Ready=False with the reason, await a change).
+  std::optional<Result<Action>> Resolve() {
     auto srv_obj = ctx.servers->Get(spec.server_ns, spec.server_name);
-    auto exclude = [&] {
-      if (ctx.registry->Set(spec.key(), spec.server_key(), {}) >
-          ctx.registry->RenderedEpoch(spec.server_key())) {
-        ctx.enqueue_server(spec.server_key());
-      }
-    };
     if (!srv_obj) {
-      exclude();
+      Exclude();
       return NotReady("", "ServerNotFound",
                       "NatsServer " + spec.server_key() +
                           " (spec.nats.serverRef) does not exist or is not watched; create it or "
@@ -309,12 +324,20 @@ struct BackendReconciler::Impl {
     }
     ServerSpec server = ReadServerSpec(*srv_obj);
     if (!server.Allows(spec.ns)) {
-      exclude();
+      Exclude();
       return NotReady("", "NamespaceNotAllowed",
                       "NatsServer " + server.key() + " does not admit namespace " + spec.ns +
                           " (its spec.allowedNamespaces); add it there or use another server",
                       Action::AwaitChange());
     }
+    return std::nullopt;
+  }
+
+  Result<Action> Nats() {
+    auto srv_obj = ctx.servers->Get(spec.server_ns, spec.server_name);
+    if (!srv_obj) return Status::Unavailable("NatsServer " + spec.server_key() + " vanished");
+    ServerSpec server = ReadServerSpec(*srv_obj);
+    auto exclude = [&] { Exclude(); };
 
     auto creds = EnsureCredentials(ctx.client, obj, spec);
     if (!creds.ok()) {
@@ -528,6 +551,11 @@ Result<Action> BackendReconciler::Reconcile(const std::string& key) {
     return Action::AwaitChange();
   }
 
+  // Resolution first: a missing server or a namespace it does not admit has
+  // its own reason (the shared rules would call both InvalidSpec).
+  if (impl.spec.kind == "nats" && !impl.spec.server_name.empty()) {
+    if (auto r = impl.Resolve(); r.has_value()) return std::move(*r);
+  }
   validation::Report report =
       validation::Validate(obj, BuildContext(ctx_, impl.spec), validation::Operation::kCreate);
   if (!report.ok()) return impl.Invalid(report);

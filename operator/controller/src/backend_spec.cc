@@ -62,6 +62,7 @@ ServerSpec ReadServerSpec(const json& srv) {
   s.uid = Str(meta, "uid");
   const json& spec = Obj(srv, "spec");
   s.url = Str(spec, "url");
+  s.isolation = Str(spec, "isolation");
   if (spec.contains("maxPayload")) s.max_payload = ParseQuantity(spec["maxPayload"]);
   if (spec.contains("maxPending")) s.max_pending = ParseQuantity(spec["maxPending"]);
   const json& cfg = Obj(spec, "config");

@@ -39,6 +39,7 @@ struct ServerSpec {
   std::string config_secret;  // default <name>-switchboard
   std::string config_key = "switchboard.conf";
   std::string ca_secret, ca_key = "ca.crt";
+  std::string isolation;              // spec.isolation ("" = Permissions)
   std::string allowed_from = "Same";  // Same | All | List
   std::vector<std::string> allowed_names;
   std::string key() const { return ns + "/" + name; }

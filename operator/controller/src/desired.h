@@ -1,6 +1,6 @@
-// The pure "desired state" steps the reconcilers need: credentials, the
-// rendered NATS include file, the engine env. (operator/logic is the home of
-// the richer versions of these; this is the controller's minimal set.)
+// The pure "desired state" steps the reconcilers need, in the controller's
+// terms: thin adapters over operator/logic (switchboard::operator_logic),
+// which owns credentials, the render and the env contract.
 #pragma once
 
 #include <cstdint>
@@ -23,14 +23,21 @@ Result<std::string> BcryptHash(const std::string& password);
 
 struct RenderInput {
   std::string server_key;  // "namespace/name" (for the header comment)
+  std::string isolation;   // spec.isolation: "", Permissions or Accounts
   int64_t max_payload = 16L * 1024 * 1024;
   int64_t max_pending = 0;            // 0: not rendered (server default)
   std::vector<BackendEntry> entries;  // sorted by backend key
 };
 
-// The include file. Deterministic: same input, same bytes. Users appear in
-// backend-key order, each backend's users in the order given.
-std::string RenderInclude(const RenderInput& in);
+struct Rendered {
+  std::string text;
+  std::string hash;                   // "sha256:..."
+  std::vector<std::string> rejected;  // "<ns>/<name>: <field>: <why>" left out of the file
+};
+
+// The include file (operator_logic::RenderNatsConfig). Deterministic: same
+// input, same bytes. kInvalidArgument for a server-level problem (maxPayload).
+Result<Rendered> RenderInclude(const RenderInput& in);
 
 // Engine env (docs/api.md, "The env Secret").
 SecretData NatsEnv(const std::string& url, const std::string& username, const std::string& password,
@@ -43,6 +50,7 @@ std::string EnvHash(const SecretData& data);
 
 // Parses maxPayload as the API allows it: an integer, or a quantity string
 // ("16Mi", "64Mi", "16777216"). Returns -1 when it does not parse.
+// (operator_logic::ParseByteQuantity.)
 int64_t ParseQuantity(const json& value);
 
 }  // namespace switchboard::controller

@@ -129,6 +129,7 @@ Result<Options> ParseOptions(const std::vector<std::string>& args) {
          return Status::Ok();
        }},
       {"lease-namespace", str(&o.lease_namespace)},
+      {"leader-election-namespace", str(&o.lease_namespace)},  // alias (controller-runtime's name)
       {"lease-name", str(&o.lease_name)},
       {"identity", str(&o.identity)},
       {"lease-duration", duration("lease-duration", &o.lease_duration)},
@@ -226,7 +227,8 @@ Flags:
   --kubeconfig PATH        kubeconfig file; default $KUBECONFIG, else in-cluster config
   --namespaces a,b         namespaces to watch; empty (default) = all namespaces
   --leader-elect           run leader election over a coordination.k8s.io/v1 Lease
-  --lease-namespace NS     namespace of the Lease; default $POD_NAMESPACE, else "default"
+  --lease-namespace NS     namespace of the Lease; default $POD_NAMESPACE, else the
+                           kubeconfig's namespace (alias: --leader-election-namespace)
   --lease-name NAME        name of the Lease (default switchboard-operator)
   --identity ID            holder identity; default <hostname>_<pid>
   --lease-duration D       how long a lease is valid without renewal (default 15s)

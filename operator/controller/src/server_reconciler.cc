@@ -78,16 +78,36 @@ Result<Action> ServerReconciler::Reconcile(const std::string& key) {
     return Action::RequeueAfter(250ms);
   }
 
+  // Coalesce: whatever changes until the interval has passed goes into one
+  // write (checked before the GET, so a burst of events costs nothing).
+  const auto since = std::chrono::steady_clock::now() - ctx_.registry->LastWrite(key);
+  if (since < ctx_.min_write_interval) {
+    return Action::RequeueAfter(
+        std::chrono::duration_cast<std::chrono::milliseconds>(ctx_.min_write_interval - since));
+  }
+
   uint64_t epoch = 0;
   RenderInput in;
   in.server_key = key;
   in.max_payload = server.max_payload;
   in.max_pending = server.max_pending;
+  in.isolation = server.isolation;
   in.entries = ctx_.registry->Entries(key, &epoch);
   int installations = 0;
   for (const auto& e : in.entries) installations += e.users.empty() ? 0 : 1;
-  const std::string rendered = RenderInclude(in);
-  const std::string hash = Sha256Tagged(rendered);
+  auto render = RenderInclude(in);
+  if (!render.ok()) {
+    ready(false, "InvalidSpec", render.status().message());
+    event(true, "InvalidSpec", render.status().message());
+    SB_RETURN_IF_ERROR(WriteServerStatus(ctx_, obj, status));
+    return Action::Terminal();
+  }
+  const std::string& rendered = render->text;
+  const std::string& hash = render->hash;
+  installations -= static_cast<int>(render->rejected.size());
+  for (const auto& r : render->rejected) {
+    log::Warn("server", "installation left out of the render", {{"key", key}, {"why", r}});
+  }
 
   auto current = GetSecretOrNull(ctx_.client, server.ns, server.config_secret);
   if (!current.ok()) return current.status();

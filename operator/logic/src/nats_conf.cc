@@ -26,12 +26,16 @@ std::string Printable(std::string_view s) {
 
 }  // namespace
 
-void AppendQuoted(std::string& out, std::string_view value) {
-  out.push_back('"');
+void AppendEscaped(std::string& out, std::string_view value) {
   for (char c : value) {
     if (c == '"' || c == '\\') out.push_back('\\');
     out.push_back(c);
   }
+}
+
+void AppendQuoted(std::string& out, std::string_view value) {
+  out.push_back('"');
+  AppendEscaped(out, value);
   out.push_back('"');
 }
 

@@ -14,6 +14,8 @@ namespace switchboard::operator_logic::internal {
 
 // Appends `"<value>"` with `\` and `"` escaped.
 void AppendQuoted(std::string& out, std::string_view value);
+// Appends `value` with `\` and `"` escaped (for use inside quotes).
+void AppendEscaped(std::string& out, std::string_view value);
 
 // "" when acceptable, else what is wrong (for a Rejected message).
 std::string CheckUsername(std::string_view username);

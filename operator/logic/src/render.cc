@@ -30,10 +30,12 @@ void AppendUser(std::string& out, const NatsUser& user, std::string_view prefix)
   out += ", permissions: {publish: {allow: [";
   // "<prefix>.*": topic names are one token, so `*` isolates even nested
   // prefixes (a.b.* does not match a.b.c.x).
+  // The prefix was checked (no quote or backslash); escaping is a second
+  // line of defence.
   out.push_back('"');
-  out += prefix;
+  internal::AppendEscaped(out, prefix);
   out += ".*\"]}, subscribe: {allow: [\"";
-  out += prefix;
+  internal::AppendEscaped(out, prefix);
   out += ".*\"]}}}";
 }
 
@@ -83,8 +85,15 @@ Result<RenderedConfig> RenderNatsConfig(const RenderInput& input) {
   std::unordered_map<std::string_view, const Installation*> prefixes_taken;
   users_taken.reserve(order.size() * 2);
   prefixes_taken.reserve(order.size());
-  std::vector<const Installation*> accepted;
+  // Rendered installations, each with its range of kept users.
+  struct Accepted {
+    const Installation* inst;
+    size_t begin, end;  // into kept_users
+  };
+  std::vector<Accepted> accepted;
   accepted.reserve(order.size());
+  std::vector<const NatsUser*> kept_users;
+  kept_users.reserve(order.size() + order.size() / 4);
   auto reject = [&](const Installation* inst, std::string field, std::string message) {
     result.rejected.push_back({inst->ns, inst->name, std::move(field), std::move(message)});
   };
@@ -110,12 +119,14 @@ Result<RenderedConfig> RenderNatsConfig(const RenderInput& input) {
       reject(inst, "spec.nats.credentials", "has no credentials yet; nothing to render");
       continue;
     }
-    bool ok = true;
+    // Users are checked one by one: during a rotation a bad new user (say,
+    // a name another installation has) must not take the old user, which
+    // running engines use, out of the file.
+    const size_t first_kept = kept_users.size();
     for (const auto& user : inst->users) {
       if (auto why = internal::CheckUsername(user.username); !why.empty()) {
         reject(inst, "spec.nats.credentials.username", why);
-        ok = false;
-        break;
+        continue;
       }
       // Hashes come from BcryptHash; anything else is a corrupted
       // credentials Secret. Never echo it: it may be a plaintext password.
@@ -123,27 +134,29 @@ Result<RenderedConfig> RenderNatsConfig(const RenderInput& input) {
         reject(inst, "spec.nats.credentials",
                "the stored hash for user \"" + user.username +
                    "\" is not bcrypt; delete the credentials Secret to regenerate it");
-        ok = false;
-        break;
+        continue;
       }
-      // A rotation renders two users of one installation; they must differ.
-      if (&user != &inst->users.front() && user.username == inst->users.front().username) {
+      bool twice = false;
+      for (size_t k = first_kept; k < kept_users.size(); ++k) {
+        twice = twice || kept_users[k]->username == user.username;
+      }
+      if (twice) {
         reject(inst, "spec.nats.credentials.username",
-               "the current and previous user are both named \"" + user.username +
-                   "\"; delete the credentials Secret to regenerate it");
-        ok = false;
-        break;
+               "user \"" + user.username +
+                   "\" appears twice for this installation; delete the credentials Secret to "
+                   "regenerate it");
+        continue;
       }
       auto taken = users_taken.find(user.username);
       if (taken != users_taken.end()) {
         reject(inst, "spec.nats.credentials.username",
                "user name \"" + user.username + "\" is already used by " + taken->second->ns + "/" +
                    taken->second->name + " on this server; choose another username");
-        ok = false;
-        break;
+        continue;
       }
+      kept_users.push_back(&user);
     }
-    if (!ok) continue;
+    if (kept_users.size() == first_kept) continue;
     auto prefix_taken = prefixes_taken.find(inst->subject_prefix);
     if (prefix_taken != prefixes_taken.end()) {
       reject(inst, "spec.nats.subjectPrefix",
@@ -151,11 +164,14 @@ Result<RenderedConfig> RenderNatsConfig(const RenderInput& input) {
                  "/" + prefix_taken->second->name +
                  " on this server; installations sharing a prefix would see each other's "
                  "messages: choose another subjectPrefix");
+      kept_users.resize(first_kept);
       continue;
     }
-    for (const auto& user : inst->users) users_taken.emplace(user.username, inst);
+    for (size_t k = first_kept; k < kept_users.size(); ++k) {
+      users_taken.emplace(kept_users[k]->username, inst);
+    }
     prefixes_taken.emplace(inst->subject_prefix, inst);
-    accepted.push_back(inst);
+    accepted.push_back({inst, first_kept, kept_users.size()});
   }
 
   std::string& out = result.text;
@@ -180,31 +196,31 @@ Result<RenderedConfig> RenderNatsConfig(const RenderInput& input) {
       out += kPlaceholderUser;
       out += '\n';
     }
-    for (const Installation* inst : accepted) {
+    for (const Accepted& a : accepted) {
       out += "    # ";
-      out += inst->ns;
+      out += a.inst->ns;
       out += '/';
-      out += inst->name;
+      out += a.inst->name;
       out += '\n';
-      for (const auto& user : inst->users) {
+      for (size_t k = a.begin; k < a.end; ++k) {
         out += "    ";
-        AppendUser(out, user, inst->subject_prefix);
+        AppendUser(out, *kept_users[k], a.inst->subject_prefix);
         out += '\n';
       }
     }
     out += "  ]\n}\n";
   } else {
     out += "accounts {\n";
-    for (const Installation* inst : accepted) {
+    for (const Accepted& a : accepted) {
       // Account name "<namespace>/<name>": unique, and safe (CheckObjectName).
       out += "  \"";
-      out += inst->ns;
+      out += a.inst->ns;
       out += '/';
-      out += inst->name;
+      out += a.inst->name;
       out += "\": {\n    users: [\n";
-      for (const auto& user : inst->users) {
+      for (size_t k = a.begin; k < a.end; ++k) {
         out += "      ";
-        AppendUser(out, user, inst->subject_prefix);
+        AppendUser(out, *kept_users[k], a.inst->subject_prefix);
         out += '\n';
       }
       out += "    ]\n  }\n";

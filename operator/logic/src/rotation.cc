@@ -22,9 +22,7 @@ Status Corrupt(std::string_view key, std::string_view why) {
 // Fills env/probe/users/requeue_at from the state.
 void Derive(CredentialPlan& plan) {
   const CredentialState& s = plan.state;
-  plan.users.clear();
-  plan.users.push_back({s.current.username, s.current.bcrypt});
-  if (s.previous) plan.users.push_back({s.previous->username, s.previous->bcrypt});
+  plan.users = RenderedUsers(s);
   plan.probe = s.current;
   plan.env = s.current;
   plan.requeue_at.reset();
@@ -258,6 +256,15 @@ CredentialPlan ConfirmStaged(const CredentialPlan& plan, Time now,
              "; the env Secret now names it; user " + out.state.previous->username +
              " retires at " + FormatTime(*out.state.retires_at);
   return out;
+}
+
+std::vector<NatsUser> RenderedUsers(const CredentialState& state) {
+  std::vector<NatsUser> users;
+  users.push_back({state.current.username, state.current.bcrypt});
+  if (state.phase != RotationPhase::kNone && state.previous) {
+    users.push_back({state.previous->username, state.previous->bcrypt});
+  }
+  return users;
 }
 
 nlohmann::json RotationStatus(const CredentialState& state) {

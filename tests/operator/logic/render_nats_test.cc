@@ -12,6 +12,7 @@
 #include <fstream>
 #include <memory>
 #include <mutex>
+#include <random>
 
 #include "switchboard/operator/credentials.h"
 #include "switchboard/operator/render.h"
@@ -214,6 +215,60 @@ TEST_F(RenderNatsTest, RenderedFilesPassNatsServerCheck) {
                             "authorization { users: [ {user: \"x\"}, {user: \"x\"} ] }\n",
                         &out),
             0);
+}
+
+// Property: whatever strings arrive (quotes, backslashes, braces, newlines,
+// `$`, `#`, UTF-8...), what the renderer accepts never breaks the file:
+// `nats-server -t` passes and every accepted user appears exactly once.
+TEST_F(RenderNatsTest, RandomHostileInputNeverBreaksTheFile) {
+  // Mostly characters the renderer accepts (some unusual in a config file:
+  // braces, '#', ':', '$' inside a token, UTF-8), sometimes hostile ones.
+  const std::vector<std::string> prefix_ok = {"a", "b", "-", "_",        "'",      ":",
+                                              ",", "=", "@", "\xc3\xa9", "#",      "{",
+                                              "}", "[", "]", "$",        "include"};
+  const std::vector<std::string> user_ok = {"a", "b", "-", "_", ".", "@", "+", "="};
+  const std::vector<std::string> hostile = {"\"", "\\",   " ", "\n", "\t", "*",
+                                            ">",  "\x01", "{", "$",  "..", "\r"};
+  std::mt19937 rng(20261130);
+  int accepted = 0;
+  auto random_string = [&](const std::vector<std::string>& ok, int parts, bool dots) {
+    std::string out = "x";
+    for (int i = 0; i < parts; ++i) {
+      if (rng() % 12 == 0) {
+        out += hostile[rng() % hostile.size()];
+      } else {
+        out += ok[rng() % ok.size()];
+      }
+      if (dots && rng() % 4 == 0) out += ".x";
+    }
+    return out;
+  };
+  for (int round = 0; round < 5; ++round) {
+    RenderInput in;
+    in.server_ns = "nats";
+    in.server_name = "shared";
+    in.isolation = round % 2 == 0 ? Isolation::kPermissions : Isolation::kAccounts;
+    for (int i = 0; i < 60; ++i) {
+      std::string ns = "ns-" + std::to_string(i);
+      if (i % 10 == 0) ns += random_string(user_ok, 2, false);  // names go into comments
+      in.installations.push_back({ns,
+                                  "app",
+                                  random_string(prefix_ok, 6, true),
+                                  {{random_string(user_ok, 5, false), a_.bcrypt}}});
+    }
+    auto r = RenderNatsConfig(in);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(static_cast<size_t>(r->installations) + r->rejected.size(), in.installations.size());
+    size_t users = 0;
+    for (size_t pos = 0; (pos = r->text.find("{user: ", pos)) != std::string::npos; ++pos) ++users;
+    EXPECT_EQ(users, static_cast<size_t>(r->installations == 0 ? 1 : r->installations));
+    std::string out;
+    EXPECT_EQ(CheckConfig(r->text, &out), 0) << out << "\n" << r->text;
+    accepted += r->installations;
+  }
+  // The property is only worth something if plenty of input got through.
+  EXPECT_GT(accepted, 30);
+  RecordProperty("accepted", accepted);
 }
 
 TEST_F(RenderNatsTest, UsersAreConfinedToTheirPrefixAndReloadAddsAUser) {

@@ -193,9 +193,9 @@ TEST(Render, DuplicateUserKeepsTheFirstInOrder) {
   RenderInput in = TwoInstallations();
   in.installations.push_back(
       {"team-c", "x", "hatchet.team-c", {{"team-b-hatchet", FakeHash('c')}}});
-  // A rotation's previous user counts too.
+  // A rotation's new user collides: the old user (engines use it) stays.
   in.installations.push_back(
-      {"team-d", "x", "hatchet.team-d", {{"d", FakeHash('d')}, {"team-a-hatchet", FakeHash('e')}}});
+      {"team-d", "x", "hatchet.team-d", {{"team-a-hatchet", FakeHash('e')}, {"d", FakeHash('d')}}});
   // The two users of one installation must differ.
   in.installations.push_back(
       {"team-e", "x", "hatchet.team-e", {{"e", FakeHash('d')}, {"e", FakeHash('e')}}});
@@ -208,7 +208,23 @@ TEST(Render, DuplicateUserKeepsTheFirstInOrder) {
   EXPECT_NE(r->rejected[1].message.find("team-a/hatchet"), std::string::npos);
   EXPECT_EQ(r->rejected[2].ns, "team-e");
   for (const auto& rej : r->rejected) EXPECT_EQ(rej.field, "spec.nats.credentials.username");
+  EXPECT_EQ(r->installations, 4);  // a, b, d (old user only), e (first only)
+  EXPECT_NE(r->text.find("{user: \"d\", password: \"" + FakeHash('d')), std::string::npos);
+  EXPECT_EQ(r->text.find(FakeHash('e')), std::string::npos);
+  EXPECT_EQ(r->text.find(FakeHash('c')), std::string::npos);
+}
+
+TEST(Render, BadNewUserDuringRotationKeepsTheOldUser) {
+  RenderInput in = TwoInstallations();
+  in.installations[0].users.insert(in.installations[0].users.begin(),
+                                   {"team-b-hatchet-r1", "not-a-hash"});
+  auto r = RenderNatsConfig(in);
+  ASSERT_TRUE(r.ok());
   EXPECT_EQ(r->installations, 2);
+  ASSERT_EQ(r->rejected.size(), 1u);
+  EXPECT_EQ(r->rejected[0].field, "spec.nats.credentials");
+  EXPECT_NE(r->text.find("\"team-b-hatchet\""), std::string::npos);
+  EXPECT_EQ(r->text.find("team-b-hatchet-r1"), std::string::npos);
 }
 
 TEST(Render, SameInstallationTwiceIsRenderedOnce) {

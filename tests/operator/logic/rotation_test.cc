@@ -66,10 +66,26 @@ struct World {
     auto plan = PlanCredentials(stored, in, fakes.Deps());
     EXPECT_TRUE(plan.ok()) << plan.status().ToString();
     CredentialPlan p = std::move(plan).value();
+    // Notes go into events and logs: never a password.
+    if (!p.state.current.password.empty()) {
+      EXPECT_EQ(p.note.find(p.state.current.password), std::string::npos) << p.note;
+    }
+    if (p.state.previous && !p.state.previous->password.empty()) {
+      EXPECT_EQ(p.note.find(p.state.previous->password), std::string::npos) << p.note;
+    }
     if (p.state_changed) stored = DecodeState(EncodeState(p.state)).value();
     env_username = p.env.username;
     env_password = p.env.password;
     rendered = p.users;
+    // A server render of this backend from its stored Secret sees the same.
+    if (stored) {
+      auto from_secret = RenderedUsers(*stored);
+      EXPECT_EQ(from_secret.size(), p.users.size());
+      for (size_t i = 0; i < std::min(from_secret.size(), p.users.size()); ++i) {
+        EXPECT_EQ(from_secret[i].username, p.users[i].username);
+        EXPECT_EQ(from_secret[i].bcrypt, p.users[i].bcrypt);
+      }
+    }
     if (probe_passes && p.state.phase == RotationPhase::kStaged) {
       p = ConfirmStaged(p, in.now, in.grace_period);
       stored = DecodeState(EncodeState(p.state)).value();
@@ -281,11 +297,11 @@ TEST(Rotation, AdoptedExternalCredentialsAreVerifiedOnce) {
   // A different password in the user's Secret: verification fails, staged.
   World w2;
   w2.stored = adopted;
-  in.external_password = "changed";
+  in.external_password = "user-pw-9";
   p = w2.Reconcile(in, false);
   EXPECT_EQ(w2.fakes.verified, 1);
   EXPECT_EQ(p.state.phase, RotationPhase::kStaged);
-  EXPECT_EQ(p.env.password, "changed") << "the old password is unknown: nothing else to give";
+  EXPECT_EQ(p.env.password, "user-pw-9") << "the old password is unknown: nothing else to give";
 }
 
 TEST(Rotation, UsernameChangeInTheSpecIsStaged) {
@@ -387,6 +403,45 @@ TEST(RotatedUsername, Table) {
   EXPECT_EQ(RotatedUsername("u", 0), "u");
   EXPECT_EQ(RotatedUsername("u", 1), "u-r1");
   EXPECT_EQ(RotatedUsername("u", 12), "u-r12");
+}
+
+}  // namespace
+}  // namespace switchboard::operator_logic
+
+namespace switchboard::operator_logic {
+namespace {
+
+TEST(ConfirmStaged, OnlyMovesAStagedPlan) {
+  Fakes fakes;
+  CredentialInputs in;
+  in.username = "u";
+  in.now = ParseTime("2026-11-30T10:00:00Z").value();
+  auto plan = PlanCredentials(std::nullopt, in, fakes.Deps()).value();
+  ASSERT_EQ(plan.state.phase, RotationPhase::kNone);
+  CredentialPlan same = ConfirmStaged(plan, in.now, std::chrono::minutes(10));
+  EXPECT_EQ(same.state, plan.state);
+  EXPECT_EQ(same.env, plan.env);
+  EXPECT_EQ(RotationPhaseName(RotationPhase::kNone), "");
+  EXPECT_EQ(RotationPhaseName(RotationPhase::kStaged), "Staged");
+  EXPECT_EQ(RotationPhaseName(RotationPhase::kRetiring), "Retiring");
+}
+
+TEST(ConfirmStaged, RetiresAtIsWholeSecondsSoItSurvivesTheSecret) {
+  Fakes fakes;
+  CredentialInputs in;
+  in.username = "u";
+  in.now = ParseTime("2026-11-30T10:00:00Z").value();
+  auto first = PlanCredentials(std::nullopt, in, fakes.Deps()).value();
+  in.rotate_token = "t";
+  auto staged = PlanCredentials(first.state, in, fakes.Deps()).value();
+  ASSERT_EQ(staged.state.phase, RotationPhase::kStaged);
+  auto retiring =
+      ConfirmStaged(staged, in.now + std::chrono::milliseconds(1500), std::chrono::seconds(30));
+  EXPECT_EQ(FormatTime(*retiring.state.retires_at), "2026-11-30T10:00:32Z");
+  EXPECT_EQ(DecodeState(EncodeState(retiring.state)).value(), retiring.state);
+  EXPECT_NE(retiring.note.find("retires at 2026-11-30T10:00:32Z"), std::string::npos);
+  EXPECT_EQ(retiring.note.find(retiring.state.current.password), std::string::npos)
+      << "notes go to events: never a password";
 }
 
 }  // namespace

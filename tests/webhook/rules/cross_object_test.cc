@@ -98,6 +98,16 @@ TEST(CrossObject, DefaultUsernamesCannotCollideAcrossNamespacesButExplicitCanMat
   EXPECT_NE(Find(Validate(a, ctx).errors, "unique-username"), nullptr);
 }
 
+TEST(CrossObject, GenerateNameBackendsDoNotClashOnUsername) {
+  json a = Backend("team-a", "", "p.one"), b = Backend("team-a", "", "p.two");
+  a["metadata"] = {{"generateName", "hatchet-"}, {"namespace", "team-a"}};
+  b["metadata"] = {{"generateName", "hatchet-"}, {"namespace", "team-a"}};
+  Context ctx = WithServer();
+  ctx.backends.push_back(b);
+  Report r = Validate(a, ctx);
+  EXPECT_TRUE(r.ok()) << r.errors[0].ToString();
+}
+
 TEST(CrossObject, RotatedUsernameInStatusIsTaken) {
   json other = Backend("team-b", "two", "p.two");
   other["status"] = {{"username", "team-b-two-r1"}};

@@ -237,8 +237,8 @@ TEST(Admission, MutatingWithNothingMissingSendsNoPatch) {
 TEST(Admission, NotSyncedCacheRefusesValidationButNotDefaulting) {
   class Unsynced : public ContextSource {
    public:
-    std::shared_ptr<const validation::Context> Snapshot() const override {
-      return std::make_shared<const validation::Context>();
+    std::shared_ptr<const admission::ContextSnapshot> Snapshot() const override {
+      return std::make_shared<const admission::ContextSnapshot>(validation::Context{});
     }
     bool Synced() const override { return false; }
   } source;

@@ -104,8 +104,8 @@ TEST_F(ServerTest, HealthAndReadiness) {
 TEST_F(ServerTest, ReadyzWaitsForTheCache) {
   class Unsynced : public admission::ContextSource {
    public:
-    std::shared_ptr<const validation::Context> Snapshot() const override {
-      return std::make_shared<const validation::Context>();
+    std::shared_ptr<const admission::ContextSnapshot> Snapshot() const override {
+      return std::make_shared<const admission::ContextSnapshot>(validation::Context{});
     }
     bool Synced() const override { return false; }
   } unsynced;

@@ -5,11 +5,13 @@
 // other e2e tests sharing the cluster are not affected.
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <signal.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -237,6 +239,11 @@ TEST_F(WebhookE2E, InvalidSamplesFailWithTheWebhooksMessage) {
     }
     if (auto v = SwitchboardValidate(path)) {
       EXPECT_EQ(v->exit_code, report.ok() ? 0 : 1) << v->out << v->err;
+      // Every rule message the webhook gave, the CLI gives too.
+      for (const auto& e : report.errors) {
+        if (apply.err.find(e.ToString()) == std::string::npos) continue;
+        EXPECT_NE((v->out + v->err).find(e.ToString()), std::string::npos) << v->out << v->err;
+      }
     }
   }
   EXPECT_GT(judged_by_webhook, 20);
@@ -323,6 +330,15 @@ TEST_F(WebhookE2E, WarningsAppearInKubectlOutput) {
   ASSERT_EQ(update.exit_code, 0) << update.err;
   EXPECT_NE(update.err.find("Warning:"), std::string::npos) << update.err;
   EXPECT_NE(update.err.find("subjectPrefix"), std::string::npos) << update.err;
+}
+
+// Last (tests run in declaration order): SIGTERM ends the process cleanly.
+TEST_F(WebhookE2E, StopsGracefullyOnSigterm) {
+  ASSERT_TRUE(env->webhook->Signal(SIGTERM));
+  std::optional<int> code = env->webhook->Wait(std::chrono::seconds(15));
+  ASSERT_TRUE(code.has_value()) << "still running 15 s after SIGTERM";
+  EXPECT_EQ(*code, 0) << env->webhook->Log();
+  EXPECT_NE(env->webhook->Log().find("\"msg\":\"stopped\""), std::string::npos);
 }
 
 }  // namespace

@@ -97,7 +97,7 @@ std::vector<CrossIndex::Claim> CrossIndex::ClaimsOf(const nlohmann::json& object
 namespace {
 
 // The Secret name a claim is about, read back from the object.
-std::string ClaimedName(const nlohmann::json& object, const std::string& field) {
+std::string ClaimedName(const nlohmann::json& object, std::string_view field) {
   std::string kind = api::KindOf(object);
   if (kind == api::kKindBackend) {
     api::BackendView v(object);
@@ -115,6 +115,15 @@ std::string ClaimedName(const nlohmann::json& object, const std::string& field) 
 
 }  // namespace
 
+void CrossIndex::Reserve(size_t n) {
+  owners_.reserve(n);
+  nats_.reserve(n);
+  by_prefix_.reserve(n);
+  by_ancestor_.reserve(n);
+  by_username_.reserve(n);
+  claims_.reserve(2 * n);
+}
+
 void CrossIndex::AddBackend(const nlohmann::json& object) {
   api::BackendView v(object);
   size_t owner = owners_.size();
@@ -127,7 +136,7 @@ void CrossIndex::AddBackend(const nlohmann::json& object) {
   NatsEntry e{owner, v.server().ToString(), v.subject_prefix(), v.username()};
   by_prefix_[Join(e.server, e.prefix)].push_back(idx);
   for (const auto& a : Ancestors(e.prefix)) by_ancestor_[Join(e.server, a)].push_back(idx);
-  by_username_[Join(e.server, e.username)].push_back(idx);
+  if (!e.username.empty()) by_username_[Join(e.server, e.username)].push_back(idx);
   // During a rotation the current user is <username>-r<N> (status.username):
   // that name is taken on the server too.
   if (auto s = api::String(api::Path(object, {"status", "username"}))) {
@@ -166,9 +175,10 @@ void CrossIndex::CheckClaims(const nlohmann::json& object, const api::ObjectKey&
       std::string fix = mine.field == "metadata.name"
                             ? "rename one of them, or give this backend a passwordSecretRef"
                             : "use a different Secret name";
-      sink.Error("secret-collision", mine.field,
-                 "Secret " + api::QualifiedName(ns, name) + " is " + mine.role +
-                     " of this object and also " + other.role + " of " + Describe(other.owner) +
+      sink.Error("secret-collision", std::string(mine.field),
+                 "Secret " + api::QualifiedName(ns, name) + " is " + std::string(mine.role) +
+                     " of this object and also " + std::string(other.role) + " of " +
+                     Describe(other.owner) +
                      "; Switchboard writes it, so they would overwrite each other: " + fix);
     }
   }
@@ -275,7 +285,8 @@ void CrossIndex::CheckBackend(const nlohmann::json& backend, Sink& sink) const {
                   "; permissions (<prefix>.*) still isolate them, but subject monitoring and any "
                   "wider permission would mix them: prefer sibling prefixes");
   }
-  if (auto it = by_username_.find(Join(server, username)); it != by_username_.end()) {
+  if (auto it = username.empty() ? by_username_.end() : by_username_.find(Join(server, username));
+      it != by_username_.end()) {
     if (auto o = others(it->second); !o.empty()) {
       sink.Error("unique-username", "spec.nats.credentials.username",
                  Quote(username) + " is already a user on NatsServer " + server + " (of " +

@@ -17,6 +17,8 @@ namespace switchboard::validation::internal {
 
 class CrossIndex {
  public:
+  // Room for about n objects (avoids rehashing while a big input is added).
+  void Reserve(size_t n);
   void AddBackend(const nlohmann::json& object);
   void AddServer(const nlohmann::json& object);
   void AddSecret(const nlohmann::json& object);
@@ -37,9 +39,9 @@ class CrossIndex {
     std::string username;
   };
   struct Claim {
-    size_t owner;  // index into owners_; SIZE_MAX for the object under validation
-    std::string role;
-    std::string field;
+    size_t owner;            // index into owners_; SIZE_MAX for the object under validation
+    std::string_view role;   // static text
+    std::string_view field;  // static text
     bool writes;
   };
 

@@ -114,6 +114,7 @@ std::vector<Report> ValidateAll(const std::vector<nlohmann::json>& objects, cons
     defaulted.push_back(internal::DefaultedForValidation(o, default_namespace));
   }
   CrossIndex index;
+  index.Reserve(objects.size() + context.backends.size() + context.servers.size());
   for (const auto& s : context.servers) AddToIndex(index, s);
   for (const auto& b : context.backends) AddToIndex(index, b);
   for (const auto& s : context.secrets) AddToIndex(index, s);

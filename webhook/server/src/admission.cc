@@ -141,6 +141,18 @@ json Completed(const json& object, const json& request, const std::string& kind)
   return copy;
 }
 
+std::shared_ptr<const ContextSnapshot> EmptySnapshot() {
+  static const auto* empty = new std::shared_ptr<const ContextSnapshot>(
+      std::make_shared<const ContextSnapshot>(validation::Context{}));
+  return *empty;
+}
+
+// Where an object without metadata.namespace will live.
+std::string DefaultNamespace(const json& request) {
+  std::string ns = StringMember(request, "namespace");
+  return ns.empty() ? "default" : ns;
+}
+
 void Judge(const json& request, Webhook webhook, const ContextSource& context, Outcome* out,
            Responder* respond) {
   const json* kind_ref = Member(request, "kind");
@@ -203,22 +215,22 @@ void Judge(const json& request, Webhook webhook, const ContextSource& context, O
     // message would pre-empt the rule set's (the one `switchboard validate`
     // prints). Before the cache syncs it judges without other objects; the
     // validating webhook still refuses until then.
-    std::shared_ptr<const validation::Context> snapshot;
-    if (context.Synced()) snapshot = context.Snapshot();
-    validation::Context empty;
-    const validation::Context& ctx = snapshot ? *snapshot : empty;
+    std::shared_ptr<const ContextSnapshot> snapshot =
+        context.Synced() ? context.Snapshot() : nullptr;
+    if (!snapshot) snapshot = EmptySnapshot();
     json old_completed;
     if (update && old != nullptr) old_completed = Completed(*old, request, kind);
     validation::Report report = validation::Validate(
-        completed, ctx, update ? validation::Operation::kUpdate : validation::Operation::kCreate,
-        update && old != nullptr ? &old_completed : nullptr);
+        completed, snapshot->index(),
+        update ? validation::Operation::kUpdate : validation::Operation::kCreate,
+        update && old != nullptr ? &old_completed : nullptr, DefaultNamespace(request));
     if (!report.ok()) {
       json details = {{"group", kGroup}, {"kind", kind}, {"name", out->name}};
       respond->Deny(report, details);
       return;
     }
     if (mutating) {
-      respond->Patch(validation::DefaultingPatch(completed));
+      respond->Patch(validation::DefaultingPatch(completed, DefaultNamespace(request)));
     } else {
       respond->Warn(report.warnings);  // only here, so kubectl does not print them twice
     }

@@ -7,7 +7,7 @@ namespace switchboard::webhook {
 ClusterContext::ClusterContext(kube::Client* client)
     : backends_(client, kube::resources::PubSubBackend(), ""),
       servers_(client, kube::resources::NatsServer(), ""),
-      snapshot_(std::make_shared<const validation::Context>()) {
+      snapshot_(std::make_shared<const admission::ContextSnapshot>(validation::Context{})) {
   kube::StoreEventHandler bump;
   bump.on_add = [this](const kube::ObjectPtr&) { ++generation_; };
   bump.on_update = [this](const kube::ObjectPtr&, const kube::ObjectPtr&) { ++generation_; };
@@ -32,18 +32,14 @@ bool ClusterContext::Synced() const {
   return backends_.store().HasSynced() && servers_.store().HasSynced();
 }
 
-std::shared_ptr<const validation::Context> ClusterContext::Snapshot() const {
+std::shared_ptr<const admission::ContextSnapshot> ClusterContext::Snapshot() const {
   uint64_t generation = generation_.load();
   std::lock_guard<std::mutex> lock(mu_);
   if (generation == built_generation_) return snapshot_;
-  auto next = std::make_shared<validation::Context>();
-  for (const auto& o : backends_.store().List()) {
-    next->backends.push_back(*o);
-  }
-  for (const auto& o : servers_.store().List()) {
-    next->servers.push_back(*o);
-  }
-  snapshot_ = std::move(next);
+  validation::Context next;
+  for (const auto& o : backends_.store().List()) next.backends.push_back(*o);
+  for (const auto& o : servers_.store().List()) next.servers.push_back(*o);
+  snapshot_ = std::make_shared<const admission::ContextSnapshot>(std::move(next));
   built_generation_ = generation;
   return snapshot_;
 }

@@ -19,7 +19,7 @@ class ClusterContext : public admission::ContextSource {
   explicit ClusterContext(kube::Client* client);
   ~ClusterContext() override;  // stops the informers
 
-  std::shared_ptr<const validation::Context> Snapshot() const override;
+  std::shared_ptr<const admission::ContextSnapshot> Snapshot() const override;
   bool Synced() const override;
 
  private:
@@ -29,8 +29,8 @@ class ClusterContext : public admission::ContextSource {
   // Bumped by every cache event; Snapshot() rebuilds when it moved on.
   std::atomic<uint64_t> generation_{1};
   mutable std::mutex mu_;
-  mutable uint64_t built_generation_ = 0;                        // guarded by mu_
-  mutable std::shared_ptr<const validation::Context> snapshot_;  // guarded by mu_
+  mutable uint64_t built_generation_ = 0;                               // guarded by mu_
+  mutable std::shared_ptr<const admission::ContextSnapshot> snapshot_;  // guarded by mu_
 };
 
 }  // namespace switchboard::webhook

@@ -58,8 +58,9 @@ class Client {
   Result<json> ListAll(const ResourceRef& r, std::string_view ns, ListOptions opts = {},
                        const CallOptions& call = {});
 
-  // POST. Namespace from obj.metadata.namespace, else `ns` argument of
-  // CreateIn. Returns the created object.
+  // POST. The namespace comes from obj.metadata.namespace (required for
+  // namespaced resources: kInvalidArgument when missing). Returns the
+  // created object as the server stored it (defaults applied, uid, rv).
   Result<json> Create(const ResourceRef& r, const json& obj, const WriteOptions& opts = {},
                       const CallOptions& call = {});
   // POST to a subresource (e.g. serviceaccounts/<name>/token with a TokenRequest).

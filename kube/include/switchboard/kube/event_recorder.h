@@ -69,6 +69,7 @@ class EventRecorder {
   };
   void Run();
   void Write(const Pending& p);
+  void Failed(const char* what, const Pending& p, const Status& s);
 
   Client* client_;
   Options opts_;
@@ -80,6 +81,8 @@ class EventRecorder {
   uint64_t dropped_ = 0;              // guarded by mu_
   uint64_t failed_ = 0;               // guarded by mu_
   std::map<std::string, Seen> seen_;  // writer thread only
+  std::chrono::steady_clock::time_point last_failure_log_{};  // writer thread only
+  uint64_t suppressed_logs_ = 0;                              // writer thread only
   std::thread thread_;
 };
 

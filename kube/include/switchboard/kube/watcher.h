@@ -42,7 +42,8 @@ struct WatcherOptions {
   std::string label_selector;
   std::string field_selector;
   int64_t page_size = 500;
-  int64_t watch_timeout_seconds = 290;  // server closes the watch; we resume
+  int64_t watch_timeout_seconds =
+      290;  // server closes the watch (plus up to 50% jitter); we resume
   std::chrono::milliseconds initial_backoff{200};
   std::chrono::milliseconds max_backoff{std::chrono::seconds(30)};
   std::chrono::milliseconds list_timeout{std::chrono::seconds(60)};  // per page

@@ -42,9 +42,10 @@ struct NatsOptions {
   size_t compression_threshold = kDefaultCompressionThreshold;   // total payload bytes
   size_t max_decompressed_bytes = kDefaultMaxDecompressedBytes;  // per message
 
-  // Asynchronous errors (permission violations, slow consumers, dropped
-  // connections for good). Called on a library thread; also logged. The
-  // status code is PermissionDenied for permission violations.
+  // Asynchronous errors, called on a library thread and also logged:
+  // PermissionDenied for permission violations, ResourceExhausted for a
+  // slow consumer dropping messages, Unavailable when nats.c closed the
+  // connection for good (e.g. credentials refused on reconnect).
   std::function<void(const Status&)> on_error;
 };
 

@@ -10,7 +10,11 @@
 //                       both numbers, the fix, and "max_payload=<observed>"
 //   PermissionDenied    publish/subscribe on the prefix not permitted
 //   Timeout             the round trip did not arrive within `timeout`
-// Passwords never appear in messages or logs.
+// Passwords never appear in messages or logs. A non-empty ca_file turns TLS
+// on (as a tls:// URL does). Each call makes its own connection and closes
+// it; safe to call from several threads at once (each probe uses its own
+// random nonce, so concurrent probes on one prefix do not confuse each
+// other).
 #pragma once
 
 #include <chrono>
@@ -27,6 +31,8 @@ struct ProbeOptions {
   std::string password;
   std::string subject_prefix;  // empty: hatchet.pubsub
   std::string ca_file;         // optional PEM path
+  // Bounds each step: connect (per seed), the subscribe flush, and the
+  // round trip of the probe message.
   std::chrono::milliseconds timeout{5000};
 };
 

@@ -61,6 +61,10 @@ struct ReconcileContext {
   // How long after a config write a refused probe still means "not
   // reloaded yet" rather than "wrong credentials".
   std::chrono::milliseconds reload_window{30000};
+  // Config Secret writes per server are at least this far apart: every
+  // write makes the NATS servers reload, and a burst of new backends
+  // (1,000 applied at once) must not become a burst of reloads.
+  std::chrono::milliseconds min_write_interval{1000};
   std::string ca_dir;  // where NatsServer CA bundles are written for probes
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 };

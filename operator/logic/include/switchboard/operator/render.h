@@ -70,9 +70,10 @@ struct RenderInput {
   std::vector<Installation> installations;  // any order
 };
 
-// An installation left out of the file, and why. The rest of the server's
-// installations are still rendered: one bad backend never takes the others
-// down.
+// An installation, or one user of it, left out of the file, and why. The
+// rest is still rendered: one bad backend never takes the others down, and a
+// bad new user during a rotation never takes out the old user that running
+// engines still use.
 struct Rejected {
   std::string ns;
   std::string name;
@@ -82,21 +83,28 @@ struct Rejected {
 };
 
 struct RenderedConfig {
-  std::string text;                // the include file
-  std::string hash;                // ConfigHash(text): "sha256:<64 hex>"
-  int installations = 0;           // installations rendered
-  std::vector<Rejected> rejected;  // sorted by namespace/name
+  std::string text;       // the include file
+  std::string hash;       // ConfigHash(text): "sha256:<64 hex>"
+  int installations = 0;  // installations rendered
+  // Sorted by namespace/name. An installation may appear here and still be
+  // rendered when only one of its users was left out.
+  std::vector<Rejected> rejected;
 };
 
 // Renders the include file. Every value is written double-quoted (with `"`
-// and `\` escaped). Installation-level problems (a user name outside
-// [A-Za-z0-9-_.@+=] or over 160 characters; a subject prefix with
-// whitespace, control characters, `"`, `\`, a wildcard, an empty token or a
-// leading `$`; a namespace/name that is not a Kubernetes name, as they go
-// into comments; a hash that is not bcrypt; a user name or prefix already taken by an installation
-// earlier in namespace/name order; no users) reject that installation only. Server-level problems
-// fail the whole render with kInvalidArgument naming the field: max_payload outside [16 MiB, 64
-// MiB], a server namespace/name that is not a Kubernetes name.
+// and `\` escaped), and values that could still change the structure are
+// refused, with a Rejected entry:
+//  - per user (the installation's other users are still rendered): a name
+//    outside [A-Za-z0-9-_.@+=] or over 160 characters, a hash that is not
+//    bcrypt (never echoed: it may be a plaintext password), a name already
+//    taken by an installation earlier in namespace/name order;
+//  - per installation: a subject prefix with whitespace, control
+//    characters, `"`, `\`, a wildcard, an empty token or a leading `$`; a
+//    namespace/name that is not a Kubernetes name (they go into comments); a
+//    prefix already taken earlier in order; no usable user.
+// Server-level problems fail the whole render with kInvalidArgument naming
+// the field: max_payload outside [16 MiB, 64 MiB], a server namespace/name
+// that is not a Kubernetes name.
 Result<RenderedConfig> RenderNatsConfig(const RenderInput& input);
 
 // "sha256:" + lowercase hex SHA-256 of `text` (status.configHash).

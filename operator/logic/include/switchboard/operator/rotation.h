@@ -36,7 +36,11 @@
 //        plan = ConfirmStaged(plan, now); write credentials Secret, env Secret
 //   6. requeue at plan.requeue_at, if any
 // Writing the state (2) before the env Secret (3) matters: a generated
-// password must be persisted before anything uses it.
+// password must be persisted before anything uses it. While Staged,
+// plan.probe (new user) differs from plan.env (old user, what engines run
+// with): a failing probe then only means the server has not reloaded the
+// config yet (Secret volume sync + reloader lag), not an outage; requeue
+// soon, and keep Ready about the env credentials.
 #pragma once
 
 #include <chrono>
@@ -149,6 +153,12 @@ Result<CredentialPlan> PlanCredentials(const std::optional<CredentialState>& sto
 // unchanged unless it is Staged.
 CredentialPlan ConfirmStaged(const CredentialPlan& plan, Time now,
                              std::chrono::milliseconds grace_period);
+
+// The users to render for a stored state: current, then previous while a
+// rotation is in progress. What a server render uses for the *other*
+// backends bound to it (read their credentials Secrets, DecodeState, this),
+// equal to CredentialPlan::users for the same state.
+std::vector<NatsUser> RenderedUsers(const CredentialState& state);
 
 // status.rotation as JSON ({phase, retiresAt}), or null when not rotating.
 nlohmann::json RotationStatus(const CredentialState& state);

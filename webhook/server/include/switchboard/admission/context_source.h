@@ -13,6 +13,25 @@
 
 namespace switchboard::admission {
 
+// The existing objects plus an index over them, built once per change of
+// the cache: validating against a ContextIndex costs nothing proportional
+// to the number of objects, so a review stays fast with thousands of them.
+// Immutable; shared by every request that runs while it is current.
+class ContextSnapshot {
+ public:
+  explicit ContextSnapshot(validation::Context context)
+      : context_(std::move(context)), index_(context_) {}
+  ContextSnapshot(const ContextSnapshot&) = delete;
+  ContextSnapshot& operator=(const ContextSnapshot&) = delete;
+
+  const validation::Context& context() const { return context_; }
+  const validation::ContextIndex& index() const { return index_; }
+
+ private:
+  validation::Context context_;
+  validation::ContextIndex index_;  // borrows context_ (declared first)
+};
+
 class ContextSource {
  public:
   virtual ~ContextSource() = default;
@@ -20,7 +39,7 @@ class ContextSource {
   // An immutable snapshot of the existing PubSubBackends and NatsServers.
   // Never null. Cheap (a shared_ptr copy): called once per admission request.
   // Thread-safe.
-  virtual std::shared_ptr<const validation::Context> Snapshot() const = 0;
+  virtual std::shared_ptr<const ContextSnapshot> Snapshot() const = 0;
 
   // True once the snapshot reflects a complete initial list of the cluster
   // (what /readyz reports). Thread-safe.
@@ -32,23 +51,23 @@ class ContextSource {
 class StaticContextSource : public ContextSource {
  public:
   explicit StaticContextSource(validation::Context context = {})
-      : snapshot_(std::make_shared<const validation::Context>(std::move(context))) {}
+      : snapshot_(std::make_shared<const ContextSnapshot>(std::move(context))) {}
 
-  std::shared_ptr<const validation::Context> Snapshot() const override {
+  std::shared_ptr<const ContextSnapshot> Snapshot() const override {
     std::lock_guard<std::mutex> lock(mu_);
     return snapshot_;
   }
   bool Synced() const override { return true; }
 
   void Replace(validation::Context context) {
-    auto next = std::make_shared<const validation::Context>(std::move(context));
+    auto next = std::make_shared<const ContextSnapshot>(std::move(context));
     std::lock_guard<std::mutex> lock(mu_);
     snapshot_ = std::move(next);
   }
 
  private:
   mutable std::mutex mu_;
-  std::shared_ptr<const validation::Context> snapshot_;  // guarded by mu_
+  std::shared_ptr<const ContextSnapshot> snapshot_;  // guarded by mu_
 };
 
 }  // namespace switchboard::admission

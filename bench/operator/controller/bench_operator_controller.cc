@@ -1,0 +1,224 @@
+// bench_operator_controller: N PubSubBackends on one NatsServer, from the
+// first create to all Ready, and the operator's RSS then (issue 5 item 6;
+// targets: 1,000 backends in <= 30 s, RSS <= 30 MiB).
+//
+// Everything is real: kube-apiserver + etcd (scripts/cluster.sh, started
+// here in <build>/bench-cluster unless --kubeconfig is given), nats-server
+// including the rendered file, switchboard-config-sync, switchboard-operator.
+//
+//   bench_operator_controller [--backends 1000] [--workers 4] [--kubeconfig PATH]
+//                             [--timeout 600]
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "switchboard/kube/client.h"
+#include "switchboard/testing/net.h"
+#include "switchboard/testing/process.h"
+#include "switchboard/testing/temp_dir.h"
+#include "switchboard/testing/wait.h"
+
+using namespace std::chrono_literals;
+using switchboard::kube::json;
+namespace kube = switchboard::kube;
+namespace testing = switchboard::testing;
+
+namespace {
+
+std::string SelfDir() {
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  std::string p(buf, n > 0 ? static_cast<size_t>(n) : 0);
+  return p.substr(0, p.rfind('/'));
+}
+
+long StatusKb(pid_t pid, const char* field) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(field, 0) == 0) return std::atol(line.c_str() + std::strlen(field) + 1);
+  }
+  return -1;
+}
+
+int ReadyCount(kube::Client& c, const std::string& ns) {
+  auto list = c.ListAll(kube::resources::PubSubBackend(), ns);
+  if (!list.ok()) return -1;
+  int n = 0;
+  for (const auto& o : (*list)["items"]) {
+    if (!o.contains("status")) continue;
+    for (const auto& cond : o["status"].value("conditions", json::array())) {
+      if (cond.value("type", "") == "Ready" && cond.value("status", "") == "True") n++;
+    }
+  }
+  return n;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int backends = 1000, workers = 4, timeout_s = 600;
+  std::string kubeconfig;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string a = argv[i];
+    if (a == "--backends")
+      backends = std::atoi(argv[i + 1]);
+    else if (a == "--workers")
+      workers = std::atoi(argv[i + 1]);
+    else if (a == "--kubeconfig")
+      kubeconfig = argv[i + 1];
+    else if (a == "--timeout")
+      timeout_s = std::atoi(argv[i + 1]);
+    else {
+      std::fprintf(stderr, "unknown flag %s\n", a.c_str());
+      return 2;
+    }
+  }
+  const std::string bin = SelfDir();
+  const std::string build = bin.substr(0, bin.rfind('/'));
+  const char* src_env = std::getenv("SWITCHBOARD_SOURCE_DIR");
+  const std::string src = src_env ? src_env : SWITCHBOARD_SOURCE_DIR;
+
+  // 1. Cluster.
+  bool own_cluster = kubeconfig.empty();
+  const std::string cluster_dir = build + "/bench-cluster";
+  if (own_cluster) {
+    auto r = testing::Run({"bash", src + "/scripts/cluster.sh", "up"},
+                          {{"CLUSTER_DIR", cluster_dir}}, "", 600s);
+    if (r.exit_code != 0) {
+      std::fprintf(stderr, "cluster.sh up failed:\n%s\n", r.err.c_str());
+      return 1;
+    }
+    kubeconfig = cluster_dir + "/kubeconfig";
+  }
+  auto config = kube::Config::FromKubeconfig(kubeconfig);
+  if (!config.ok()) {
+    std::fprintf(stderr, "%s\n", config.status().ToString().c_str());
+    return 1;
+  }
+  auto client = kube::Client::New(*config);
+  if (!client.ok()) return 1;
+  kube::Client& c = **client;
+  const std::string ns = "bench-" + std::to_string(getpid());
+  auto ns_created =
+      c.Create(kube::resources::Namespace(),
+               {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}});
+  if (!ns_created.ok()) {
+    std::fprintf(stderr, "create namespace: %s\n", ns_created.status().ToString().c_str());
+    return 1;
+  }
+
+  // 2. nats-server + config-sync + operator.
+  testing::TempDir dir;
+  int port = testing::FreePort();
+  dir.WriteFile("switchboard.conf", "max_payload: 16777216\n");
+  std::string conf = dir.WriteFile("nats.conf", "listen: 127.0.0.1:" + std::to_string(port) +
+                                                    "\ninclude \"switchboard.conf\"\n");
+  testing::Process nats({{"nats-server", "-c", conf, "-P", dir.path() + "/nats.pid"},
+                         {},
+                         {},
+                         dir.path() + "/nats.log",
+                         ""});
+  testing::WaitForPort(port, 10s);
+  testing::WaitFor([&] { return !testing::ReadFile(dir.path() + "/nats.pid").empty(); }, 5s);
+  testing::Process sync(
+      {{bin + "/switchboard-config-sync", "--kubeconfig", kubeconfig, "--namespace", ns, "--secret",
+        "bench-switchboard", "--file", dir.path() + "/switchboard.conf", "--pid-file",
+        dir.path() + "/nats.pid", "--interval", "200ms"},
+       {},
+       {},
+       dir.path() + "/sync.log",
+       ""});
+  testing::Process op({{bin + "/switchboard-operator", "--kubeconfig", kubeconfig, "--namespaces",
+                        ns, "--health-addr", "0", "--metrics-addr", "0", "--workers",
+                        std::to_string(workers), "--probe-interval", "10m"},
+                       {},
+                       {},
+                       dir.path() + "/operator.log",
+                       ""});
+  auto srv_created = c.Create(kube::resources::NatsServer(),
+                              {{"apiVersion", "pubsub.switchboard.dev/v1alpha1"},
+                               {"kind", "NatsServer"},
+                               {"metadata", {{"name", "bench"}, {"namespace", ns}}},
+                               {"spec", {{"url", "nats://127.0.0.1:" + std::to_string(port)}}}});
+  if (!srv_created.ok()) {
+    std::fprintf(stderr, "create NatsServer: %s\n", srv_created.status().ToString().c_str());
+    return 1;
+  }
+  long rss_idle = StatusKb(op.pid(), "VmRSS:");
+
+  // 3. Create N backends from 8 threads; the clock starts at the first create.
+  const auto start = std::chrono::steady_clock::now();
+  std::atomic<int> next{0}, failed{0};
+  std::vector<std::thread> creators;
+  for (int t = 0; t < 8; t++) {
+    creators.emplace_back([&] {
+      for (int i = next++; i < backends; i = next++) {
+        std::string name = "b" + std::to_string(i);
+        json obj = {
+            {"apiVersion", "pubsub.switchboard.dev/v1alpha1"},
+            {"kind", "PubSubBackend"},
+            {"metadata", {{"name", name}, {"namespace", ns}}},
+            {"spec",
+             {{"kind", "nats"},
+              {"nats",
+               {{"serverRef", {{"name", "bench"}}}, {"subjectPrefix", "hatchet." + name}}}}}};
+        if (!c.Create(kube::resources::PubSubBackend(), obj).ok()) failed++;
+      }
+    });
+  }
+  for (auto& t : creators) t.join();
+  const double created_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  int ready = 0;
+  long rss_peak_during = 0;
+  while (std::chrono::steady_clock::now() - start < std::chrono::seconds(timeout_s)) {
+    ready = ReadyCount(c, ns);
+    rss_peak_during = std::max(rss_peak_during, StatusKb(op.pid(), "VmRSS:"));
+    if (ready >= backends) break;
+    std::this_thread::sleep_for(500ms);
+  }
+  const double all_ready_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  long rss = StatusKb(op.pid(), "VmRSS:");
+  long hwm = StatusKb(op.pid(), "VmHWM:");
+
+  std::printf("backends            %d (create failures %d)\n", backends, failed.load());
+  std::printf("workers             %d\n", workers);
+  std::printf("created in          %.1f s\n", created_s);
+  std::printf("all Ready after     %.1f s%s (%d Ready)\n", all_ready_s,
+              ready >= backends ? "" : " (TIMEOUT)", ready);
+  std::printf("operator RSS idle   %.1f MiB\n", rss_idle / 1024.0);
+  std::printf("operator RSS then   %.1f MiB (peak %.1f MiB, VmHWM %.1f MiB)\n", rss / 1024.0,
+              rss_peak_during / 1024.0, hwm / 1024.0);
+  std::fflush(stdout);
+
+  // 4. Clean up: stop the operator first (finalizers are ours to drop).
+  op.Stop(10s);
+  sync.Stop();
+  nats.Stop();
+  if (own_cluster) {
+    testing::Run({"bash", src + "/scripts/cluster.sh", "down"}, {{"CLUSTER_DIR", cluster_dir}}, "",
+                 120s);
+  } else {
+    // Without the operator nobody removes finalizers: strip them, then delete.
+    auto list = c.ListAll(kube::resources::PubSubBackend(), ns);
+    if (list.ok()) {
+      for (const auto& o : (*list)["items"]) {
+        (void)c.Patch(kube::resources::PubSubBackend(), ns, kube::NameOf(o),
+                      kube::PatchType::kMerge, {{"metadata", {{"finalizers", nullptr}}}});
+      }
+    }
+    (void)c.Delete(kube::resources::Namespace(), "", ns);
+  }
+  return ready >= backends ? 0 : 1;
+}

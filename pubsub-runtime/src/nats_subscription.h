@@ -1,0 +1,27 @@
+// A subscription over nats.c: the message trampoline (owns and destroys
+// each natsMsg, decodes, decompresses, calls the handler, lets nothing
+// escape into C) and the RAII Subscription that unsubscribes and waits for
+// a running handler call to finish.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "latch.h"
+#include "nats_connection.h"
+#include "switchboard/pubsub/pubsub.h"
+
+namespace switchboard::pubsub::internal {
+
+// Subscribes `conn` to `subject` and flushes (interest exists on the server
+// when this returns). Decompressed payloads are capped at
+// `max_decompressed` bytes per message.
+Result<std::unique_ptr<Subscription>> SubscribeNats(std::shared_ptr<Connection> conn,
+                                                    const std::string& subject, Handler handler,
+                                                    size_t max_decompressed,
+                                                    std::chrono::milliseconds flush_timeout);
+
+}  // namespace switchboard::pubsub::internal

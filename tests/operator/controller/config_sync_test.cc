@@ -1,0 +1,46 @@
+#include "switchboard/controller/config_sync.h"
+
+#include <gtest/gtest.h>
+
+#include "switchboard/testing/temp_dir.h"
+
+namespace switchboard::controller {
+namespace {
+
+TEST(ConfigSync, WritesOnlyWhenChanged) {
+  testing::TempDir dir;
+  std::string path = dir.path() + "/switchboard.conf";
+  auto w = WriteFileIfChanged(path, "a\n");
+  ASSERT_TRUE(w.ok());
+  EXPECT_TRUE(*w);
+  w = WriteFileIfChanged(path, "a\n");
+  ASSERT_TRUE(w.ok());
+  EXPECT_FALSE(*w);
+  w = WriteFileIfChanged(path, "b\n");
+  ASSERT_TRUE(w.ok());
+  EXPECT_TRUE(*w);
+  EXPECT_EQ(testing::ReadFile(path), "b\n");
+  EXPECT_FALSE(WriteFileIfChanged("/nonexistent-dir/x", "a").ok());
+}
+
+TEST(ConfigSync, SecretValue) {
+  // "max_payload: 1\n" in base64.
+  auto v =
+      SecretValue(R"({"data":{"switchboard.conf":"bWF4X3BheWxvYWQ6IDEK"}})", "switchboard.conf");
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(*v, "max_payload: 1\n");
+  EXPECT_EQ(SecretValue(R"({"data":{}})", "k").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(SecretValue("nope", "k").status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(SecretValue(R"({"data":{"k":"!!"}})", "k").status().code(),
+            StatusCode::kInvalidArgument);
+}
+
+TEST(ConfigSync, PidFile) {
+  testing::TempDir dir;
+  EXPECT_EQ(*ReadPidFile(dir.WriteFile("p", "1234\n")), 1234);
+  EXPECT_FALSE(ReadPidFile(dir.WriteFile("q", "x")).ok());
+  EXPECT_FALSE(ReadPidFile(dir.path() + "/none").ok());
+}
+
+}  // namespace
+}  // namespace switchboard::controller

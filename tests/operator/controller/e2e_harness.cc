@@ -1,0 +1,220 @@
+#include "e2e_harness.h"
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <thread>
+
+#include "switchboard/testing/net.h"
+#include "switchboard/testing/wait.h"
+
+namespace switchboard::e2e {
+
+using namespace std::chrono_literals;
+
+std::string Kubeconfig() {
+  const char* k = std::getenv("SWITCHBOARD_KUBECONFIG");
+  return k ? k : "";
+}
+
+std::string BinDir() {
+  const char* b = std::getenv("SWITCHBOARD_BINARY_DIR");
+  return std::string(b ? b : ".") + "/bin";
+}
+
+std::string UniqueName(const std::string& base) {
+  static std::atomic<int> n{0};
+  return base + "-" + std::to_string(getpid()) + "-" + std::to_string(n++);
+}
+
+testing::RunResult Kubectl(const std::vector<std::string>& args, const std::string& stdin_data) {
+  std::vector<std::string> argv = {"kubectl", "--kubeconfig", Kubeconfig()};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return testing::Run(argv, {}, stdin_data, 60s);
+}
+
+void Apply(const std::string& yaml) {
+  auto r = Kubectl({"apply", "-f", "-"}, yaml);
+  ASSERT_EQ(r.exit_code, 0) << r.err << "\n" << yaml;
+}
+
+json Get(const std::string& resource, const std::string& ns, const std::string& name) {
+  auto r = Kubectl({"get", resource, "-n", ns, name, "-o", "json", "--ignore-not-found"});
+  if (r.exit_code != 0 || r.out.empty()) return nullptr;
+  return json::parse(r.out, nullptr, false);
+}
+
+namespace {
+std::string B64Decode(const std::string& in) {
+  static const std::string a = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  unsigned buf = 0;
+  int bits = 0;
+  for (char c : in) {
+    auto v = a.find(c);
+    if (v == std::string::npos) break;
+    buf = (buf << 6) | static_cast<unsigned>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<char>((buf >> bits) & 0xff));
+    }
+  }
+  return out;
+}
+}  // namespace
+
+std::map<std::string, std::string> SecretData(const std::string& ns, const std::string& name) {
+  std::map<std::string, std::string> out;
+  json s = Get("secret", ns, name);
+  if (!s.is_object() || !s.contains("data")) return out;
+  for (auto it = s["data"].begin(); it != s["data"].end(); ++it) {
+    out[it.key()] = B64Decode(it.value().get<std::string>());
+  }
+  return out;
+}
+
+static const json* ReadyCond(const json& obj) {
+  if (!obj.is_object() || !obj.contains("status") || !obj["status"].contains("conditions"))
+    return nullptr;
+  for (const auto& c : obj["status"]["conditions"]) {
+    if (c.value("type", "") == "Ready") return &c;
+  }
+  return nullptr;
+}
+
+std::string ReadyStatus(const json& obj) {
+  const json* c = ReadyCond(obj);
+  return c ? c->value("status", "") : "";
+}
+
+std::string ReadyReason(const json& obj) {
+  const json* c = ReadyCond(obj);
+  return c ? c->value("reason", "") : "";
+}
+
+bool WaitReady(const std::string& ns, const std::string& name, const std::string& status,
+               const std::string& reason, int seconds) {
+  return testing::WaitFor(
+      [&] {
+        json o = Get("psb", ns, name);
+        return ReadyStatus(o) == status && (reason.empty() || ReadyReason(o) == reason);
+      },
+      std::chrono::seconds(seconds), 100ms);
+}
+
+void CreateNamespace(const std::string& ns) {
+  auto r = Kubectl({"create", "namespace", ns});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+}
+
+void DeleteNamespace(const std::string& ns) {
+  Kubectl({"delete", "psb", "--all", "-n", ns, "--timeout=20s"});
+  Kubectl({"delete", "namespace", ns, "--wait=false"});
+}
+
+LocalNats::LocalNats() {
+  port_ = testing::FreePort();
+  dir_.WriteFile("switchboard.conf", "max_payload: 16777216\n");
+  std::string conf = dir_.WriteFile("nats.conf", "listen: 127.0.0.1:" + std::to_string(port_) +
+                                                     "\ninclude \"switchboard.conf\"\n");
+  testing::Process::Options o;
+  o.argv = {"nats-server", "-c", conf, "-P", pid_file()};
+  o.log_path = dir_.path() + "/nats.log";
+  proc_ = testing::Process(o);
+  ok_ = testing::WaitForPort(port_, 10s) &&
+        testing::WaitFor([&] { return !testing::ReadFile(pid_file()).empty(); }, 5s);
+}
+
+LocalNats::~LocalNats() { proc_.Stop(); }
+
+std::string LocalNats::IncludeText() const { return testing::ReadFile(include_path()); }
+
+testing::Process StartConfigSync(const LocalNats& nats, const std::string& ns,
+                                 const std::string& secret) {
+  testing::Process::Options o;
+  o.argv = {BinDir() + "/switchboard-config-sync",
+            "--kubeconfig",
+            Kubeconfig(),
+            "--namespace",
+            ns,
+            "--secret",
+            secret,
+            "--file",
+            nats.include_path(),
+            "--pid-file",
+            nats.pid_file(),
+            "--interval",
+            "100ms"};
+  return testing::Process(o);
+}
+
+OperatorProcess::OperatorProcess(const std::vector<std::string>& namespaces,
+                                 const std::vector<std::string>& extra_args) {
+  health_port_ = testing::FreePort();
+  metrics_port_ = testing::FreePort();
+  std::string ns;
+  for (const auto& n : namespaces) ns += (ns.empty() ? "" : ",") + n;
+  testing::Process::Options o;
+  o.argv = {BinDir() + "/switchboard-operator",
+            "--kubeconfig",
+            Kubeconfig(),
+            "--namespaces",
+            ns,
+            "--health-addr",
+            "127.0.0.1:" + std::to_string(health_port_),
+            "--metrics-addr",
+            "127.0.0.1:" + std::to_string(metrics_port_),
+            "--probe-interval",
+            "2s",
+            "--probe-timeout",
+            "2s"};
+  o.argv.insert(o.argv.end(), extra_args.begin(), extra_args.end());
+  o.log_path = dir_.path() + "/operator.log";
+  o.env["SWITCHBOARD_LOG_LEVEL"] = "debug";
+  proc_ = testing::Process(o);
+}
+
+OperatorProcess::~OperatorProcess() { proc_.Stop(10s); }
+
+bool OperatorProcess::Healthy() {
+  httplib::Client c("127.0.0.1", health_port_);
+  c.set_connection_timeout(1);
+  auto r = c.Get("/healthz");
+  return r && r->status == 200;
+}
+
+std::string OperatorProcess::Metrics() {
+  httplib::Client c("127.0.0.1", metrics_port_);
+  c.set_connection_timeout(1);
+  auto r = c.Get("/metrics");
+  return r && r->status == 200 ? r->body : "";
+}
+
+std::string NatsServerYaml(const std::string& ns, const std::string& name, const std::string& url,
+                           const std::vector<std::string>& allowed) {
+  std::string y =
+      "apiVersion: pubsub.switchboard.dev/v1alpha1\nkind: NatsServer\nmetadata: {name: \"" + name +
+      "\", namespace: \"" + ns + "\"}\nspec:\n  url: \"" + url + "\"\n";
+  if (!allowed.empty()) {
+    y += "  allowedNamespaces:\n    from: List\n    names: [";
+    for (size_t i = 0; i < allowed.size(); i++) y += (i ? ", \"" : "\"") + allowed[i] + "\"";
+    y += "]\n";
+  }
+  return y;
+}
+
+std::string BackendYaml(const std::string& ns, const std::string& name,
+                        const std::string& server_ns, const std::string& server,
+                        const std::string& prefix) {
+  auto q = [](const std::string& v) { return "\"" + v + "\""; };
+  return "apiVersion: pubsub.switchboard.dev/v1alpha1\nkind: PubSubBackend\nmetadata: {name: " +
+         q(name) + ", namespace: " + q(ns) +
+         "}\nspec:\n  kind: nats\n  nats:\n    serverRef: {name: " + q(server) +
+         ", namespace: " + q(server_ns) + "}\n    subjectPrefix: " + q(prefix) + "\n";
+}
+
+}  // namespace switchboard::e2e
