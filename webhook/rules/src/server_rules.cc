@@ -13,8 +13,34 @@ namespace {
 using api::Field;
 using api::Path;
 
+// The CRD's pattern for quantity strings: ^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|k|M|G)?$
+// (the API server rejects other forms, so the CLI must too).
+bool CrdQuantityForm(std::string_view s) {
+  size_t i = 0;
+  auto digits = [&] {
+    size_t start = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    return i > start;
+  };
+  if (!digits()) return false;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    if (!digits()) return false;
+  }
+  std::string_view suffix = s.substr(i);
+  return suffix.empty() || suffix == "Ki" || suffix == "Mi" || suffix == "Gi" || suffix == "k" ||
+         suffix == "M" || suffix == "G";
+}
+
 std::optional<int64_t> Bytes(const nlohmann::json* v, const std::string& field, Sink& sink) {
   if (v == nullptr || v->is_null() || !(v->is_number() || v->is_string())) return std::nullopt;
+  if (v->is_string() && !CrdQuantityForm(v->get_ref<const std::string&>())) {
+    sink.Error("quantity", field,
+               Quote(v->get_ref<const std::string&>()) +
+                   " is not an accepted size; write bytes (16777216) or a number with Ki, Mi, Gi, "
+                   "k, M or G (16Mi)");
+    return std::nullopt;
+  }
   auto r = api::ParseQuantity(*v);
   if (!r.ok()) {
     sink.Error("quantity", field, r.status().message());
