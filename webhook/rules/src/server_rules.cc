@@ -133,7 +133,7 @@ void CheckServer(const nlohmann::json& object, Sink& sink) {
   }
   const auto* names = Field(allowed, "names");
   if (names != nullptr && names->is_array()) {
-    if (from_value != "List" && !names->empty()) {
+    if (from_value != "List") {
       sink.Error("allowed-namespaces", "spec.allowedNamespaces.names",
                  "is only used with from: List (from is " + from_value +
                      "); set spec.allowedNamespaces.from: List or remove names");
@@ -151,9 +151,9 @@ void CheckServer(const nlohmann::json& object, Sink& sink) {
     }
   }
   if (from_value == "List" && (names == nullptr || !names->is_array() || names->empty())) {
-    sink.Warn("allowed-namespaces", "spec.allowedNamespaces.names",
-              "is empty with from: List, so no namespace may bind (not even the server's own); "
-              "list the namespaces, or use from: Same");
+    sink.Error("allowed-namespaces", "spec.allowedNamespaces.names",
+               "is required (and must not be empty) with from: List; list the namespaces that "
+               "may bind, or use from: Same or All");
   }
 }
 
