@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (clang, ASan+UBSan) in build-fuzz and runs each
+# Builds the libFuzzer targets (clang, ASan+UBSan) in build-fuzz (components
+# common, api, webhook, pubsub-runtime; FUZZ_COMPONENTS overrides) and runs each
 # for SECONDS (default 60) with a seed corpus from crds/samples and the tests'
 # testdata. Exits non-zero when a target crashes, leaks or times out; the
 # reproducer is left in build-fuzz/fuzz-artifacts/<target>/.
@@ -17,16 +18,19 @@ if ! command -v clang++ >/dev/null 2>&1; then
 fi
 
 instrument="-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined"
+# Configure every time (cheap when cached) so a changed component list applies.
+generator_args=()
 if [ ! -f "$build/CMakeCache.txt" ]; then
   generator="Unix Makefiles"
   command -v ninja >/dev/null 2>&1 && generator=Ninja
-  cmake -S "$root" -B "$build" -G "$generator" \
+  generator_args=(-G "$generator")
+fi
+cmake -S "$root" -B "$build" "${generator_args[@]}" \
     -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_C_FLAGS="$instrument" -DCMAKE_CXX_FLAGS="$instrument" \
     -DSWITCHBOARD_FUZZ=ON -DSWITCHBOARD_TESTS=OFF -DSWITCHBOARD_BENCH=OFF \
-    -DSWITCHBOARD_COMPONENTS="common;api;webhook" >/dev/null
-fi
+    -DSWITCHBOARD_COMPONENTS="${FUZZ_COMPONENTS:-common;api;webhook;pubsub-runtime}" >/dev/null
 cmake --build "$build" -j "$jobs"
 
 # Seeds: every sample manifest and test input the project has.
@@ -43,7 +47,8 @@ done < <(find "$root/crds/samples" "$root/tests" -type f \
 echo "fuzz.sh: $n seed files"
 
 status=0
-targets=$(find "$build/bin" -maxdepth 1 -type f -name '*_fuzz' -perm -u+x | sort)
+# Targets are named <what>_fuzz (fuzz/webhook) or fuzz_<what> (fuzz/pubsub-runtime).
+targets=$(find "$build/bin" -maxdepth 1 -type f \( -name '*_fuzz' -o -name 'fuzz_*' \) -perm -u+x | sort)
 if [ -z "$targets" ]; then
   echo "fuzz.sh: no fuzz targets were built" >&2
   exit 2

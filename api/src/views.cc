@@ -79,7 +79,7 @@ std::string BackendView::username() const {
 }
 
 std::optional<SecretKeyRef> BackendView::password_secret() const {
-  return Ref(Path(*o_, {"spec", "nats", "credentials", "passwordSecretRef"}), "");
+  return Ref(Path(*o_, {"spec", "nats", "credentials", "passwordSecretRef"}), kDefaultPasswordKey);
 }
 
 std::string BackendView::credentials_secret_name() const {
@@ -94,7 +94,7 @@ std::string BackendView::rotation_grace_period() const {
 }
 
 std::optional<SecretKeyRef> BackendView::rabbitmq_url_secret() const {
-  return Ref(Path(*o_, {"spec", "rabbitmq", "urlSecretRef"}), "");
+  return Ref(Path(*o_, {"spec", "rabbitmq", "urlSecretRef"}), kDefaultRabbitmqUrlKey);
 }
 int64_t BackendView::max_pub_chans() const {
   return IntOr(Path(*o_, {"spec", "rabbitmq", "maxPubChans"}), kDefaultMaxPubChans);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <regex>
 
@@ -251,6 +252,29 @@ TEST(ValidateCli, NonObjectDocumentIsInvalid) {
   auto r = Validate({"-"}, "- just\n- a list\n");
   EXPECT_EQ(r.exit_code, 1) << r.out;
   EXPECT_NE(r.out.find("not a Kubernetes object"), std::string::npos);
+}
+
+}  // namespace
+
+namespace {
+
+// Same verdict as the API server: the CRD samples pass, and every manifest
+// the end-to-end tests expect `kubectl apply` to refuse is refused offline.
+TEST(ValidateCli, AgreesWithTheCrdSamplesAndTheE2eInvalidManifests) {
+  std::string samples = Env("SWITCHBOARD_SOURCE_DIR") + "/crds/samples";
+  std::string invalid = Env("SWITCHBOARD_SOURCE_DIR") + "/tests/e2e/testdata/invalid";
+  if (!std::filesystem::exists(samples) || !std::filesystem::exists(invalid)) {
+    GTEST_SKIP() << "crds/samples or tests/e2e/testdata/invalid not in this checkout";
+  }
+  auto ok = Validate({samples});
+  EXPECT_EQ(ok.exit_code, 0) << ok.out;
+  auto bad = Validate({"-o", "json", invalid});
+  EXPECT_EQ(bad.exit_code, 1);
+  json doc = json::parse(bad.out);
+  ASSERT_GT(doc["resources"].size(), 0u);
+  for (const auto& r : doc["resources"]) {
+    EXPECT_EQ(r["valid"], false) << r["file"] << " was accepted";
+  }
 }
 
 }  // namespace

@@ -37,6 +37,15 @@ TEST(Defaults, RabbitmqAndPostgres) {
       {{"kind", "rabbitmq"}, {"rabbitmq", {{"urlSecretRef", {{"name", "x"}, {"key", "url"}}}}}}));
   EXPECT_EQ(r["spec"]["rabbitmq"]["maxPubChans"], 10);
   EXPECT_EQ(r["spec"]["rabbitmq"]["maxSubChans"], 20);
+  json r2 = DefaultedCopy(Bare(
+      "PubSubBackend", {{"kind", "rabbitmq"}, {"rabbitmq", {{"urlSecretRef", {{"name", "x"}}}}}}));
+  EXPECT_EQ(r2["spec"]["rabbitmq"]["urlSecretRef"]["key"], "url");
+  json n = DefaultedCopy(
+      Bare("PubSubBackend", {{"kind", "nats"},
+                             {"nats",
+                              {{"serverRef", {{"name", "s"}}},
+                               {"credentials", {{"passwordSecretRef", {{"name", "pw"}}}}}}}}));
+  EXPECT_EQ(n["spec"]["nats"]["credentials"]["passwordSecretRef"]["key"], "password");
   json p =
       DefaultedCopy(Bare("PubSubBackend", {{"kind", "postgres"}, {"postgres", json::object()}}));
   EXPECT_EQ(p["spec"]["postgres"]["maxConns"], 5);

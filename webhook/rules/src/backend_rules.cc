@@ -64,21 +64,23 @@ void CheckNatsBlock(const nlohmann::json& object, Sink& sink) {
   }
   const auto* creds = Field(nats, "credentials");
   if (auto user = api::String(Field(creds, "username"))) {
-    bool bad = user->empty() || user->size() > 128;
+    // The CRD's pattern: ^[A-Za-z0-9][-._A-Za-z0-9]*$, at most 200 characters.
+    auto alnum = [](unsigned char c) {
+      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+    };
+    bool bad = user->empty() || user->size() > 200 || !alnum(user->front());
     for (unsigned char c : *user) {
-      bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                c == '-' || c == '_' || c == '.' || c == '@';
-      if (!ok) bad = true;
+      if (!alnum(c) && c != '-' && c != '_' && c != '.') bad = true;
     }
     if (bad) {
       sink.Error("username", "spec.nats.credentials.username",
                  Quote(*user) +
-                     " is not a valid NATS user name; use 1-128 letters, digits, '-', '_', '.' "
-                     "or '@' (or omit it for <namespace>-<name>)");
+                     " is not a valid NATS user name; use 1-200 letters, digits, '-', '_' or '.', "
+                     "starting with a letter or digit (or omit it for <namespace>-<name>)");
     }
   }
   CheckSecretRef(Field(creds, "passwordSecretRef"), "spec.nats.credentials.passwordSecretRef",
-                 /*key_required=*/true, sink);
+                 /*key_required=*/false, sink);  // key defaults to "password"
   if (auto grace = api::String(Field(creds, "rotationGracePeriod"))) {
     auto d = api::ParseDuration(*grace);
     if (!d.ok()) {
@@ -109,8 +111,8 @@ void CheckRabbitmqBlock(const nlohmann::json& object, Sink& sink) {
                    "; store the amqp:// or amqps:// URL in a Secret and reference it with "
                    "spec.rabbitmq.urlSecretRef {name, key}");
   }
-  CheckSecretRef(Field(rmq, "urlSecretRef"), "spec.rabbitmq.urlSecretRef", /*key_required=*/true,
-                 sink);
+  CheckSecretRef(Field(rmq, "urlSecretRef"), "spec.rabbitmq.urlSecretRef",
+                 /*key_required=*/false, sink);  // key defaults to "url"
   CheckLimit(Field(rmq, "maxPubChans"), "spec.rabbitmq.maxPubChans", 1, sink);
   CheckLimit(Field(rmq, "maxSubChans"), "spec.rabbitmq.maxSubChans", 1, sink);
 }

@@ -49,10 +49,16 @@ void DefaultBackend(nlohmann::json& o, const std::string& ns, const std::string&
           Default(*creds, "username", api::DefaultUsername(ns, name));
         }
         Default(*creds, "rotationGracePeriod", std::string(api::kDefaultRotationGracePeriod));
+        if (auto* pw = ExistingChild(*creds, "passwordSecretRef")) {
+          Default(*pw, "key", std::string(api::kDefaultPasswordKey));
+        }
       }
     }
   } else if (*kind == api::kBackendRabbitmq) {
     if (auto* rmq = ExistingChild(*spec, "rabbitmq")) {
+      if (auto* url = ExistingChild(*rmq, "urlSecretRef")) {
+        Default(*url, "key", std::string(api::kDefaultRabbitmqUrlKey));
+      }
       Default(*rmq, "maxPubChans", api::kDefaultMaxPubChans);
       Default(*rmq, "maxSubChans", api::kDefaultMaxSubChans);
     }

@@ -38,6 +38,13 @@ void CheckMetadata(const nlohmann::json& object, Sink& sink) {
                "must be at most 236 characters so that the derived Secret names "
                "(<name>-nats-credentials) stay within 253; use a shorter name");
   }
+  if (name && api::KindOf(object) == api::kKindServer && name->size() > 241 &&
+      api::IsDnsSubdomain(*name)) {
+    // The default config Secret is <name>-switchboard (12 more).
+    sink.Error("name", "metadata.name",
+               "must be at most 241 characters so that the default config Secret name "
+               "(<name>-switchboard) stays within 253; use a shorter name");
+  }
   auto ns = api::String(api::Field(metadata, "namespace"));
   if (ns && !ns->empty()) {
     if (std::string err = api::CheckDnsLabel(*ns); !err.empty()) {

@@ -6,6 +6,7 @@
 // and wss:// (the operator probes with nats.c, which has no websocket
 // transport), paths, queries, fragments and user info: credentials are
 // generated per installation (spec.nats.credentials of each PubSubBackend).
+#include <cctype>
 #include <set>
 
 #include "rules.h"
@@ -46,7 +47,8 @@ std::string CheckSeed(std::string_view seed, size_t n, const std::string& field,
   {
     std::string_view after = sep == std::string_view::npos ? seed : seed.substr(sep + 3);
     size_t end = after.find_first_of("/?#");
-    has_userinfo = after.substr(0, end).find('@') != std::string_view::npos;
+    has_userinfo = after.substr(0, end).find('@') != std::string_view::npos ||
+                   seed.find('@') != std::string_view::npos;
   }
   if (has_userinfo) {
     return err(
@@ -72,7 +74,7 @@ std::string CheckSeed(std::string_view seed, size_t n, const std::string& field,
   if (end != std::string_view::npos) {
     std::string_view tail = rest.substr(end);
     if (tail == "/") {
-      sink.Warn("nats-url", field, which + " " + q + " ends with '/'; remove it");
+      return err(q + " ends with '/'; remove it (scheme://host:port only)");
     } else if (tail[0] == '/') {
       return err(q + " has a path; NATS URLs are host:port only: remove " + Quote(tail));
     } else {
@@ -105,11 +107,23 @@ std::string CheckSeed(std::string_view seed, size_t n, const std::string& field,
       if (port.empty()) return err(q + " has an empty port; write a port 1-65535 or omit ':'");
     }
     if (host.empty()) return err(q + " has no host; write nats://host:4222");
-    for (char c : host) {
-      if (!HostChar(c)) {
-        return err(q + " has an invalid host " + Quote(host) +
-                   "; use a DNS name or an IP address (IPv6 in brackets)");
-      }
+    // As the CRD: dot-separated labels of [A-Za-z0-9_-], each starting and
+    // ending with a letter or digit.
+    bool ok = true;
+    size_t start = 0;
+    while (ok) {
+      size_t dot = host.find('.', start);
+      std::string_view label =
+          host.substr(start, dot == std::string_view::npos ? dot : dot - start);
+      ok = !label.empty() && std::isalnum(static_cast<unsigned char>(label.front())) &&
+           std::isalnum(static_cast<unsigned char>(label.back()));
+      for (char c : label) ok = ok && HostChar(c) && c != '.';
+      if (dot == std::string_view::npos) break;
+      start = dot + 1;
+    }
+    if (!ok) {
+      return err(q + " has an invalid host " + Quote(host) +
+                 "; use a DNS name or an IP address (IPv6 in brackets)");
     }
   }
   if (!port.empty()) {

@@ -13,8 +13,34 @@ namespace {
 using api::Field;
 using api::Path;
 
+// The CRD's pattern for quantity strings: ^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|k|M|G)?$
+// (the API server rejects other forms, so the CLI must too).
+bool CrdQuantityForm(std::string_view s) {
+  size_t i = 0;
+  auto digits = [&] {
+    size_t start = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    return i > start;
+  };
+  if (!digits()) return false;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    if (!digits()) return false;
+  }
+  std::string_view suffix = s.substr(i);
+  return suffix.empty() || suffix == "Ki" || suffix == "Mi" || suffix == "Gi" || suffix == "k" ||
+         suffix == "M" || suffix == "G";
+}
+
 std::optional<int64_t> Bytes(const nlohmann::json* v, const std::string& field, Sink& sink) {
   if (v == nullptr || v->is_null() || !(v->is_number() || v->is_string())) return std::nullopt;
+  if (v->is_string() && !CrdQuantityForm(v->get_ref<const std::string&>())) {
+    sink.Error("quantity", field,
+               Quote(v->get_ref<const std::string&>()) +
+                   " is not an accepted size; write bytes (16777216) or a number with Ki, Mi, Gi, "
+                   "k, M or G (16Mi)");
+    return std::nullopt;
+  }
   auto r = api::ParseQuantity(*v);
   if (!r.ok()) {
     sink.Error("quantity", field, r.status().message());
@@ -107,7 +133,7 @@ void CheckServer(const nlohmann::json& object, Sink& sink) {
   }
   const auto* names = Field(allowed, "names");
   if (names != nullptr && names->is_array()) {
-    if (from_value != "List" && !names->empty()) {
+    if (from_value != "List") {
       sink.Error("allowed-namespaces", "spec.allowedNamespaces.names",
                  "is only used with from: List (from is " + from_value +
                      "); set spec.allowedNamespaces.from: List or remove names");
@@ -125,9 +151,9 @@ void CheckServer(const nlohmann::json& object, Sink& sink) {
     }
   }
   if (from_value == "List" && (names == nullptr || !names->is_array() || names->empty())) {
-    sink.Warn("allowed-namespaces", "spec.allowedNamespaces.names",
-              "is empty with from: List, so no namespace may bind (not even the server's own); "
-              "list the namespaces, or use from: Same");
+    sink.Error("allowed-namespaces", "spec.allowedNamespaces.names",
+               "is required (and must not be empty) with from: List; list the namespaces that "
+               "may bind, or use from: Same or All");
   }
 }
 

@@ -29,6 +29,8 @@ inline constexpr std::string_view kDefaultMaxPayload = "16Mi";
 inline constexpr std::string_view kDefaultIsolation = "Permissions";
 inline constexpr std::string_view kDefaultConfigKey = "switchboard.conf";
 inline constexpr std::string_view kDefaultCaKey = "ca.crt";
+inline constexpr std::string_view kDefaultPasswordKey = "password";  // passwordSecretRef.key
+inline constexpr std::string_view kDefaultRabbitmqUrlKey = "url";    // urlSecretRef.key
 inline constexpr std::string_view kDefaultAllowedFrom = "Same";
 
 // Message-size contract: Hatchet's engine refuses a server whose max_payload

@@ -49,15 +49,15 @@ class BackendView {
   ObjectKey server() const;                             // serverRef; namespace defaults to ns()
   std::string subject_prefix() const;                   // default hatchet.pubsub
   std::string username() const;                         // default <namespace>-<name>
-  std::optional<SecretKeyRef> password_secret() const;  // only when given
+  std::optional<SecretKeyRef> password_secret() const;  // only when given; key default password
   // Where the password lives: passwordSecretRef.name or <name>-nats-credentials.
   std::string credentials_secret_name() const;
   std::string rotation_grace_period() const;  // default 10m
 
   // rabbitmq block.
-  std::optional<SecretKeyRef> rabbitmq_url_secret() const;
-  int64_t max_pub_chans() const;  // default 10
-  int64_t max_sub_chans() const;  // default 20
+  std::optional<SecretKeyRef> rabbitmq_url_secret() const;  // key default url
+  int64_t max_pub_chans() const;                            // default 10
+  int64_t max_sub_chans() const;                            // default 20
 
   // postgres block.
   int64_t max_conns() const;  // default 5
