@@ -64,7 +64,7 @@ cluster-down: ## stop the local cluster
 chart-crds: ## copy crds/ into the chart (a unit test fails when they drift)
 	@bash scripts/sync-chart-crds.sh
 
-run: build ## the main job (see README)
+run: build tools ## the main job (see README)
 	@bash scripts/run-local.sh
 
 bench: build ## benchmarks (results go in BENCHMARKS.md by hand)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (clang, ASan+UBSan) in build-fuzz (components
-# common, api, webhook, pubsub-runtime; FUZZ_COMPONENTS overrides) and runs each
+# common, api, kube, webhook, pubsub-runtime; FUZZ_COMPONENTS overrides) and runs each
 # for SECONDS (default 60) with a seed corpus from crds/samples and the tests'
 # testdata. Exits non-zero when a target crashes, leaks or times out; the
 # reproducer is left in build-fuzz/fuzz-artifacts/<target>/.
@@ -30,7 +30,7 @@ cmake -S "$root" -B "$build" "${generator_args[@]}" \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_C_FLAGS="$instrument" -DCMAKE_CXX_FLAGS="$instrument" \
     -DSWITCHBOARD_FUZZ=ON -DSWITCHBOARD_TESTS=OFF -DSWITCHBOARD_BENCH=OFF \
-    -DSWITCHBOARD_COMPONENTS="${FUZZ_COMPONENTS:-common;api;webhook;pubsub-runtime}" >/dev/null
+    -DSWITCHBOARD_COMPONENTS="${FUZZ_COMPONENTS:-common;api;kube;webhook;pubsub-runtime}" >/dev/null
 cmake --build "$build" -j "$jobs"
 
 # Seeds: every sample manifest and test input the project has.

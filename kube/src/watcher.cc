@@ -68,7 +68,25 @@ std::string Watcher::last_resource_version() const {
   return rv_;
 }
 
-void Watcher::Emit(const WatcherEvent& ev) {
+namespace {
+
+void TrimBookkeeping(json& object) {
+  auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->is_object()) return;
+  meta->erase("managedFields");
+  auto ann = meta->find("annotations");
+  if (ann != meta->end() && ann->is_object()) {
+    ann->erase("kubectl.kubernetes.io/last-applied-configuration");
+  }
+}
+
+}  // namespace
+
+void Watcher::Emit(WatcherEvent& ev) {
+  if (opts_.trim_bookkeeping) {
+    for (auto& o : ev.objects) TrimBookkeeping(o);
+    if (ev.object.is_object()) TrimBookkeeping(ev.object);
+  }
   // A throwing handler must not take the watcher thread (and the process)
   // down: log it and go on.
   try {

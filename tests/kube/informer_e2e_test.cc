@@ -45,6 +45,8 @@ TEST_F(InformerE2E, SyncsAndTracksChanges) {
   auto x1 = inf.store().Get(ns_, "x1");
   ASSERT_NE(x1, nullptr);
   EXPECT_EQ((*x1)["kind"], "ConfigMap") << "list items get apiVersion/kind filled in";
+  EXPECT_FALSE((*x1)["metadata"].contains("managedFields"))
+      << "the cache drops server bookkeeping no controller reads";
 
   ASSERT_TRUE(
       client_->Patch(resources::ConfigMap(), ns_, "x2", PatchType::kMerge, {{"data", {{"v", "2"}}}})
@@ -53,6 +55,8 @@ TEST_F(InformerE2E, SyncsAndTracksChanges) {
   ASSERT_TRUE(client_->Create(resources::ConfigMap(), ConfigMap("x4", {}, {{"sel", "in"}})).ok());
   ASSERT_TRUE(WaitFor([&] { return inf.store().Size() == 3 && inf.store().Get(ns_, "x4"); }, 10s));
   EXPECT_EQ((*inf.store().Get(ns_, "x2"))["data"]["v"], "2");
+  EXPECT_FALSE((*inf.store().Get(ns_, "x2"))["metadata"].contains("managedFields"))
+      << "watch events are trimmed too";
   EXPECT_EQ(inf.store().Get(ns_, "x3"), nullptr);
   EXPECT_EQ(inf.store().Get(ns_, "out"), nullptr) << "label selector applies";
   {

@@ -53,7 +53,7 @@ Result<Credentials> EnsureCredentials(kube::Client* client, const json& backend,
       data["bcrypt"].clear();
     }
     if (data["bcrypt"].empty()) {
-      auto h = BcryptHash(data["password"]);
+      auto h = BcryptHashGenerated(data["password"]);
       if (!h.ok()) return h.status();
       data["bcrypt"] = *h;
     }
@@ -76,7 +76,7 @@ Result<Credentials> EnsureCredentials(kube::Client* client, const json& backend,
     auto g = grace.ok() ? *grace : std::chrono::milliseconds(600000);
     auto pw = GeneratePassword();
     if (!pw.ok()) return pw.status();
-    auto h = BcryptHash(*pw);
+    auto h = BcryptHashGenerated(*pw);
     if (!h.ok()) return h.status();
     // A rotation during a rotation retires the oldest user at once.
     data["previous-username"] = user_for(count);

@@ -12,6 +12,10 @@ Result<std::string> GeneratePassword() { return logic::GeneratePassword(); }
 
 Result<std::string> BcryptHash(const std::string& password) { return logic::BcryptHash(password); }
 
+Result<std::string> BcryptHashGenerated(const std::string& password) {
+  return logic::BcryptHash(password, logic::kGeneratedPasswordBcryptCost);
+}
+
 Result<Rendered> RenderInclude(const RenderInput& in) {
   logic::RenderInput li;
   auto slash = in.server_key.find('/');

@@ -20,6 +20,9 @@ Result<std::string> GeneratePassword();
 // bcrypt ($2b$, cost 11) through libxcrypt. About 90 ms: call once per
 // password and keep the hash.
 Result<std::string> BcryptHash(const std::string& password);
+// The same for a password the operator generated: a lower work factor,
+// because 256 random bits need none (operator_logic::kGeneratedPasswordBcryptCost).
+Result<std::string> BcryptHashGenerated(const std::string& password);
 
 struct RenderInput {
   std::string server_key;  // "namespace/name" (for the header comment)

@@ -47,6 +47,11 @@ struct WatcherOptions {
   std::chrono::milliseconds initial_backoff{200};
   std::chrono::milliseconds max_backoff{std::chrono::seconds(30)};
   std::chrono::milliseconds list_timeout{std::chrono::seconds(60)};  // per page
+  // Drop metadata.managedFields and the last-applied-configuration annotation
+  // before handlers (and so caches) see an object: no controller reads them,
+  // and they are often half of an object's size, so a cache of 1,000
+  // objects would otherwise hold megabytes of bookkeeping.
+  bool trim_bookkeeping = true;
 };
 
 class Watcher {
@@ -74,7 +79,7 @@ class Watcher {
  private:
   void Run();
   bool Sleep(std::chrono::milliseconds d);  // false when stopping
-  void Emit(const WatcherEvent& ev);
+  void Emit(WatcherEvent& ev);              // trims bookkeeping in place, then calls the handler
 
   Client* client_;
   ResourceRef resource_;

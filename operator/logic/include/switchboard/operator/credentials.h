@@ -16,8 +16,17 @@
 
 namespace switchboard::operator_logic {
 
-// bcrypt cost for new hashes: 2^11 rounds, about 90 ms here.
+// bcrypt cost for hashes of passwords a user chose: 2^11 rounds, about
+// 90 ms here.
 inline constexpr int kBcryptCost = 11;
+
+// bcrypt cost for passwords the operator generated (kPasswordEntropyBytes of
+// CSPRNG output). A work factor only slows guessing of low-entropy secrets;
+// 256 random bits cannot be guessed at any cost, while nats-server pays the
+// cost on every client CONNECT and the operator once per installation:
+// at cost 11, 1,000 engines reconnecting after a server restart cost the
+// server ~100 CPU-seconds, at cost 6 about 3. See BENCHMARKS.md (operator).
+inline constexpr int kGeneratedPasswordBcryptCost = 6;
 
 // Bytes of CSPRNG entropy in a generated password.
 inline constexpr int kPasswordEntropyBytes = 32;
