@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <optional>
 
-#include "base64.h"
 #include "file_util.h"
+#include "switchboard/common/base64.h"
 
 namespace switchboard::kube {
 
@@ -41,7 +41,7 @@ Status DataOrFile(const YAML::Node& n, const std::string& field, const std::stri
                   const std::string& base_dir, std::string* out) {
   std::string data = Str(n, (field + "-data").c_str());
   if (!data.empty()) {
-    auto decoded = internal::Base64Decode(data);
+    auto decoded = base64::Decode(std::string_view(data));
     if (!decoded) {
       return Status::InvalidArgument(where + "." + field +
                                      "-data: not valid base64; encode the PEM with `base64 -w0`");

@@ -3,10 +3,10 @@
 #include <charconv>
 #include <limits>
 
-#include "base64.h"
 #include "json_reader.h"
 #include "json_writer.h"
 #include "rfc3339.h"
+#include "switchboard/common/base64.h"
 #include "uuid.h"
 
 namespace switchboard::pubsub {
@@ -54,7 +54,7 @@ void EncodeMessageTo(const Message& m, std::string* out) {
   // A cheap upper-ish estimate: payloads dominate; the rest is small.
   size_t estimate = 256 + m.id.size() * 6;
   if (m.payloads) {
-    for (const auto& p : *m.payloads) estimate += internal::Base64EncodedSize(p.size()) + 3;
+    for (const auto& p : *m.payloads) estimate += base64::EncodedSize(p.size()) + 3;
   }
   out->reserve(out->size() + estimate);
   out->append("{\"id\":");
@@ -69,7 +69,7 @@ void EncodeMessageTo(const Message& m, std::string* out) {
       if (!first) out->push_back(',');
       first = false;
       out->push_back('"');
-      internal::Base64EncodeTo(p, out);
+      base64::EncodeTo(p, out);
       out->push_back('"');
     }
     out->push_back(']');
@@ -122,7 +122,7 @@ size_t EncodedSize(const Message& m) {
     n += 4;
   } else {
     n += 2 + (m.payloads->empty() ? 0 : m.payloads->size() - 1);
-    for (const auto& p : *m.payloads) n += 2 + internal::Base64EncodedSize(p.size());
+    for (const auto& p : *m.payloads) n += 2 + base64::EncodedSize(p.size());
   }
   n += internal::JsonStringSize(m.tenant_id);
   n += m.immediately_expire ? 4 : 5;
@@ -357,11 +357,11 @@ class Decoder {
           // Base64 has no quote, backslash, control or non-ASCII bytes, so
           // a raw span that decodes strictly is exactly the JSON string.
           std::string_view raw;
-          if (r_.PeekRawString(&raw) && internal::Base64DecodeStrict(raw, &p)) {
+          if (r_.PeekRawString(&raw) && base64::DecodeStrict(raw, &p)) {
             r_.ConsumeRawString(raw.size());
           } else if (!r_.ReadString(&v, &owned)) {
             return false;
-          } else if (!internal::Base64Decode(v, &p)) {
+          } else if (!base64::Decode(v, &p)) {
             return r_.Fail("messages[" + std::to_string(n - 1) +
                            "]: invalid base64 (want standard base64 with padding)");
           }

@@ -9,29 +9,15 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "switchboard/common/base64.h"
+
 namespace switchboard::controller {
 namespace {
 
 Result<std::string> Base64Decode(const std::string& in) {
-  static const std::string kAlphabet =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve(in.size() * 3 / 4);
-  unsigned buf = 0;
-  int bits = 0;
-  for (char c : in) {
-    if (c == '=') break;
-    if (c == '\n' || c == '\r') continue;
-    size_t v = kAlphabet.find(c);
-    if (v == std::string::npos) return Status::InvalidArgument("value is not valid base64");
-    buf = (buf << 6) | static_cast<unsigned>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((buf >> bits) & 0xff));
-    }
-  }
-  return out;
+  auto out = base64::Decode(std::string_view(in));
+  if (!out) return Status::InvalidArgument("the config Secret's value is not valid base64");
+  return *out;
 }
 
 }  // namespace

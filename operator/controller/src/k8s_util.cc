@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <ctime>
 
+#include "switchboard/common/base64.h"
+
 namespace switchboard::controller {
 
 std::string FormatRfc3339(std::chrono::system_clock::time_point t) {
@@ -102,60 +104,6 @@ bool IsManagedBySwitchboard(const json& obj) {
          labels->value(kManagedByLabel, "") == kManagedByValue;
 }
 
-namespace {
-int B64Value(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
-
-bool Base64Decode(std::string_view in, std::string* out) {
-  out->clear();
-  unsigned buf = 0;
-  int bits = 0;
-  for (char c : in) {
-    if (c == '=') break;
-    int v = B64Value(c);
-    if (v < 0) return false;
-    buf = (buf << 6) | static_cast<unsigned>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out->push_back(static_cast<char>((buf >> bits) & 0xff));
-    }
-  }
-  return true;
-}
-}  // namespace
-
-std::string Base64Encode(std::string_view in) {
-  static const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((in.size() + 2) / 3 * 4);
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    unsigned v = (static_cast<unsigned char>(in[i]) << 16) |
-                 (static_cast<unsigned char>(in[i + 1]) << 8) |
-                 static_cast<unsigned char>(in[i + 2]);
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    out += kAlphabet[(v >> 6) & 63];
-    out += kAlphabet[v & 63];
-  }
-  if (i < in.size()) {
-    unsigned v = static_cast<unsigned char>(in[i]) << 16;
-    if (i + 1 < in.size()) v |= static_cast<unsigned char>(in[i + 1]) << 8;
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    out += i + 1 < in.size() ? kAlphabet[(v >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
-
 SecretData DecodeSecretData(const json& secret) {
   SecretData out;
   auto data = secret.find("data");
@@ -163,14 +111,14 @@ SecretData DecodeSecretData(const json& secret) {
   for (auto it = data->begin(); it != data->end(); ++it) {
     if (!it.value().is_string()) continue;
     std::string v;
-    if (Base64Decode(it.value().get<std::string>(), &v)) out[it.key()] = std::move(v);
+    if (base64::Decode(it.value().get<std::string>(), &v)) out[it.key()] = std::move(v);
   }
   return out;
 }
 
 json EncodeSecretData(const SecretData& data) {
   json out = json::object();
-  for (const auto& [k, v] : data) out[k] = Base64Encode(v);
+  for (const auto& [k, v] : data) out[k] = base64::Encode(v);
   return out;
 }
 

@@ -44,7 +44,6 @@ bool IsManagedBySwitchboard(const json& obj);
 // Decodes a Secret's .data (base64). Values that do not decode are skipped.
 SecretData DecodeSecretData(const json& secret);
 json EncodeSecretData(const SecretData& data);
-std::string Base64Encode(std::string_view in);
 
 // "sha256:<hex>".
 std::string Sha256Tagged(std::string_view data);

@@ -1,23 +1,8 @@
 #include "switchboard/operator/objects.h"
 
-#include <array>
+#include "switchboard/common/base64.h"
 
 namespace switchboard::operator_logic {
-namespace {
-
-constexpr char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-int B64Value(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
-
-}  // namespace
-
 std::string DefaultEnvSecretName(std::string_view backend_name) {
   return std::string(backend_name) + "-pubsub-env";
 }
@@ -31,57 +16,12 @@ std::string DefaultUsername(std::string_view ns, std::string_view name) {
   return std::string(ns) + "-" + std::string(name);
 }
 
-std::string Base64Encode(std::string_view in) {
-  std::string out;
-  out.reserve((in.size() + 2) / 3 * 4);
-  size_t i = 0;
-  auto byte = [&](size_t k) { return static_cast<uint32_t>(static_cast<unsigned char>(in[k])); };
-  for (; i + 3 <= in.size(); i += 3) {
-    uint32_t v = (byte(i) << 16) | (byte(i + 1) << 8) | byte(i + 2);
-    out.push_back(kB64[(v >> 18) & 63]);
-    out.push_back(kB64[(v >> 12) & 63]);
-    out.push_back(kB64[(v >> 6) & 63]);
-    out.push_back(kB64[v & 63]);
-  }
-  size_t rest = in.size() - i;
-  if (rest > 0) {
-    uint32_t v = byte(i) << 16;
-    if (rest == 2) v |= byte(i + 1) << 8;
-    out.push_back(kB64[(v >> 18) & 63]);
-    out.push_back(kB64[(v >> 12) & 63]);
-    out.push_back(rest == 2 ? kB64[(v >> 6) & 63] : '=');
-    out.push_back('=');
-  }
-  return out;
-}
+std::string Base64Encode(std::string_view in) { return base64::Encode(in); }
 
 Result<std::string> Base64Decode(std::string_view in) {
-  if (in.size() % 4 != 0) {
-    return Status::InvalidArgument("not base64: length is not a multiple of 4");
-  }
-  std::string out;
-  out.reserve(in.size() / 4 * 3);
-  for (size_t i = 0; i < in.size(); i += 4) {
-    std::array<int, 4> v{};
-    int pad = 0;
-    for (int k = 0; k < 4; ++k) {
-      char c = in[i + k];
-      if (c == '=' && i + 4 == in.size() && k >= 2) {
-        v[k] = 0;
-        ++pad;
-        continue;
-      }
-      if (pad > 0 || (v[k] = B64Value(c)) < 0) {
-        return Status::InvalidArgument("not base64: bad character at offset " +
-                                       std::to_string(i + k));
-      }
-    }
-    uint32_t n = (v[0] << 18) | (v[1] << 12) | (v[2] << 6) | v[3];
-    out.push_back(static_cast<char>((n >> 16) & 0xff));
-    if (pad < 2) out.push_back(static_cast<char>((n >> 8) & 0xff));
-    if (pad < 1) out.push_back(static_cast<char>(n & 0xff));
-  }
-  return out;
+  auto out = base64::Decode(in);
+  if (!out) return Status::InvalidArgument("not base64: use the standard alphabet with padding");
+  return std::move(*out);
 }
 
 nlohmann::json BuildSecret(const SecretSpec& spec) {

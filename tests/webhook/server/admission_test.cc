@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "base64.h"
 #include "json_depth.h"
 
 namespace switchboard::admission {
@@ -298,17 +297,6 @@ INSTANTIATE_TEST_SUITE_P(
             "request.uid"},
         Malformed{"too_deep", std::string(100000, '[') + std::string(100000, ']'), "deeper than"}),
     [](const auto& info) { return info.param.name; });
-
-TEST(Base64, MatchesRfc4648Vectors) {
-  EXPECT_EQ(Base64Encode(""), "");
-  EXPECT_EQ(Base64Encode("f"), "Zg==");
-  EXPECT_EQ(Base64Encode("fo"), "Zm8=");
-  EXPECT_EQ(Base64Encode("foo"), "Zm9v");
-  EXPECT_EQ(Base64Encode("foob"), "Zm9vYg==");
-  EXPECT_EQ(Base64Encode("fooba"), "Zm9vYmE=");
-  EXPECT_EQ(Base64Encode("foobar"), "Zm9vYmFy");
-  EXPECT_EQ(Base64Encode(std::string("\xff\xfe\x00", 3)), "//4A");
-}
 
 TEST(JsonDepth, CountsBracketsOutsideStrings) {
   EXPECT_TRUE(NestingWithin("{\"a\":[{}]}", 3));

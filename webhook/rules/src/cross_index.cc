@@ -6,6 +6,7 @@
 #include "switchboard/api/constants.h"
 #include "switchboard/api/json_fields.h"
 #include "switchboard/api/names.h"
+#include "switchboard/common/base64.h"
 
 namespace switchboard::validation::internal {
 namespace {
@@ -24,30 +25,9 @@ std::vector<std::string> Ancestors(const std::string& prefix) {
   return out;
 }
 
-std::string Base64Decode(std::string_view in) {
-  auto val = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+' || c == '-') return 62;
-    if (c == '/' || c == '_') return 63;
-    return -1;
-  };
-  std::string out;
-  uint32_t acc = 0;
-  int bits = 0;
-  for (char c : in) {
-    int v = val(c);
-    if (v < 0) continue;
-    acc = (acc << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((acc >> bits) & 0xff));
-    }
-  }
-  return out;
-}
+// Secret data as the API server stores it; undecodable values read as empty
+// (the rules then report the Secret's content as missing).
+std::string Base64Decode(std::string_view in) { return base64::Decode(in).value_or(""); }
 
 // The value of `key` in a Secret object, when present (data is base64).
 std::optional<std::string> SecretValue(const nlohmann::json& secret, const std::string& key) {

@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
-#include "base64.h"
 #include "json_depth.h"
+#include "switchboard/common/base64.h"
 
 namespace switchboard::admission {
 namespace {
@@ -108,7 +108,7 @@ class Responder {
     if (!patch.is_array() || patch.empty()) return;
     out_->patched = true;
     response_["patchType"] = "JSONPatch";
-    response_["patch"] = Base64Encode(Dump(patch));
+    response_["patch"] = base64::Encode(Dump(patch));
   }
 
   void Finish() {

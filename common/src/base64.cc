@@ -1,10 +1,10 @@
-#include "base64.h"
+#include "switchboard/common/base64.h"
 
 #include <array>
 #include <cstdint>
 #include <cstring>
 
-namespace switchboard::pubsub::internal {
+namespace switchboard::base64 {
 namespace {
 
 constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -50,16 +50,16 @@ bool DecodeWithNewlines(std::string_view in, std::string* out) {
     if (c != '\r' && c != '\n') clean.push_back(c);
   }
   if (clean.size() == in.size()) return false;
-  return Base64Decode(clean, out);
+  return Decode(clean, out);
 }
 
 }  // namespace
 
-size_t Base64EncodedSize(size_t n) { return (n + 2) / 3 * 4; }
+size_t EncodedSize(size_t n) { return (n + 2) / 3 * 4; }
 
-void Base64EncodeTo(std::string_view in, std::string* out) {
+void EncodeTo(std::string_view in, std::string* out) {
   size_t start = out->size();
-  out->resize(start + Base64EncodedSize(in.size()));
+  out->resize(start + EncodedSize(in.size()));
   char* o = out->data() + start;
   const auto* p = reinterpret_cast<const uint8_t*>(in.data());
   size_t n = in.size(), i = 0;
@@ -85,10 +85,21 @@ bool DecodeCore(std::string_view in, std::string* out, bool allow_newlines);
 
 }  // namespace
 
-bool Base64Decode(std::string_view in, std::string* out) { return DecodeCore(in, out, true); }
-bool Base64DecodeStrict(std::string_view in, std::string* out) {
-  return DecodeCore(in, out, false);
+std::string Encode(std::string_view in) {
+  std::string out;
+  EncodeTo(in, &out);
+  return out;
 }
+
+bool Decode(std::string_view in, std::string* out) { return DecodeCore(in, out, true); }
+
+std::optional<std::string> Decode(std::string_view in) {
+  std::string out;
+  if (!Decode(in, &out)) return std::nullopt;
+  return out;
+}
+
+bool DecodeStrict(std::string_view in, std::string* out) { return DecodeCore(in, out, false); }
 
 namespace {
 
@@ -141,4 +152,4 @@ bool DecodeCore(std::string_view in, std::string* out, bool allow_newlines) {
 
 }  // namespace
 
-}  // namespace switchboard::pubsub::internal
+}  // namespace switchboard::base64
