@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <ctime>
 
+#include "switchboard/api/duration.h"
+
 namespace switchboard::operator_logic {
 namespace {
 
@@ -78,49 +80,14 @@ Result<Time> ParseTime(std::string_view s) {
 }
 
 Result<std::chrono::milliseconds> ParseDuration(std::string_view text, std::string_view field) {
-  auto bad = [&](std::string_view why) {
-    return Status::InvalidArgument(std::string(field) + ": \"" + std::string(text) + "\" " +
-                                   std::string(why) + "; use a duration like 10m, 1h30m or 90s");
-  };
-  if (text.empty()) return bad("is empty");
-  if (text == "0") return std::chrono::milliseconds(0);
-  if (text[0] == '-') return bad("is negative");
-  if (text[0] == '+') text.remove_prefix(1);
-  long double total_ns = 0;
-  size_t i = 0;
-  while (i < text.size()) {
-    size_t start = i;
-    while (i < text.size() && ((text[i] >= '0' && text[i] <= '9') || text[i] == '.')) ++i;
-    if (i == start) return bad("has no number before a unit");
-    std::string num(text.substr(start, i - start));
-    if (num == "." || std::count(num.begin(), num.end(), '.') > 1) return bad("has a bad number");
-    long double value = std::strtold(num.c_str(), nullptr);
-    size_t ustart = i;
-    while (i < text.size() && !((text[i] >= '0' && text[i] <= '9') || text[i] == '.')) ++i;
-    std::string_view unit = text.substr(ustart, i - ustart);
-    long double scale;
-    if (unit == "ns") {
-      scale = 1;
-    } else if (unit == "us" || unit == "\xC2\xB5s" || unit == "\xCE\xBCs") {
-      scale = 1e3;
-    } else if (unit == "ms") {
-      scale = 1e6;
-    } else if (unit == "s") {
-      scale = 1e9;
-    } else if (unit == "m") {
-      scale = 60e9;
-    } else if (unit == "h") {
-      scale = 3600e9;
-    } else if (unit.empty()) {
-      return bad("has a number without a unit");
-    } else {
-      return bad("has an unknown unit \"" + std::string(unit) + "\"");
-    }
-    total_ns += value * scale;
-    // Go's limit: about 290 years.
-    if (total_ns > 9.2e18L) return bad("is too long");
+  // One parser for Go durations in the project (api/, shared with the rules).
+  auto ns = api::ParseDuration(text);
+  if (!ns.ok()) return ns.status().Annotate(field);
+  if (*ns < 0) {
+    return Status::InvalidArgument(std::string(field) + ": \"" + std::string(text) +
+                                   "\" is negative; use a duration like 10m, 1h30m or 90s");
   }
-  return std::chrono::milliseconds(static_cast<int64_t>(total_ns / 1e6L));
+  return std::chrono::milliseconds(*ns / 1000000);
 }
 
 }  // namespace switchboard::operator_logic
