@@ -454,6 +454,24 @@ struct BackendReconciler::Impl {
       std::lock_guard lock(self->memo_mu_);
       self->probe_memo_.erase(spec.key());
     }
+    if (!v.ok && creds->staged() && v.reload_pending) {
+      // Engines still run with the env Secret's (previous) credentials:
+      // Ready is about those while the server has not loaded the new user.
+      po.username = creds->env_username;
+      po.password = creds->env_password;
+      auto env_report = pubsub::Probe(po);
+      if (env_report.ok()) {
+        sb.status["serverMaxPayload"] = env_report->server_max_payload;
+        sb.Set("Probed", true, "RotationStaged",
+               "the env Secret's credentials work; user " + creds->username +
+                   " waits for the server to load the rendered config");
+        sb.Ready(true, "RotationStaged",
+                 "probe passed with the env Secret's credentials; the rotation switches them "
+                 "once the server accepts user " +
+                     creds->username);
+        return Finish(Action::RequeueAfter(ctx.reload_retry));
+      }
+    }
     if (!v.ok) {
       auto retry = v.reload_pending ? ctx.reload_retry
                                     : std::min(ctx.probe_interval, std::chrono::milliseconds(10s));

@@ -211,7 +211,8 @@ TEST_F(OperatorE2E, RotationKeepsOpenConnectionsUntilTheOldPasswordRetires) {
       [&] {
         json a = Get("psb", a_ns, "hatchet");
         return a["status"].contains("rotation") &&
-               a["status"]["rotation"].value("phase", "") == "Staged" && config_has_both();
+               a["status"]["rotation"].value("phase", "") == "Staged" && config_has_both() &&
+               ReadyStatus(a) == "True" && ReadyReason(a) == "RotationStaged";
       },
       20s))
       << Get("psb", a_ns, "hatchet").dump(2);
