@@ -136,6 +136,29 @@ TEST(StepCredentials, AcknowledgementRetiresEarly) {
   EXPECT_TRUE(done->phase.empty());
 }
 
+TEST(StepCredentials, AckForAnotherTokenAndConfirmOutsideStagedChangeNothing) {
+  SecretData data;
+  auto t0 = Clock::now();
+  ASSERT_TRUE(StepCredentials(&data, Inputs(t0)).ok());
+  SecretData steady = data;
+  Credentials c = ConfirmStagedData(&data, "team-a", "hatchet.a.*", t0, 10min);
+  EXPECT_EQ(data, steady) << "no rotation: nothing to confirm";
+  EXPECT_TRUE(c.phase.empty());
+
+  auto in = Inputs(t0);
+  in.rotate_token = "t1";
+  ASSERT_TRUE(StepCredentials(&data, in).ok());
+  ConfirmStagedData(&data, "team-a", "hatchet.a.*", t0, 10min);
+  SecretData retiring = data;
+  ConfirmStagedData(&data, "team-a", "hatchet.a.*", t0 + 5min, 10min);
+  EXPECT_EQ(data, retiring) << "a second confirm does not move retiresAt";
+  in.ack_token = "t0";
+  in.env_username = "team-a-r1";
+  auto c2 = StepCredentials(&data, in);
+  ASSERT_TRUE(c2.ok());
+  EXPECT_EQ(c2->phase, kPhaseRetiring) << "the ack names another rotation";
+}
+
 TEST(StepCredentials, TokenDuringRotationWaitsForIt) {
   SecretData data;
   auto t0 = Clock::now();
