@@ -245,6 +245,24 @@ struct BackendReconciler::Impl {
     return Action::AwaitChange();
   }
 
+  // The env Secret from `creds` (env_* : the previous user while Staged),
+  // with status.username and status.rotation to match.
+  Result<Action> WriteCredentialsEnv(const ServerSpec& server, const Credentials& creds,
+                                     bool* conflict) {
+    auto w = WriteEnv(NatsEnv(server.url, creds.env_username, creds.env_password, spec.prefix),
+                      conflict);
+    if (!w.ok() || *conflict) return w;
+    sb.status["username"] = creds.env_username;
+    if (creds.staged()) {
+      sb.status["rotation"] = {{"phase", kPhaseStaged}};
+    } else if (creds.rotating) {
+      sb.status["rotation"] = {{"phase", kPhaseRetiring}, {"retiresAt", creds.retires_at}};
+    } else {
+      sb.status.erase("rotation");
+    }
+    return w;
+  }
+
   Result<Action> Invalid(const validation::Report& report) {
     std::string msg;
     for (const auto& f : report.errors) {
@@ -354,7 +372,6 @@ struct BackendReconciler::Impl {
     sb.Set("CredentialsReady", true, "CredentialsReady",
            spec.password_secret.empty() ? "generated; in Secret " + spec.credentials_secret()
                                         : "from Secret " + spec.password_secret);
-    sb.status["username"] = creds->username;
     sb.status["subject"] = spec.prefix + ".*";
 
     std::string old_server;
@@ -362,26 +379,22 @@ struct BackendReconciler::Impl {
     if (!old_server.empty()) ctx.enqueue_server(old_server);
     if (ctx.registry->RenderedEpoch(server.key()) < epoch) ctx.enqueue_server(server.key());
 
+    // The env Secret: while a rotation is Staged still the previous user
+    // (the server may not have loaded the new one yet).
     bool conflict = false;
-    auto w =
-        WriteEnv(NatsEnv(server.url, creds->username, creds->password, spec.prefix), &conflict);
+    auto w = WriteCredentialsEnv(server, *creds, &conflict);
     if (!w.ok() || conflict) return w;
 
-    // Rotation state (status.rotation) and when to look again.
-    std::chrono::milliseconds until_retire{0};
-    if (creds->rotating) {
-      until_retire = std::chrono::duration_cast<std::chrono::milliseconds>(
+    // When to look again while Retiring.
+    auto until_retire = [&] {
+      auto d = std::chrono::duration_cast<std::chrono::milliseconds>(
           creds->retires_at_time - std::chrono::system_clock::now());
-      if (until_retire < 100ms) until_retire = 100ms;
-    } else {
-      sb.status.erase("rotation");
-    }
+      return d < 100ms ? std::chrono::milliseconds(100ms) : d;
+    };
 
     if (!ctx.registry->Rendered(spec.key())) {
       sb.Set("ConfigRendered", false, "Pending",
              "waiting for NatsServer " + server.key() + " to render this user");
-      if (creds->rotating)
-        sb.status["rotation"] = {{"phase", "Staged"}, {"retiresAt", creds->retires_at}};
       // The server reconciler wakes us after its write; the requeue is a safety net.
       return NotReady("", "ConfigNotReloaded",
                       "the user is not yet in NatsServer " + server.key() + "'s config Secret",
@@ -391,9 +404,12 @@ struct BackendReconciler::Impl {
            "in Secret " + server.ns + "/" + server.config_secret + " key " + server.config_key);
 
     // Probe, unless an identical setup passed recently.
-    const std::string fingerprint = sb.status.value("envSecretHash", "") + "|" +
-                                    std::to_string(sb.generation) + "|" + server.url + "|" +
-                                    std::to_string(server.max_payload);
+    auto fingerprint_of = [&] {
+      return sb.status.value("envSecretHash", "") + "|" + creds->username + "|" +
+             std::to_string(sb.generation) + "|" + server.url + "|" +
+             std::to_string(server.max_payload);
+    };
+    const std::string fingerprint = fingerprint_of();
     {
       std::lock_guard lock(self->memo_mu_);
       auto it = self->probe_memo_.find(spec.key());
@@ -404,10 +420,7 @@ struct BackendReconciler::Impl {
                                                                           (now - it->second.at));
         sb.status["serverMaxPayload"] = it->second.max_payload;
         sb.status["lastProbeTime"] = it->second.time;
-        if (creds->rotating) {
-          sb.status["rotation"] = {{"phase", "Retiring"}, {"retiresAt", creds->retires_at}};
-          left = std::min(left, until_retire);
-        }
+        if (creds->rotating) left = std::min(left, until_retire());
         sb.Set("Probed", true, "Probed", "probe passed");
         sb.Ready(true, "Probed", "probe passed with the installation's credentials");
         return Finish(Action::RequeueAfter(left));
@@ -428,8 +441,11 @@ struct BackendReconciler::Impl {
     po.ca_file = *ca;
     po.timeout = ctx.probe_timeout;
     auto report = pubsub::Probe(po);
-    const bool recent = std::chrono::steady_clock::now() - ctx.registry->LastWrite(server.key()) <
-                        ctx.reload_window;
+    // While Staged the probe uses the new user, which only the reload adds:
+    // a refusal means "not reloaded yet", not broken credentials.
+    const bool recent = creds->staged() ||
+                        std::chrono::steady_clock::now() - ctx.registry->LastWrite(server.key()) <
+                            ctx.reload_window;
     ProbeVerdict v = Judge(report, recent);
     if (ctx.metrics) ctx.metrics->ObserveProbe(v.reason);
     const std::string now_text = NowRfc3339();
@@ -438,25 +454,47 @@ struct BackendReconciler::Impl {
       std::lock_guard lock(self->memo_mu_);
       self->probe_memo_.erase(spec.key());
     }
+    if (!v.ok && creds->staged() && v.reload_pending) {
+      // Engines still run with the env Secret's (previous) credentials:
+      // Ready is about those while the server has not loaded the new user.
+      po.username = creds->env_username;
+      po.password = creds->env_password;
+      auto env_report = pubsub::Probe(po);
+      if (env_report.ok()) {
+        sb.status["serverMaxPayload"] = env_report->server_max_payload;
+        sb.Set("Probed", true, "RotationStaged",
+               "the env Secret's credentials work; user " + creds->username +
+                   " waits for the server to load the rendered config");
+        sb.Ready(true, "RotationStaged",
+                 "probe passed with the env Secret's credentials; the rotation switches them "
+                 "once the server accepts user " +
+                     creds->username);
+        return Finish(Action::RequeueAfter(ctx.reload_retry));
+      }
+    }
     if (!v.ok) {
-      if (creds->rotating)
-        sb.status["rotation"] = {{"phase", "Staged"}, {"retiresAt", creds->retires_at}};
       auto retry = v.reload_pending ? ctx.reload_retry
                                     : std::min(ctx.probe_interval, std::chrono::milliseconds(10s));
-      if (creds->rotating) retry = std::min(retry, until_retire);
+      if (creds->phase == kPhaseRetiring) retry = std::min(retry, until_retire());
       return NotReady("Probed", v.reason, v.message, Action::RequeueAfter(retry));
     }
     sb.status["serverMaxPayload"] = v.max_payload;
+    if (creds->staged()) {
+      // The server accepts the new user: engines may now be handed it.
+      auto confirmed = ConfirmStaged(ctx.client, obj, spec, *creds);
+      if (!confirmed.ok()) return confirmed.status();
+      *creds = std::move(*confirmed);
+      for (const auto& [reason, msg] : creds->events) Event(ctx, obj, false, reason, msg);
+      auto w2 = WriteCredentialsEnv(server, *creds, &conflict);
+      if (!w2.ok() || conflict) return w2;
+    }
     {
       std::lock_guard lock(self->memo_mu_);
-      self->probe_memo_[spec.key()] = {fingerprint, std::chrono::steady_clock::now(), v.max_payload,
-                                       now_text};
+      self->probe_memo_[spec.key()] = {fingerprint_of(), std::chrono::steady_clock::now(),
+                                       v.max_payload, now_text};
     }
     auto next = ctx.probe_interval;
-    if (creds->rotating) {
-      sb.status["rotation"] = {{"phase", "Retiring"}, {"retiresAt", creds->retires_at}};
-      next = std::min(next, until_retire);
-    }
+    if (creds->rotating) next = std::min(next, until_retire());
     sb.Set("Probed", true, "Probed", v.message);
     sb.Ready(true, "Probed", "probe passed with the installation's credentials");
     return Finish(Action::RequeueAfter(next));

@@ -1,14 +1,168 @@
 #include "credentials.h"
 
+#include <cstdlib>
+
 #include "desired.h"
 #include "secrets.h"
 #include "switchboard/controller/options.h"
+#include "switchboard/operator/env.h"
 
 namespace switchboard::controller {
 
+namespace {
+
+std::string Get(const SecretData& data, const char* key) {
+  auto it = data.find(key);
+  return it == data.end() ? std::string() : it->second;
+}
+
+int RotationCount(const SecretData& data) {
+  std::string n = Get(data, "rotation-count");
+  return n.empty() ? 0 : std::atoi(n.c_str());
+}
+
+std::string UserFor(const std::string& base, int n) {
+  return n == 0 ? base : base + "-r" + std::to_string(n);
+}
+
+// "" | Staged | Retiring. previous-username without a phase was written by
+// an operator that switched the env Secret at once: Retiring.
+std::string PhaseOf(const SecretData& data) {
+  if (Get(data, "previous-username").empty()) return "";
+  std::string p = Get(data, "rotation-phase");
+  return p == kPhaseStaged ? kPhaseStaged : kPhaseRetiring;
+}
+
+void DropEmpty(SecretData* data) {
+  for (auto it = data->begin(); it != data->end();) {
+    it = it->second.empty() ? data->erase(it) : std::next(it);
+  }
+}
+
+std::chrono::milliseconds Grace(const BackendSpec& spec) {
+  auto grace = ParseDuration(spec.grace);
+  return grace.ok() ? *grace : std::chrono::milliseconds(600000);
+}
+
+}  // namespace
+
+Credentials DescribeCredentials(const SecretData& data, const std::string& base_username,
+                                const std::string& subject) {
+  Credentials c;
+  c.username = UserFor(base_username, RotationCount(data));
+  c.password = Get(data, "password");
+  c.phase = PhaseOf(data);
+  c.rotating = !c.phase.empty();
+  c.users.push_back({c.username, Get(data, "bcrypt"), subject});
+  c.env_username = c.username;
+  c.env_password = c.password;
+  if (c.rotating) {
+    c.users.push_back({Get(data, "previous-username"), Get(data, "previous-bcrypt"), subject});
+  }
+  if (c.staged() && !Get(data, "previous-password").empty()) {
+    c.env_username = Get(data, "previous-username");
+    c.env_password = Get(data, "previous-password");
+  }
+  if (c.phase == kPhaseRetiring) {
+    c.retires_at = Get(data, "retires-at");
+    if (!ParseRfc3339(c.retires_at, &c.retires_at_time)) c.retires_at_time = {};
+  }
+  return c;
+}
+
+Result<Credentials> StepCredentials(SecretData* data_ptr, const RotationInputs& in) {
+  SecretData& data = *data_ptr;
+  std::vector<std::pair<std::string, std::string>> events;
+
+  if (!in.external) {
+    if (Get(data, "password").empty()) {
+      auto pw = GeneratePassword();
+      if (!pw.ok()) return pw.status();
+      data["password"] = *pw;
+      data.erase("bcrypt");
+    }
+    if (Get(data, "bcrypt").empty()) {
+      auto h = BcryptHashGenerated(data["password"]);
+      if (!h.ok()) return h.status();
+      data["bcrypt"] = *h;
+    }
+    data.erase("password-check");
+  }
+  const int count = RotationCount(data);
+  const std::string user = UserFor(in.base_username, count);
+  std::string phase = PhaseOf(data);
+
+  // Retire the old user: only once the env Secret names the new one (so no
+  // engine restarted from it can be handed a removed user), and after the
+  // grace period or an acknowledgement.
+  if (phase == kPhaseRetiring) {
+    std::chrono::system_clock::time_point at{};
+    const bool parsed = ParseRfc3339(Get(data, "retires-at"), &at);
+    const bool due = !parsed || in.now >= at ||
+                     (!in.ack_token.empty() && in.ack_token == Get(data, "rotation-token"));
+    if (due && in.env_username == user) {
+      events.emplace_back("RotationCompleted", "user " + data["previous-username"] + " removed");
+      for (const char* k : {"previous-username", "previous-bcrypt", "previous-password",
+                            "retires-at", "rotation-phase"}) {
+        data.erase(k);
+      }
+      phase.clear();
+    }
+  }
+
+  // Start a rotation: a new password under a new user name, rendered beside
+  // the old user; the env Secret keeps the old credentials until a probe
+  // with the new ones passes. A token that changes during a rotation waits
+  // for it to finish.
+  const std::string& token = in.rotate_token;
+  if (!token.empty() && token != Get(data, "rotation-token")) {
+    if (in.external) {
+      data["rotation-token"] = token;
+      events.emplace_back("RotationNotSupported",
+                          "the password comes from spec.nats.credentials.passwordSecretRef: "
+                          "change it there (the operator re-hashes it)");
+    } else if (phase.empty()) {
+      auto pw = GeneratePassword();
+      if (!pw.ok()) return pw.status();
+      auto h = BcryptHashGenerated(*pw);
+      if (!h.ok()) return h.status();
+      data["previous-username"] = user;
+      data["previous-bcrypt"] = data["bcrypt"];
+      data["previous-password"] = data["password"];
+      data["rotation-phase"] = kPhaseStaged;
+      data.erase("retires-at");
+      data["rotation-count"] = std::to_string(count + 1);
+      data["rotation-token"] = token;
+      data["password"] = *pw;
+      data["bcrypt"] = *h;
+      events.emplace_back("RotationStaged",
+                          "new credentials under user " + UserFor(in.base_username, count + 1) +
+                              " rendered beside user " + user + "; the env Secret keeps " + user +
+                              " until the server accepts the new user");
+    }
+  }
+  DropEmpty(&data);
+  data["username"] = UserFor(in.base_username, RotationCount(data));
+
+  Credentials c = DescribeCredentials(data, in.base_username, in.subject);
+  c.events = std::move(events);
+  return c;
+}
+
+Credentials ConfirmStagedData(SecretData* data, const std::string& base_username,
+                              const std::string& subject, std::chrono::system_clock::time_point now,
+                              std::chrono::milliseconds grace) {
+  if (PhaseOf(*data) == kPhaseStaged) {
+    (*data)["rotation-phase"] = kPhaseRetiring;
+    (*data)["retires-at"] =
+        FormatRfc3339(now + std::chrono::duration_cast<std::chrono::seconds>(grace));
+    data->erase("previous-password");
+  }
+  return DescribeCredentials(*data, base_username, subject);
+}
+
 Result<Credentials> EnsureCredentials(kube::Client* client, const json& backend,
                                       const BackendSpec& spec) {
-  Credentials c;
   auto current = GetSecretOrNull(client, spec.ns, spec.credentials_secret());
   if (!current.ok()) return current.status();
   if (!current->is_null() && !IsOwnedBy(*current, spec.uid)) {
@@ -19,6 +173,7 @@ Result<Credentials> EnsureCredentials(kube::Client* client, const json& backend,
   SecretData data = current->is_null() ? SecretData{} : DecodeSecretData(*current);
   const SecretData before = data;
 
+  std::string external_password;
   if (!spec.password_secret.empty()) {
     // The user's Secret holds the password; we keep only its hash.
     auto ref = GetSecretOrNull(client, spec.ns, spec.password_secret);
@@ -36,102 +191,76 @@ Result<Credentials> EnsureCredentials(kube::Client* client, const json& backend,
                               spec.password_key +
                               "\" (spec.nats.credentials.passwordSecretRef.key); add it");
     }
-    c.password = pw->second;
-    if (data["bcrypt"].empty() ||
-        data["password-check"] != Sha256Tagged(data["bcrypt"] + "\n" + c.password)) {
-      auto h = BcryptHash(c.password);
+    external_password = pw->second;
+    if (Get(data, "bcrypt").empty() ||
+        Get(data, "password-check") != Sha256Tagged(data["bcrypt"] + "\n" + external_password)) {
+      auto h = BcryptHash(external_password);
       if (!h.ok()) return h.status();
       data["bcrypt"] = *h;
-      data["password-check"] = Sha256Tagged(*h + "\n" + c.password);
+      data["password-check"] = Sha256Tagged(*h + "\n" + external_password);
     }
     data.erase("password");
-  } else {
-    if (data["password"].empty()) {
-      auto pw = GeneratePassword();
-      if (!pw.ok()) return pw.status();
-      data["password"] = *pw;
-      data["bcrypt"].clear();
-    }
-    if (data["bcrypt"].empty()) {
-      auto h = BcryptHashGenerated(data["password"]);
-      if (!h.ok()) return h.status();
-      data["bcrypt"] = *h;
-    }
-    data.erase("password-check");
   }
 
-  int count = 0;
-  if (auto it = data.find("rotation-count"); it != data.end() && !it->second.empty()) {
-    count = std::atoi(it->second.c_str());
-  }
-  auto user_for = [&](int n) {
-    return n == 0 ? spec.username : spec.username + "-r" + std::to_string(n);
-  };
-
-  // Start a rotation: a new password under a new user name; the old user
-  // stays rendered (its hash still valid) until it retires.
-  const std::string token = Annotation(backend, kRotateAnnotation);
-  if (!token.empty() && token != data["rotation-token"] && spec.password_secret.empty()) {
-    auto grace = ParseDuration(spec.grace);
-    auto g = grace.ok() ? *grace : std::chrono::milliseconds(600000);
-    auto pw = GeneratePassword();
-    if (!pw.ok()) return pw.status();
-    auto h = BcryptHashGenerated(*pw);
-    if (!h.ok()) return h.status();
-    // A rotation during a rotation retires the oldest user at once.
-    data["previous-username"] = user_for(count);
-    data["previous-bcrypt"] = data["bcrypt"];
-    data["retires-at"] = FormatRfc3339(std::chrono::system_clock::now() +
-                                       std::chrono::duration_cast<std::chrono::seconds>(g));
-    count++;
-    data["rotation-count"] = std::to_string(count);
-    data["rotation-token"] = token;
-    data["password"] = *pw;
-    data["bcrypt"] = *h;
-    c.events.emplace_back("RotationStarted", "new credentials under user " + user_for(count) +
-                                                 "; user " + data["previous-username"] +
-                                                 " stays valid until " + data["retires-at"]);
-  } else if (!token.empty() && token != data["rotation-token"]) {
-    data["rotation-token"] = token;
-    c.events.emplace_back("RotationNotSupported",
-                          "the password comes from Secret " + spec.password_secret +
-                              ": change it there (the operator re-hashes it)");
-  }
-
-  // Retire the old user after the grace period or an acknowledgement.
-  if (!data["previous-username"].empty()) {
-    std::chrono::system_clock::time_point at{};
-    bool parsed = ParseRfc3339(data["retires-at"], &at);
-    const std::string ack = Annotation(backend, kRotationAckAnnotation);
-    if (!parsed || std::chrono::system_clock::now() >= at ||
-        (!ack.empty() && ack == data["rotation-token"])) {
-      c.events.emplace_back("RotationCompleted", "user " + data["previous-username"] + " removed");
-      data.erase("previous-username");
-      data.erase("previous-bcrypt");
-      data.erase("retires-at");
-    } else {
-      c.rotating = true;
-      c.retires_at = data["retires-at"];
-      c.retires_at_time = at;
+  RotationInputs in;
+  in.base_username = spec.username;
+  in.subject = spec.prefix + ".*";
+  in.external = !spec.password_secret.empty();
+  in.rotate_token = Annotation(backend, kRotateAnnotation);
+  in.ack_token = Annotation(backend, kRotationAckAnnotation);
+  in.grace = Grace(spec);
+  in.now = std::chrono::system_clock::now();
+  if (PhaseOf(data) == kPhaseRetiring) {
+    // Retirement waits until the env Secret is seen to hold the new user.
+    auto env = GetSecretOrNull(client, spec.ns, spec.env_secret);
+    if (!env.ok()) return env.status();
+    if (!env->is_null()) {
+      in.env_username =
+          Get(DecodeSecretData(*env), std::string(operator_logic::kEnvNatsUsername).c_str());
     }
   }
-  // Clean empty entries the map accessors above created.
-  for (auto it = data.begin(); it != data.end();) {
-    it = it->second.empty() ? data.erase(it) : std::next(it);
+  auto c = StepCredentials(&data, in);
+  if (!c.ok()) return c.status();
+  if (in.external) {
+    c->password = external_password;
+    c->env_password = external_password;
   }
-
-  c.username = user_for(count);
-  data["username"] = c.username;
-  if (spec.password_secret.empty()) c.password = data["password"];
-  const std::string subject = spec.prefix + ".*";
-  c.users.push_back({c.username, data["bcrypt"], subject});
-  if (c.rotating) c.users.push_back({data["previous-username"], data["previous-bcrypt"], subject});
 
   if (data != before || current->is_null()) {
     auto w = EnsureOwnedSecret(client, backend, spec.ns, spec.credentials_secret(), data,
                                &current.value());
     if (!w.ok()) return w.status();
   }
+  return c;
+}
+
+Result<Credentials> ConfirmStaged(kube::Client* client, const json& backend,
+                                  const BackendSpec& spec, const Credentials& creds) {
+  if (!creds.staged()) return creds;
+  auto current = GetSecretOrNull(client, spec.ns, spec.credentials_secret());
+  if (!current.ok()) return current.status();
+  if (current->is_null() || !IsOwnedBy(*current, spec.uid)) {
+    return Status::Unavailable("Secret " + spec.ns + "/" + spec.credentials_secret() +
+                               " changed during the reconcile; retrying");
+  }
+  SecretData data = DecodeSecretData(*current);
+  Credentials c = ConfirmStagedData(&data, spec.username, spec.prefix + ".*",
+                                    std::chrono::system_clock::now(), Grace(spec));
+  // Another reconcile (or a concurrent change) moved the state: start over.
+  if (c.username != creds.username) {
+    return Status::Unavailable("credentials of " + spec.key() + " changed; retrying");
+  }
+  auto w = EnsureOwnedSecret(client, backend, spec.ns, spec.credentials_secret(), data,
+                             &current.value());
+  if (!w.ok()) return w.status();
+  if (!spec.password_secret.empty()) {
+    c.password = creds.password;
+    c.env_password = creds.password;
+  }
+  c.events.emplace_back("RotationSwitched", "the server accepts user " + c.username +
+                                                "; the env Secret now names it; user " +
+                                                c.users.back().username + " stays valid until " +
+                                                c.retires_at);
   return c;
 }
 

@@ -189,9 +189,49 @@ TEST_F(OperatorE2E, RotationKeepsOpenConnectionsUntilTheOldPasswordRetires) {
   ASSERT_TRUE(engine.RoundTrip("hatchet.a.t_v1"));
   const std::string hash_before = Get("psb", a_ns, "hatchet")["status"]["envSecretHash"];
 
+  // Hold the server's reload, like the minute a NATS reloader on Kubernetes
+  // may take to see a Secret volume change.
+  sync.Stop();
   auto r = Kubectl(
       {"annotate", "psb", "hatchet", "-n", a_ns, "pubsub.switchboard.dev/rotate-password=t1"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto config_has_both = [&] {
+    for (const auto& [key, text] : SecretData(srv_ns, "shared-switchboard")) {
+      if (text.find("\"" + old_user + "\"") != std::string::npos &&
+          text.find("\"" + old_user + "-r1\"") != std::string::npos) {
+        return true;
+      }
+    }
+    return false;
+  };
+  // Staged: the new user is in the config Secret, but the env Secret still
+  // holds the old credentials, which the (not yet reloaded) server accepts:
+  // an engine restarting now is not cut off.
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        json a = Get("psb", a_ns, "hatchet");
+        return a["status"].contains("rotation") &&
+               a["status"]["rotation"].value("phase", "") == "Staged" && config_has_both() &&
+               ReadyStatus(a) == "True" && ReadyReason(a) == "RotationStaged";
+      },
+      20s))
+      << Get("psb", a_ns, "hatchet").dump(2);
+  {
+    auto staged = SecretData(a_ns, "hatchet-pubsub-env");
+    EXPECT_EQ(staged["SERVER_MSGQUEUE_PUBSUB_NATS_USERNAME"], old_user);
+    EXPECT_EQ(staged["SERVER_MSGQUEUE_PUBSUB_NATS_PASSWORD"],
+              before["SERVER_MSGQUEUE_PUBSUB_NATS_PASSWORD"]);
+    json a = Get("psb", a_ns, "hatchet");
+    EXPECT_EQ(a["status"]["envSecretHash"], hash_before);
+    EXPECT_EQ(a["status"].value("username", ""), old_user);
+    EXPECT_FALSE(a["status"]["rotation"].contains("retiresAt"));
+    EXPECT_EQ(nats->IncludeText().find(old_user + "-r1"), std::string::npos) << "not reloaded";
+    EXPECT_TRUE(pubsub::Probe(ProbeFromEnv(staged)).ok()) << "a restarted engine connects";
+    EXPECT_TRUE(engine.RoundTrip("hatchet.a.t_v1"));
+  }
+
+  // The reload happens; the probe with the new user passes: Retiring.
+  sync = StartConfigSync(*nats, srv_ns, "shared-switchboard");
   ASSERT_TRUE(testing::WaitFor(
       [&] {
         json a = Get("psb", a_ns, "hatchet");
