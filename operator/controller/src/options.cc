@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 
+#include "switchboard/api/duration.h"
 #include "switchboard/common/log.h"
 
 namespace switchboard::controller {
@@ -45,37 +46,13 @@ Status ParseBool(std::string_view flag, std::string_view text, bool* out) {
 }  // namespace
 
 Result<Millis> ParseDuration(std::string_view text) {
-  auto bad = [&] {
+  // Go durations, through the project's one parser (api/duration.h).
+  auto ns = api::ParseDuration(text);
+  if (!ns.ok() || *ns < 0) {
     return Status::InvalidArgument("\"" + std::string(text) +
                                    "\" is not a duration; use e.g. 500ms, 5s, 10m, 1h or 1m30s");
-  };
-  if (text.empty()) return bad();
-  long long total_ms = 0;
-  size_t i = 0;
-  while (i < text.size()) {
-    size_t j = i;
-    while (j < text.size() && text[j] >= '0' && text[j] <= '9') j++;
-    long long n = 0;
-    if (!ParseInt(text.substr(i, j - i), &n)) return bad();
-    size_t k = j;
-    while (k < text.size() && !(text[k] >= '0' && text[k] <= '9')) k++;
-    std::string_view unit = text.substr(j, k - j);
-    long long mult;
-    if (unit == "ms")
-      mult = 1;
-    else if (unit == "s")
-      mult = 1000;
-    else if (unit == "m")
-      mult = 60 * 1000;
-    else if (unit == "h")
-      mult = 3600 * 1000;
-    else
-      return bad();
-    if (n > 1000LL * 3600 * 1000) return bad();  // > 1000 h: surely a typo
-    total_ms += n * mult;
-    i = k;
   }
-  return Millis(total_ms);
+  return std::chrono::duration_cast<Millis>(std::chrono::nanoseconds(*ns));
 }
 
 Result<HostPort> ParseHostPort(std::string_view text) {

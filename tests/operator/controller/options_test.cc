@@ -9,7 +9,8 @@ TEST(ParseDuration, AcceptsGoStyleDurations) {
   struct Case {
     const char* text;
     long long ms;
-  } cases[] = {{"500ms", 500}, {"5s", 5000}, {"10m", 600000}, {"1h", 3600000}, {"1m30s", 90000}};
+  } cases[] = {{"500ms", 500},  {"5s", 5000},     {"10m", 600000},
+               {"1h", 3600000}, {"1m30s", 90000}, {"1.5s", 1500}};
   for (const auto& c : cases) {
     auto d = ParseDuration(c.text);
     ASSERT_TRUE(d.ok()) << c.text << ": " << d.status().ToString();
@@ -18,7 +19,7 @@ TEST(ParseDuration, AcceptsGoStyleDurations) {
 }
 
 TEST(ParseDuration, RejectsGarbageNamingTheFix) {
-  for (const char* text : {"", "5", "s", "5x", "-1s", "1.5s", "5s5"}) {
+  for (const char* text : {"", "5", "s", "5x", "-1s", "5s5"}) {
     auto d = ParseDuration(text);
     ASSERT_FALSE(d.ok()) << text;
     EXPECT_NE(d.status().message().find("e.g. 500ms"), std::string::npos);
