@@ -7,36 +7,21 @@
 #include <ctime>
 
 #include "switchboard/common/base64.h"
+#include "switchboard/operator/time_util.h"
 
 namespace switchboard::controller {
 
+// metav1.Time text, through operator_logic's one implementation.
 std::string FormatRfc3339(std::chrono::system_clock::time_point t) {
-  auto secs = std::chrono::system_clock::to_time_t(t);
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-                tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
-  return buf;
+  return operator_logic::FormatTime(t);
 }
 
 std::string NowRfc3339() { return FormatRfc3339(std::chrono::system_clock::now()); }
 
 bool ParseRfc3339(std::string_view text, std::chrono::system_clock::time_point* out) {
-  std::tm tm{};
-  int y, mo, d, h, mi, s;
-  std::string t(text);
-  if (std::sscanf(t.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d", &y, &mo, &d, &h, &mi, &s) != 6)
-    return false;
-  tm.tm_year = y - 1900;
-  tm.tm_mon = mo - 1;
-  tm.tm_mday = d;
-  tm.tm_hour = h;
-  tm.tm_min = mi;
-  tm.tm_sec = s;
-  time_t secs = timegm(&tm);
-  if (secs == static_cast<time_t>(-1)) return false;
-  *out = std::chrono::system_clock::from_time_t(secs);
+  auto t = operator_logic::ParseTime(text);
+  if (!t.ok()) return false;
+  *out = *t;
   return true;
 }
 
