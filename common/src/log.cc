@@ -25,10 +25,14 @@ std::atomic<int> g_fd{2};
 
 const char* LevelName(Level l) {
   switch (l) {
-    case Level::kDebug: return "debug";
-    case Level::kInfo: return "info";
-    case Level::kWarn: return "warn";
-    case Level::kError: return "error";
+    case Level::kDebug:
+      return "debug";
+    case Level::kInfo:
+      return "info";
+    case Level::kWarn:
+      return "warn";
+    case Level::kError:
+      return "error";
   }
   return "info";
 }
@@ -36,7 +40,8 @@ const char* LevelName(Level l) {
 std::string Timestamp() {
   auto now = std::chrono::system_clock::now();
   auto secs = std::chrono::system_clock::to_time_t(now);
-  auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
+  auto ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
   std::tm tm{};
   gmtime_r(&secs, &tm);
   char buf[64];
@@ -51,17 +56,23 @@ void SetLevel(Level level) { LevelSlot().store(static_cast<int>(level)); }
 Level GetLevel() { return static_cast<Level>(LevelSlot().load()); }
 
 bool ParseLevel(std::string_view text, Level* out) {
-  if (text == "debug") *out = Level::kDebug;
-  else if (text == "info") *out = Level::kInfo;
-  else if (text == "warn" || text == "warning") *out = Level::kWarn;
-  else if (text == "error") *out = Level::kError;
-  else return false;
+  if (text == "debug")
+    *out = Level::kDebug;
+  else if (text == "info")
+    *out = Level::kInfo;
+  else if (text == "warn" || text == "warning")
+    *out = Level::kWarn;
+  else if (text == "error")
+    *out = Level::kError;
+  else
+    return false;
   return true;
 }
 
 void SetOutputFd(int fd) { g_fd.store(fd); }
 
-void Write(Level level, std::string_view logger, std::string_view msg, const nlohmann::json& fields) {
+void Write(Level level, std::string_view logger, std::string_view msg,
+           const nlohmann::json& fields) {
   if (static_cast<int>(level) < LevelSlot().load()) return;
   nlohmann::json line = nlohmann::json::object();
   line["ts"] = Timestamp();

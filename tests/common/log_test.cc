@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <nlohmann/json.hpp>
 #include <algorithm>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <string>
 
 namespace switchboard::log {
@@ -42,7 +42,9 @@ TEST(LogTest, WritesOneJsonObjectPerLine) {
 }
 
 TEST(LogTest, FieldsCannotOverrideCoreKeysAndBadUtf8IsReplaced) {
-  std::string out = Capture([] { Warn("x", "m", {{"msg", "spoof"}, {"raw", std::string("\xff\xfe")}}); });
+  std::string out = Capture([] {
+    Warn("x", "m", {{"msg", "spoof"}, {"raw", std::string("\xff\xfe")}});
+  });
   auto j = nlohmann::json::parse(out);
   EXPECT_EQ(j["msg"], "m");
   EXPECT_EQ(j["level"], "warn");

@@ -6,7 +6,8 @@ namespace switchboard {
 namespace {
 
 Result<int> Half(int n) {
-  if (n % 2 != 0) return Status::InvalidArgument("n: " + std::to_string(n) + " is odd; pass an even number");
+  if (n % 2 != 0)
+    return Status::InvalidArgument("n: " + std::to_string(n) + " is odd; pass an even number");
   return n / 2;
 }
 

@@ -70,7 +70,8 @@ pid_t Spawn(std::vector<std::string> argv, std::vector<std::string> env, int in_
 
 Process::Process(Options options) : log_path_(options.log_path) {
   int out = -1;
-  if (!log_path_.empty()) out = open(log_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (!log_path_.empty())
+    out = open(log_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   int in_pipe[2] = {-1, -1};
   if (!options.stdin_data.empty() && pipe2(in_pipe, O_CLOEXEC) != 0) in_pipe[0] = in_pipe[1] = -1;
   pid_ = Spawn(options.argv, BuildEnv(options.env, options.unset_env), in_pipe[0], out, out);
@@ -135,7 +136,8 @@ std::optional<int> Process::Wait(std::chrono::milliseconds timeout) {
 }
 
 std::optional<int> Process::Stop(std::chrono::milliseconds grace) {
-  if (!running()) return exit_status_ ? std::optional<int>(DecodeExit(*exit_status_)) : std::nullopt;
+  if (!running())
+    return exit_status_ ? std::optional<int>(DecodeExit(*exit_status_)) : std::nullopt;
   pid_t pid = pid_;
   kill(pid, SIGTERM);
   if (auto code = Wait(grace)) return code;

@@ -28,7 +28,8 @@ void SetOutputFd(int fd);
 void Write(Level level, std::string_view logger, std::string_view msg,
            const nlohmann::json& fields = nullptr);
 
-inline void Debug(std::string_view logger, std::string_view msg, const nlohmann::json& f = nullptr) {
+inline void Debug(std::string_view logger, std::string_view msg,
+                  const nlohmann::json& f = nullptr) {
   Write(Level::kDebug, logger, msg, f);
 }
 inline void Info(std::string_view logger, std::string_view msg, const nlohmann::json& f = nullptr) {
@@ -37,7 +38,8 @@ inline void Info(std::string_view logger, std::string_view msg, const nlohmann::
 inline void Warn(std::string_view logger, std::string_view msg, const nlohmann::json& f = nullptr) {
   Write(Level::kWarn, logger, msg, f);
 }
-inline void Error(std::string_view logger, std::string_view msg, const nlohmann::json& f = nullptr) {
+inline void Error(std::string_view logger, std::string_view msg,
+                  const nlohmann::json& f = nullptr) {
   Write(Level::kError, logger, msg, f);
 }
 

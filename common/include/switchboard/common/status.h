@@ -37,7 +37,9 @@ class [[nodiscard]] Status {
   Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
 
   static Status Ok() { return Status(); }
-  static Status InvalidArgument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
+  static Status InvalidArgument(std::string m) {
+    return {StatusCode::kInvalidArgument, std::move(m)};
+  }
   static Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
   static Status AlreadyExists(std::string m) { return {StatusCode::kAlreadyExists, std::move(m)}; }
   static Status Conflict(std::string m) { return {StatusCode::kConflict, std::move(m)}; }
@@ -76,7 +78,7 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}        // NOLINT: implicit by design
   Result(Status status) : v_(std::move(status)) {  // NOLINT: implicit by design
     assert(!std::get<Status>(v_).ok() && "Result built from an OK status has no value");
   }
@@ -103,8 +105,8 @@ class [[nodiscard]] Result {
 }  // namespace switchboard
 
 // Returns early from the enclosing function when `expr` is not OK.
-#define SB_RETURN_IF_ERROR(expr)            \
-  do {                                      \
+#define SB_RETURN_IF_ERROR(expr)               \
+  do {                                         \
     ::switchboard::Status sb_status_ = (expr); \
     if (!sb_status_.ok()) return sb_status_;   \
   } while (0)

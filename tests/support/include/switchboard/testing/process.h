@@ -16,11 +16,11 @@ namespace switchboard::testing {
 class Process {
  public:
   struct Options {
-    std::vector<std::string> argv;                // argv[0] is looked up in PATH
-    std::map<std::string, std::string> env;       // added to (or overriding) the parent's
-    std::vector<std::string> unset_env;           // removed from the child's environment
-    std::string log_path;                         // stdout+stderr; empty: inherit
-    std::string stdin_data;                       // written then closed; empty: /dev/null
+    std::vector<std::string> argv;           // argv[0] is looked up in PATH
+    std::map<std::string, std::string> env;  // added to (or overriding) the parent's
+    std::vector<std::string> unset_env;      // removed from the child's environment
+    std::string log_path;                    // stdout+stderr; empty: inherit
+    std::string stdin_data;                  // written then closed; empty: /dev/null
   };
 
   Process() = default;
