@@ -50,6 +50,7 @@ test-e2e: build tools ## end-to-end tests (real kube-apiserver + etcd, kubectl, 
 	cd $(BUILD) && ctest --output-on-failure -j 1 -L e2e
 
 test: build tools ## the whole suite
+	$(MAKE) format-check
 	$(MAKE) test-asan
 	cd $(BUILD) && ctest --output-on-failure -j $(CTEST_JOBS) -L 'unit|integration'
 	cd $(BUILD) && ctest --output-on-failure -j 1 -L e2e
@@ -79,7 +80,7 @@ fuzz-smoke: deps
 format: ## clang-format every C++ file in place
 	@git ls-files '*.cc' '*.h' | xargs -r clang-format -i
 
-format-check:
+format-check: deps ## fail when a C++ file is not clang-formatted
 	@git ls-files '*.cc' '*.h' | xargs -r clang-format --dry-run --Werror
 
 clean:
