@@ -53,8 +53,9 @@ test: build tools ## the whole suite
 	$(MAKE) format-check
 	$(MAKE) test-asan
 	cd $(BUILD) && ctest --output-on-failure -j $(CTEST_JOBS) -L 'unit|integration'
+	$(MAKE) fuzz-smoke
+	@# e2e last, so ctest's summary is the run's closing line.
 	cd $(BUILD) && ctest --output-on-failure -j 1 -L e2e
-	@if [ -x $(BUILD)/bin/fuzz-smoke ] || [ -f scripts/fuzz.sh ]; then $(MAKE) fuzz-smoke; fi
 
 cluster-up: tools ## start etcd + kube-apiserver on loopback; kubeconfig in .cache/cluster/kubeconfig
 	@bash scripts/cluster.sh up
