@@ -47,8 +47,8 @@ done < <(find "$root/crds/samples" "$root/tests" -type f \
 echo "fuzz.sh: $n seed files"
 
 status=0
-# Targets are named <what>_fuzz (fuzz/webhook) or fuzz_<what> (fuzz/pubsub-runtime).
-targets=$(find "$build/bin" -maxdepth 1 -type f \( -name '*_fuzz' -o -name 'fuzz_*' \) -perm -u+x | sort)
+# Targets are named <what>_fuzz (switchboard_add_fuzzers in fuzz/CMakeLists.txt).
+targets=$(find "$build/bin" -maxdepth 1 -type f -name '*_fuzz' -perm -u+x | sort)
 if [ -z "$targets" ]; then
   echo "fuzz.sh: no fuzz targets were built" >&2
   exit 2
