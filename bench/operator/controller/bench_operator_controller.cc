@@ -67,8 +67,19 @@ int ReadyCount(kube::Client& c, const std::string& ns) {
 int main(int argc, char** argv) {
   int backends = 1000, workers = 4, timeout_s = 600;
   std::string kubeconfig;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  for (int i = 1; i < argc; i += 2) {
     std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      std::printf(
+          "usage: bench_operator_controller [--backends N] [--workers N] [--timeout SECONDS]\n"
+          "                                 [--kubeconfig PATH]\n"
+          "Starts its own cluster and nats-server unless --kubeconfig is given.\n");
+      return 0;
+    }
+    if (i + 1 >= argc) {
+      std::fprintf(stderr, "%s needs a value (try --help)\n", a.c_str());
+      return 2;
+    }
     if (a == "--backends")
       backends = std::atoi(argv[i + 1]);
     else if (a == "--workers")
