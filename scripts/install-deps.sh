@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build pkg-config git curl ca-certificates openssl
+  build-essential cmake ninja-build ccache pkg-config git curl ca-certificates openssl
   libnats-dev nats-server
   libcpp-httplib-dev nlohmann-json3-dev libyaml-cpp-dev libyaml-dev libssl-dev
   prometheus-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
