@@ -3,6 +3,8 @@
 #include <cmath>
 #include <limits>
 
+#include "switchboard/common/numeric.h"
+
 namespace switchboard::api {
 namespace {
 
@@ -146,11 +148,11 @@ Result<int64_t> ParseQuantity(const nlohmann::json& value) {
     return value.get<int64_t>();
   }
   if (value.is_number_float()) {
-    double d = value.get<double>();
-    if (!std::isfinite(d) || d != std::floor(d) || std::fabs(d) > 9.2e18) {
+    auto whole = WholeToInt64(value.get<double>());
+    if (!whole) {
       return Status::InvalidArgument("must be a whole number of bytes; write 16777216 or 16Mi");
     }
-    return static_cast<int64_t>(d);
+    return *whole;
   }
   if (value.is_string())
     return ParseQuantity(std::string_view(value.get_ref<const std::string&>()));

@@ -7,6 +7,7 @@
 #include "switchboard/api/json_fields.h"
 #include "switchboard/api/names.h"
 #include "switchboard/api/quantity.h"
+#include "switchboard/common/numeric.h"
 
 namespace switchboard::api {
 
@@ -19,10 +20,7 @@ std::optional<int64_t> Integer(const nlohmann::json* v) {
   }
   if (v->is_number_integer()) return v->get<int64_t>();
   if (v->is_number_float()) {
-    double d = v->get<double>();
-    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.2e18) {
-      return static_cast<int64_t>(d);
-    }
+    return WholeToInt64(v->get<double>());
   }
   return std::nullopt;
 }

@@ -2,6 +2,7 @@
 
 #include <charconv>
 
+#include "switchboard/common/numeric.h"
 #include "switchboard/pubsub/env.h"
 
 namespace switchboard::cli::pubsub {
@@ -22,7 +23,9 @@ bool ParseDuration(const std::string& text, std::chrono::milliseconds* out) {
     ms = value * 3600000;
   else
     return false;
-  *out = std::chrono::milliseconds(static_cast<int64_t>(ms));
+  auto whole_ms = TruncateToInt64(ms);
+  if (!whole_ms) return false;  // 1e300s, inf, nan: not a duration
+  *out = std::chrono::milliseconds(*whole_ms);
   return true;
 }
 

@@ -3,6 +3,7 @@
 // (level, field path, and a piece of the message that carries the fix).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <functional>
 
 #include "switchboard/validation/validate.h"
@@ -233,6 +234,40 @@ const Case kCases[] = {
     {"postgres min negative", false, Postgres({{"minConns", -1}}), Expect::kError,
      "spec.postgres.minConns", "must not be negative"},
     {"postgres min zero", false, Postgres({{"minConns", 0}}), Expect::kOk},
+    // --- numbers at the edges of int64 and of what a parser can produce
+    // (issue 8: a cast of 1e300 to int64 was undefined behaviour).
+    {"int field 1e300", false, Postgres({{"maxConns", 1e300}}), Expect::kError,
+     "spec.postgres.maxConns", "fits in 64 bits"},
+    {"int field -1e300", false, Postgres({{"minConns", -1e300}}), Expect::kError,
+     "spec.postgres.minConns", "fits in 64 bits"},
+    {"int field 2^63", false, Postgres({{"maxConns", 9223372036854775808.0}}), Expect::kError,
+     "spec.postgres.maxConns", "fits in 64 bits"},
+    {"int field uint64 max", false, Postgres({{"maxConns", 18446744073709551615ull}}),
+     Expect::kError, "spec.postgres.maxConns", "at most 10000"},
+    // The CRD's maximums (the API server enforces them; validate must agree).
+    {"postgres max at limit", false, Postgres({{"maxConns", 10000}}), Expect::kOk},
+    {"postgres max over limit", false, Postgres({{"maxConns", 10001}}), Expect::kError,
+     "spec.postgres.maxConns", "at most 10000 (got 10001)"},
+    {"postgres min over limit", false, Postgres({{"maxConns", 10000}, {"minConns", 10001}}),
+     Expect::kError, "spec.postgres.minConns", "at most 10000"},
+    {"rabbitmq chans at limit", false, Then(Rabbit(), Set("/spec/rabbitmq/maxPubChans", 65535)),
+     Expect::kOk},
+    {"rabbitmq chans over limit", false, Then(Rabbit(), Set("/spec/rabbitmq/maxSubChans", 65536)),
+     Expect::kError, "spec.rabbitmq.maxSubChans", "at most 65535"},
+    {"int field -2^63 is whole", false, Postgres({{"minConns", -9223372036854775808.0}}),
+     Expect::kError, "spec.postgres.minConns", "must not be negative"},
+    {"int field nan", false, Postgres({{"maxConns", std::nan("")}}), Expect::kError,
+     "spec.postgres.maxConns", "whole number"},
+    {"int field inf", false, Postgres({{"maxConns", HUGE_VAL}}), Expect::kError,
+     "spec.postgres.maxConns", "whole number"},
+    {"int field -inf", false, Postgres({{"minConns", -HUGE_VAL}}), Expect::kError,
+     "spec.postgres.minConns", "whole number"},
+    {"int field -0.0 is zero", false, Postgres({{"minConns", -0.0}}), Expect::kOk},
+    {"int field 3.0 is three", false, Postgres({{"maxConns", 3.0}, {"minConns", 3}}), Expect::kOk},
+    {"quantity 1e300", true, Payload(1e300), Expect::kError, "spec.maxPayload",
+     "whole number of bytes"},
+    {"quantity nan", true, Payload(std::nan("")), Expect::kError, "spec.maxPayload",
+     "whole number of bytes"},
     // --- NATS URLs
     {"url single", true, Url("nats://nats:4222"), Expect::kOk},
     {"url tls and default port", true, Url("tls://nats.example.com"), Expect::kOk},

@@ -39,10 +39,18 @@ void CheckSecretRef(const nlohmann::json* ref, const std::string& field, bool ke
 }
 
 // An integer limit with a minimum. Wrong types are reported by the schema.
+// A connection or channel count within [min, max], the CRD's bounds. A value
+// the type check already refused (a string, a fraction) is not judged again;
+// a whole number too large for int64 is out of range like any other.
 std::optional<int64_t> CheckLimit(const nlohmann::json* v, const std::string& field, int64_t min,
-                                  Sink& sink) {
+                                  int64_t max, Sink& sink) {
   auto n = api::Integer(v);
-  if (!n) return std::nullopt;
+  if (!n) {
+    if (v != nullptr && v->is_number_unsigned()) {
+      sink.Error("limits", field, "must be at most " + std::to_string(max));
+    }
+    return std::nullopt;
+  }
   if (*n < 0) {
     sink.Error("limits", field,
                "must not be negative (got " + std::to_string(*n) + "); use " + std::to_string(min) +
@@ -50,6 +58,9 @@ std::optional<int64_t> CheckLimit(const nlohmann::json* v, const std::string& fi
   } else if (*n < min) {
     sink.Error("limits", field,
                "must be at least " + std::to_string(min) + " (got " + std::to_string(*n) + ")");
+  } else if (*n > max) {
+    sink.Error("limits", field,
+               "must be at most " + std::to_string(max) + " (got " + std::to_string(*n) + ")");
   }
   return n;
 }
@@ -113,14 +124,18 @@ void CheckRabbitmqBlock(const nlohmann::json& object, Sink& sink) {
   }
   CheckSecretRef(Field(rmq, "urlSecretRef"), "spec.rabbitmq.urlSecretRef",
                  /*key_required=*/false, sink);  // key defaults to "url"
-  CheckLimit(Field(rmq, "maxPubChans"), "spec.rabbitmq.maxPubChans", 1, sink);
-  CheckLimit(Field(rmq, "maxSubChans"), "spec.rabbitmq.maxSubChans", 1, sink);
+  CheckLimit(Field(rmq, "maxPubChans"), "spec.rabbitmq.maxPubChans", 1, api::kMaxRabbitmqChans,
+             sink);
+  CheckLimit(Field(rmq, "maxSubChans"), "spec.rabbitmq.maxSubChans", 1, api::kMaxRabbitmqChans,
+             sink);
 }
 
 void CheckPostgresBlock(const nlohmann::json& object, Sink& sink) {
   const auto* pg = Path(object, {"spec", "postgres"});
-  auto max = CheckLimit(Field(pg, "maxConns"), "spec.postgres.maxConns", 1, sink);
-  auto min = CheckLimit(Field(pg, "minConns"), "spec.postgres.minConns", 0, sink);
+  auto max =
+      CheckLimit(Field(pg, "maxConns"), "spec.postgres.maxConns", 1, api::kMaxPostgresConns, sink);
+  auto min =
+      CheckLimit(Field(pg, "minConns"), "spec.postgres.minConns", 0, api::kMaxPostgresConns, sink);
   if (max && min && *min >= 0 && *max >= 1 && *min > *max) {
     sink.Error("limits", "spec.postgres.minConns",
                "is " + std::to_string(*min) + ", more than spec.postgres.maxConns (" +

@@ -4,10 +4,12 @@
 // typo like `subjectprefix` would silently fall back to a default: reported.
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <span>
 
 #include "rules.h"
 #include "switchboard/api/constants.h"
+#include "switchboard/common/numeric.h"
 
 namespace switchboard::validation::internal {
 namespace {
@@ -143,9 +145,12 @@ bool CheckType(const nlohmann::json& v, Type type, const std::string& path, Sink
       return bad("a string", "quote the value");
     case Type::kInt:
       if (v.is_number_integer()) return true;
-      if (v.is_number_float() &&
-          v.get<double>() == static_cast<double>(static_cast<int64_t>(v.get<double>()))) {
-        return true;
+      // A whole number written as 3.0 or 1e3 is an integer; 1e300 is not
+      // one that fits (and casting it would be undefined behaviour).
+      if (v.is_number_float() && WholeToInt64(v.get<double>())) return true;
+      if (v.is_number_float() && std::isfinite(v.get<double>()) &&
+          std::trunc(v.get<double>()) == v.get<double>()) {
+        return bad("an integer that fits in 64 bits", "write a much smaller whole number");
       }
       if (v.is_string()) return bad("an integer", "write the number without quotes");
       return bad("an integer", "write a whole number");

@@ -25,6 +25,10 @@ inline constexpr int64_t kDefaultMaxPubChans = 10;
 inline constexpr int64_t kDefaultMaxSubChans = 20;
 inline constexpr int64_t kDefaultMaxConns = 5;
 inline constexpr int64_t kDefaultMinConns = 1;
+// Upper bounds the CRD schema enforces (crds/pubsub.switchboard.dev_pubsubbackends.yaml);
+// the rule set checks the same ones so `switchboard validate` agrees with the API server.
+inline constexpr int64_t kMaxRabbitmqChans = 65535;
+inline constexpr int64_t kMaxPostgresConns = 10000;
 inline constexpr std::string_view kDefaultMaxPayload = "16Mi";
 inline constexpr std::string_view kDefaultIsolation = "Permissions";
 inline constexpr std::string_view kDefaultConfigKey = "switchboard.conf";
