@@ -13,7 +13,7 @@ CTEST_JOBS ?= 2
 FUZZ_SECONDS ?= 60
 
 .PHONY: deps tools build build-asan test test-unit test-integration test-asan test-e2e \
-        run bench fuzz fuzz-smoke format format-check cluster-up cluster-down chart-crds clean help
+        run bench fuzz fuzz-check format format-check cluster-up cluster-down chart-crds clean help
 
 help:
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -53,7 +53,7 @@ test: build tools ## the whole suite
 	$(MAKE) format-check
 	$(MAKE) test-asan
 	cd $(BUILD) && ctest --output-on-failure -j $(CTEST_JOBS) -L 'unit|integration'
-	$(MAKE) fuzz-smoke
+	$(MAKE) fuzz-check
 	@# e2e last, so ctest's summary is the run's closing line.
 	cd $(BUILD) && ctest --output-on-failure -j 1 -L e2e
 
@@ -72,11 +72,11 @@ run: build tools ## the main job (see README)
 bench: build ## benchmarks (results go in BENCHMARKS.md by hand)
 	@bash scripts/bench.sh
 
-fuzz: deps ## libFuzzer targets for FUZZ_SECONDS each
+fuzz: deps ## explore: libFuzzer targets for FUZZ_SECONDS each; crashes land in fuzz/corpus/
 	@bash scripts/fuzz.sh $(FUZZ_SECONDS)
 
-fuzz-smoke: deps
-	@bash scripts/fuzz.sh 10
+fuzz-check: deps ## the deterministic fuzz gate of `make test` (seed 1, FUZZ_RUNS runs per target)
+	@bash scripts/fuzz.sh --check
 
 format: ## clang-format every C++ file in place
 	@git ls-files '*.cc' '*.h' | xargs -r clang-format -i
