@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "nats_test_util.h"
 #include "switchboard/pubsub/codec.h"
 #include "switchboard/testing/nats_server.h"
 #include "switchboard/testing/process.h"
@@ -14,6 +15,7 @@ namespace switchboard::pubsub {
 namespace {
 
 using testing::NatsServer;
+using testutil::WireTap;
 
 std::string Binary() {
   const char* dir = std::getenv("SWITCHBOARD_BINARY_DIR");
@@ -88,9 +90,11 @@ TEST(PubsubCliTest, PubAndSubRoundTripWithCompression) {
   NatsServer server;
   ASSERT_TRUE(server.ok()) << server.Log();
   testing::TempDir dir;
-  std::string big = "{\"data\":\"" + std::string(6000, 'z') + "\"}";  // > 5 KiB: sent gzipped
+  std::string big = "{\"data\":\"" + std::string(6000, 'z') + "\"}";  // > 5 KiB
   std::string big_path = dir.WriteFile("big.json", big);
   const std::string tenant = "8f3b1c2d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
+  WireTap tap(server.url(), "hatchet.team-a." + tenant + "_v1");
+  ASSERT_TRUE(tap.ok());
   testing::Process sub(testing::Process::Options{
       .argv = {Binary(), "pubsub", "sub", "--tenant", tenant, "--count", "2", "--timeout", "30s"},
       .env = Env(server, "hatchet.team-a"),
@@ -107,10 +111,19 @@ TEST(PubsubCliTest, PubAndSubRoundTripWithCompression) {
       {Binary(), "pubsub", "pub", "--tenant", tenant, "--id", "task-completed", "{\"a\":1}"},
       Env(server, "hatchet.team-a"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  r = testing::Run({Binary(), "pubsub", "pub", "--tenant", tenant, "--payload-file", "-",
-                    "--payload-file", big_path},
-                   Env(server, "hatchet.team-a"), "{\"from\":\"stdin\"}");
+  auto wire = DecodeMessage(tap.Next());
+  ASSERT_TRUE(wire.ok()) << wire.status().ToString();
+  EXPECT_FALSE(wire->compressed) << "uncompressed unless --compress, like the engine";
+  // Both payloads shrink under gzip, and together they pass the threshold.
+  std::string small = "{\"from\":\"stdin\",\"pad\":\"" + std::string(40, ' ') + "\"}";
+  r = testing::Run({Binary(), "pubsub", "pub", "--compress", "--tenant", tenant, "--payload-file",
+                    "-", "--payload-file", big_path},
+                   Env(server, "hatchet.team-a"), small);
   ASSERT_EQ(r.exit_code, 0) << r.err;
+  wire = DecodeMessage(tap.Next());
+  ASSERT_TRUE(wire.ok()) << wire.status().ToString();
+  EXPECT_TRUE(wire->compressed) << "--compress gzips";
+  EXPECT_LT(wire->PayloadBytes(), big.size() / 10);
   auto code = sub.Wait(std::chrono::seconds(30));
   ASSERT_TRUE(code.has_value());
   EXPECT_EQ(*code, 0) << sub.Log();
@@ -129,7 +142,7 @@ TEST(PubsubCliTest, PubAndSubRoundTripWithCompression) {
   EXPECT_EQ(got[0].tenant_id, tenant);
   EXPECT_EQ(*got[0].payloads, std::vector<std::string>{"{\"a\":1}"});
   EXPECT_FALSE(got[1].compressed) << "printed decompressed, as a Go handler sees it";
-  EXPECT_EQ(*got[1].payloads, (std::vector<std::string>{"{\"from\":\"stdin\"}", big}));
+  EXPECT_EQ(*got[1].payloads, (std::vector<std::string>{small, big}));
 }
 
 TEST(PubsubCliTest, SubTimesOutWhenCountIsNotReached) {

@@ -23,6 +23,7 @@ using testing::NatsServer;
 using testutil::Collector;
 using testutil::Options;
 using testutil::RawConnection;
+using testutil::WireTap;
 
 constexpr const char* kTenant = "8f3b1c2d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
 
@@ -196,7 +197,9 @@ TEST(NatsPubSubTest, CustomPrefixIsTheExactSubjectOnTheWire) {
   natsSubscription* rs = nullptr;
   ASSERT_EQ(natsConnection_SubscribeSync(&rs, raw.get(), subject.c_str()), NATS_OK);
   ASSERT_EQ(natsConnection_Flush(raw.get()), NATS_OK);
-  auto ps = MustConnect(Options(server.url(), "team-a.hatchet"));
+  auto opts = Options(server.url(), "team-a.hatchet");
+  opts.compression = true;
+  auto ps = MustConnect(opts);
   ASSERT_TRUE(ps);
   Message m;
   m.id = "prefixed";
@@ -214,6 +217,64 @@ TEST(NatsPubSubTest, CustomPrefixIsTheExactSubjectOnTheWire) {
   ASSERT_EQ(wire->PayloadCount(), 1u);
   EXPECT_EQ(static_cast<unsigned char>((*wire->payloads)[0][0]), 0x1f) << "gzip magic";
   EXPECT_LT((*wire->payloads)[0].size(), 6000u);
+}
+
+// Hatchet's NATS backend never compresses on publish; neither does the
+// runtime unless asked to.
+TEST(NatsPubSubTest, PublishesUncompressedByDefaultLikeTheEngine) {
+  NatsServer server;
+  ASSERT_TRUE(server.ok()) << server.Log();
+  auto topic = *Topic::TenantStream(kTenant);
+  WireTap tap(server.url(), "hatchet.pubsub." + topic.name);
+  ASSERT_TRUE(tap.ok());
+  auto ps = MustConnect(Options(server.url()));
+  ASSERT_TRUE(ps);
+  Message m;
+  m.id = "big-json";
+  m.payloads = std::vector<std::string>{"{\"out\":\"" + std::string(64 * 1024, 'j') + "\"}"};
+  ASSERT_TRUE(ps->Publish(topic, m).ok());
+  std::string body = tap.Next();
+  EXPECT_EQ(body, EncodeMessage(m)) << "exactly the bytes Go's encoding/json would send";
+  EXPECT_EQ(body.find("\"compressed\""), std::string::npos);
+}
+
+// With compression on, a payload that gzip would make larger (random
+// bytes) goes out as it was: `compressed` unset, not one byte more.
+TEST(NatsPubSubTest, CompressionNeverSendsMoreThanTheOriginal) {
+  NatsServer server;
+  ASSERT_TRUE(server.ok()) << server.Log();
+  auto topic = *Topic::TenantStream(kTenant);
+  WireTap tap(server.url(), "hatchet.pubsub." + topic.name);
+  ASSERT_TRUE(tap.ok());
+  auto opts = Options(server.url());
+  opts.compression = true;
+  auto ps = MustConnect(opts);
+  ASSERT_TRUE(ps);
+  Collector c;
+  auto sub = ps->Subscribe(topic, c.handler());
+  ASSERT_TRUE(sub.ok());
+
+  Message random;
+  random.id = "random";
+  random.payloads = std::vector<std::string>{RandomBytes(1u << 20, 42)};
+  ASSERT_TRUE(ps->Publish(topic, random).ok());
+  std::string body = tap.Next();
+  EXPECT_EQ(body.size(), EncodedSize(random)) << "1 MiB of random bytes, sent uncompressed";
+  EXPECT_EQ(body, EncodeMessage(random));
+
+  Message text;
+  text.id = "text";
+  text.payloads = std::vector<std::string>{std::string(1u << 20, 't')};
+  ASSERT_TRUE(ps->Publish(topic, text).ok());
+  body = tap.Next();
+  auto wire = DecodeMessage(body);
+  ASSERT_TRUE(wire.ok()) << wire.status().ToString();
+  EXPECT_TRUE(wire->compressed);
+  EXPECT_LT(body.size(), EncodedSize(text) / 100);
+
+  ASSERT_TRUE(c.WaitFor(2, std::chrono::seconds(30)));
+  EXPECT_EQ(c.messages()[0], random);
+  EXPECT_EQ(c.messages()[1], text) << "delivered decompressed, flag cleared";
 }
 
 TEST(NatsPubSubTest, RefusesServerLeftAtTheOneMiBDefault) {

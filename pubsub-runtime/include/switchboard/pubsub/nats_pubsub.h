@@ -38,7 +38,12 @@ struct NatsOptions {
   std::chrono::milliseconds reconnect_wait{2000};
   int64_t required_max_payload = kRequiredMaxPayload;
 
-  bool compression = true;
+  // gzip on publish. Off by default, as in Hatchet's NATS backend, which
+  // never compresses on publish (only its RabbitMQ backend does) and only
+  // decompresses on receive. When on: gzip once the payloads total
+  // `compression_threshold` bytes, and only if every payload shrinks.
+  // Subscribers always decompress messages marked `compressed`.
+  bool compression = false;
   size_t compression_threshold = kDefaultCompressionThreshold;   // total payload bytes
   size_t max_decompressed_bytes = kDefaultMaxDecompressedBytes;  // per message
 
