@@ -77,6 +77,11 @@ class NatsPubSubImpl : public NatsPubSub {
     return s == NATS_OK ? Status::Ok() : FromNats(s, "flush");
   }
 
+  Status Confirm(std::chrono::milliseconds timeout) override {
+    SB_RETURN_IF_ERROR(Flush(timeout));
+    return conn_->TakeRefusal();
+  }
+
  private:
   Status PublishEncoded(const std::string& subject, const Message& message) {
     int64_t max_payload = natsConnection_GetMaxPayload(conn_->get());

@@ -145,6 +145,62 @@ TEST(PubsubCliTest, PubAndSubRoundTripWithCompression) {
   EXPECT_EQ(*got[1].payloads, (std::vector<std::string>{small, big}));
 }
 
+// Two installations on one server, permissions as the operator renders them.
+const char* kTwoUsersConfig = R"(
+authorization {
+  users = [
+    { user: "team-a", password: "pw-a",
+      permissions: { publish: ["hatchet.team-a.*"], subscribe: ["hatchet.team-a.*"] } }
+    { user: "team-b", password: "pw-b",
+      permissions: { publish: ["hatchet.team-b.*"], subscribe: ["hatchet.team-b.*"] } }
+  ]
+}
+)";
+
+std::map<std::string, std::string> AsTeamA(const NatsServer& s) {
+  auto env = Env(s, "hatchet.team-a");
+  env["SERVER_MSGQUEUE_PUBSUB_NATS_USERNAME"] = "team-a";
+  env["SERVER_MSGQUEUE_PUBSUB_NATS_PASSWORD"] = "pw-a";
+  return env;
+}
+
+// A user checking isolation with the CLI must be told the server's verdict.
+TEST(PubsubCliTest, PubOutsideTheUsersPermissionsFailsWithTheServersMessage) {
+  NatsServer server(kTwoUsersConfig);
+  ASSERT_TRUE(server.ok()) << server.Log();
+  const std::string tenant = "8f3b1c2d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
+  auto r = testing::Run({Binary(), "pubsub", "pub", "--tenant", tenant, "{}"}, AsTeamA(server));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("published 1 payload(s) to hatchet.team-a."), std::string::npos) << r.err;
+
+  r = testing::Run(
+      {Binary(), "pubsub", "pub", "--prefix", "hatchet.team-b", "--tenant", tenant, "{}"},
+      AsTeamA(server));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.err.find("published"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("PermissionDenied"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Permissions Violation for Publish to"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("hatchet.team-b." + tenant + "_v1"), std::string::npos) << r.err;
+  EXPECT_EQ((r.out + r.err).find("pw-a"), std::string::npos) << "password leaked";
+}
+
+TEST(PubsubCliTest, SubOutsideTheUsersPermissionsFailsWithTheServersMessage) {
+  NatsServer server(kTwoUsersConfig);
+  ASSERT_TRUE(server.ok()) << server.Log();
+  auto r = testing::Run({Binary(), "pubsub", "sub", "--prefix", "hatchet.team-b", "--scheduler",
+                         "p1", "--timeout", "30s"},
+                        AsTeamA(server));
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_EQ(r.err.find("subscribed to"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("PermissionDenied"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Permissions Violation for Subscription to"), std::string::npos) << r.err;
+
+  r = testing::Run({Binary(), "pubsub", "sub", "--scheduler", "p1", "--timeout", "200ms"},
+                   AsTeamA(server));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("subscribed to hatchet.team-a.p1_scheduler_v1"), std::string::npos) << r.err;
+}
+
 TEST(PubsubCliTest, SubTimesOutWhenCountIsNotReached) {
   NatsServer server;
   ASSERT_TRUE(server.ok()) << server.Log();

@@ -378,6 +378,104 @@ TEST(NatsPubSubTest, UserPasswordAuthWithPermissionsReportsViolations) {
       << errors[0].message();
 }
 
+// Two installations on one server, as the operator renders them: each user
+// may publish and subscribe on its own prefix only.
+const char* kTwoUsersConfig = R"(
+authorization {
+  users = [
+    { user: "team-a", password: "pw-a",
+      permissions: { publish: ["team.a.*"], subscribe: ["team.a.*"] } }
+    { user: "team-b", password: "pw-b",
+      permissions: { publish: ["team.b.*"], subscribe: ["team.b.*"] } }
+  ]
+}
+)";
+
+NatsOptions As(const NatsServer& server, const std::string& user, const std::string& password,
+               const std::string& prefix) {
+  auto o = Options(server.url(), prefix);
+  o.username = user;
+  o.password = password;
+  return o;
+}
+
+TEST(NatsPubSubTest, ConfirmReturnsTheServersRefusalOfAPublish) {
+  NatsServer server(kTwoUsersConfig);
+  ASSERT_TRUE(server.ok()) << server.Log();
+  auto topic = *Topic::TenantStream(kTenant);
+  Message m;
+  m.id = "isolation-check";
+  m.payloads = std::vector<std::string>{"{}"};
+
+  // team-b on its own prefix: accepted.
+  auto b = MustConnect(As(server, "team-b", "pw-b", "team.b"));
+  ASSERT_TRUE(b);
+  ASSERT_TRUE(b->Publish(topic, m).ok());
+  EXPECT_TRUE(b->Confirm(std::chrono::seconds(5)).ok());
+
+  // team-a's credentials on team-b's prefix: nats.c accepts the publish
+  // locally; the verdict comes from the server.
+  auto a_on_b = MustConnect(As(server, "team-a", "pw-a", "team.b"));
+  ASSERT_TRUE(a_on_b);
+  ASSERT_TRUE(a_on_b->Publish(topic, m).ok()) << "refusals are asynchronous in NATS";
+  Status verdict = a_on_b->Confirm(std::chrono::seconds(5));
+  EXPECT_EQ(verdict.code(), StatusCode::kPermissionDenied) << verdict.ToString();
+  EXPECT_NE(verdict.message().find("Permissions Violation for Publish to"), std::string::npos)
+      << "the server's own message: " << verdict.message();
+  EXPECT_NE(verdict.message().find("team.b." + topic.name), std::string::npos) << verdict.message();
+  EXPECT_EQ(verdict.message().find("pw-a"), std::string::npos) << "password leaked";
+  // Reported once: a later Confirm with nothing new refused is OK.
+  EXPECT_TRUE(a_on_b->Confirm(std::chrono::seconds(5)).ok());
+
+  // team-a on its own prefix, after a refusal on another connection: OK.
+  auto a = MustConnect(As(server, "team-a", "pw-a", "team.a"));
+  ASSERT_TRUE(a);
+  ASSERT_TRUE(a->Publish(topic, m).ok());
+  EXPECT_TRUE(a->Confirm(std::chrono::seconds(5)).ok());
+}
+
+TEST(NatsPubSubTest, SubscribeReturnsTheServersRefusal) {
+  NatsServer server(kTwoUsersConfig);
+  ASSERT_TRUE(server.ok()) << server.Log();
+  auto topic = *Topic::SchedulerPartition("p1");
+  auto a_on_b = MustConnect(As(server, "team-a", "pw-a", "team.b"));
+  ASSERT_TRUE(a_on_b);
+  Collector c;
+  auto denied = a_on_b->Subscribe(topic, c.handler());
+  ASSERT_FALSE(denied.ok());
+  EXPECT_EQ(denied.status().code(), StatusCode::kPermissionDenied) << denied.status().ToString();
+  EXPECT_NE(denied.status().message().find("Permissions Violation for Subscription to"),
+            std::string::npos)
+      << denied.status().message();
+  EXPECT_NE(denied.status().message().find("team.b." + topic.name), std::string::npos);
+  // The connection stays usable for what the user may do.
+  auto b = MustConnect(As(server, "team-b", "pw-b", "team.b"));
+  ASSERT_TRUE(b);
+  auto allowed = b->Subscribe(topic, c.handler());
+  ASSERT_TRUE(allowed.ok()) << allowed.status().ToString();
+}
+
+TEST(NatsPubSubTest, ARefusedPublishIsNotBlamedOnALaterSubscribe) {
+  // A user that may subscribe to the whole prefix but publish to one topic.
+  NatsServer server(R"(authorization { users = [ { user: "reader", password: "pw",
+      permissions: { publish: ["team.c.out_v1"], subscribe: ["team.c.*"] } } ] })");
+  ASSERT_TRUE(server.ok()) << server.Log();
+  auto ps = MustConnect(As(server, "reader", "pw", "team.c"));
+  ASSERT_TRUE(ps);
+  auto topic = *Topic::TenantStream(kTenant);
+  Message m;
+  ASSERT_TRUE(ps->Publish(topic, m).ok());
+  ASSERT_TRUE(ps->Flush(std::chrono::seconds(5)).ok());  // the refusal is now recorded
+  Collector c;
+  auto sub = ps->Subscribe(topic, c.handler());
+  EXPECT_TRUE(sub.ok()) << sub.status().ToString();
+  Status verdict = ps->Confirm(std::chrono::seconds(5));
+  EXPECT_EQ(verdict.code(), StatusCode::kPermissionDenied) << "left for Confirm";
+  EXPECT_NE(verdict.message().find("Publish to"), std::string::npos) << verdict.message();
+  ASSERT_TRUE(ps->Publish(*Topic::FromName("out_v1"), m).ok());
+  EXPECT_TRUE(ps->Confirm(std::chrono::seconds(5)).ok());
+}
+
 TEST(NatsPubSubTest, ConnectionClosedForGoodIsReported) {
   // Removing a connected user drops its connection; nats.c then fails to
   // authenticate on reconnect and gives up for good (DESIGN.md §6). The

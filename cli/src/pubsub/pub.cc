@@ -11,7 +11,10 @@ int RunPub(const std::vector<std::string>& args) {
   Flags flags(
       "Usage: switchboard pubsub pub (--tenant UUID | --scheduler ID | --topic NAME) [flags] "
       "[PAYLOAD...]\n\n"
-      "Publishes one Hatchet message. Each PAYLOAD argument, --payload and --payload-file\n"
+      "Publishes one Hatchet message and waits for the server's verdict: exits 0 once the\n"
+      "server has accepted it, 1 with the server's message when it refused it (e.g. a\n"
+      "permissions violation: the user may not publish under this prefix).\n\n"
+      "Each PAYLOAD argument, --payload and --payload-file\n"
       "(\"-\" reads stdin) adds one payload; payloads are usually JSON.\n\n"
       "Payloads are sent uncompressed, as the engine's NATS backend sends them. With\n"
       "--compress each payload is gzipped (one gzip stream per payload, \"compressed\": true)\n"
@@ -39,7 +42,8 @@ int RunPub(const std::vector<std::string>& args) {
   flags.Int("retries", &retries, "retries field");
   flags.Bool("persistent", &persistent, "persistent field");
   flags.Bool("immediately-expire", &immediately_expire, "immediately_expire field");
-  flags.Duration("timeout", &conn.timeout, "connect timeout (default 5s)");
+  flags.Duration("timeout", &conn.timeout,
+                 "connect timeout, and how long to wait for the server's verdict (default 5s)");
   if (int rc = ParseOrExit(&flags, args, "pub"); rc >= 0) return rc;
 
   auto topic = topic_flags.Resolve();
@@ -85,7 +89,9 @@ int RunPub(const std::vector<std::string>& args) {
   auto client = ps::NatsPubSub::Connect(options);
   if (!client.ok()) return Fail("pub", client.status());
   if (Status s = (*client)->Publish(*topic, m); !s.ok()) return Fail("pub", s);
-  if (Status s = (*client)->Flush(conn.timeout); !s.ok()) return Fail("pub", s);
+  // NATS refuses a publish asynchronously: success is claimed only after
+  // the server's verdict (a round trip, then the connection's last error).
+  if (Status s = (*client)->Confirm(conn.timeout); !s.ok()) return Fail("pub", s);
   std::fprintf(stderr, "published %zu payload(s) to %s.%s\n", m.payloads->size(),
                options.subject_prefix.c_str(), topic->name.c_str());
   return kExitOk;

@@ -66,6 +66,17 @@ class NatsPubSub : public PubSub {
   virtual std::string ConnectedUrl() const = 0;
   // Round trip to the server (PING/PONG) within `timeout`.
   virtual Status Flush(std::chrono::milliseconds timeout) = 0;
+  // The server's verdict on what this client sent before the call: a round
+  // trip (Flush), then PermissionDenied with the server's message when the
+  // server refused a publish or subscription since the previous Confirm (or
+  // Connect). NATS reports a refusal only asynchronously, so Publish
+  // returning OK means "handed to the connection", not "accepted"; call
+  // Confirm before telling anyone a message went out. Errors of the round
+  // trip itself: Timeout, Unavailable. nats.c keeps only a connection's
+  // last error, so exactly the same refusal (same subject) twice without
+  // another error between them is returned the first time only;
+  // NatsOptions::on_error hears every refusal.
+  virtual Status Confirm(std::chrono::milliseconds timeout) = 0;
 };
 
 // Checks NatsOptions without connecting; the error names the field.
