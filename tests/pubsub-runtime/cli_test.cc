@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <regex>
 #include <sstream>
 
 #include "nats_test_util.h"
@@ -143,6 +144,31 @@ TEST(PubsubCliTest, PubAndSubRoundTripWithCompression) {
   EXPECT_EQ(*got[0].payloads, std::vector<std::string>{"{\"a\":1}"});
   EXPECT_FALSE(got[1].compressed) << "printed decompressed, as a Go handler sees it";
   EXPECT_EQ(*got[1].payloads, (std::vector<std::string>{small, big}));
+}
+
+// The engine stamps published_at on every message it publishes (its
+// transit-time histogram reads it); so does `pub`, at publish.
+TEST(PubsubCliTest, PubStampsPublishedAtLikeTheEngine) {
+  NatsServer server;
+  ASSERT_TRUE(server.ok()) << server.Log();
+  WireTap tap(server.url(), "hatchet.pubsub.p1_scheduler_v1");
+  ASSERT_TRUE(tap.ok());
+  auto before = std::chrono::system_clock::now();
+  auto r = testing::Run({Binary(), "pubsub", "pub", "--scheduler", "p1", "{}"}, Env(server));
+  auto after = std::chrono::system_clock::now();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::string body = tap.Next();
+  std::smatch match;
+  ASSERT_TRUE(std::regex_search(
+      body, match,
+      std::regex(R"re("published_at":"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,9})?Z")re")))
+      << body;
+  auto wire = DecodeMessage(body);
+  ASSERT_TRUE(wire.ok()) << wire.status().ToString();
+  auto at = wire->published_at.ToSystemClock();
+  EXPECT_LE(before, at);
+  EXPECT_LE(at, after);
+  EXPECT_EQ(EncodeMessage(*wire), body) << "Go's RFC 3339 with trimmed nanoseconds";
 }
 
 // Two installations on one server, permissions as the operator renders them.

@@ -14,7 +14,9 @@ int RunPub(const std::vector<std::string>& args) {
       "Publishes one Hatchet message and waits for the server's verdict: exits 0 once the\n"
       "server has accepted it, 1 with the server's message when it refused it (e.g. a\n"
       "permissions violation: the user may not publish under this prefix).\n\n"
-      "Each PAYLOAD argument, --payload and --payload-file\n"
+      "The message carries published_at (the time of publishing, RFC 3339 with nanoseconds)\n"
+      "like every message the engine publishes. Each PAYLOAD argument, --payload and\n"
+      "--payload-file\n"
       "(\"-\" reads stdin) adds one payload; payloads are usually JSON.\n\n"
       "Payloads are sent uncompressed, as the engine's NATS backend sends them. With\n"
       "--compress each payload is gzipped (one gzip stream per payload, \"compressed\": true)\n"
@@ -88,6 +90,10 @@ int RunPub(const std::vector<std::string>& args) {
   options.compression_threshold = static_cast<size_t>(threshold);
   auto client = ps::NatsPubSub::Connect(options);
   if (!client.ok()) return Fail("pub", client.status());
+  // Stamped at publish, as the engine's instrumented pub/sub does for every
+  // message (its transit-time histogram reads it): RFC 3339 with
+  // nanoseconds, UTC.
+  m.published_at = ps::Timestamp::Now();
   if (Status s = (*client)->Publish(*topic, m); !s.ok()) return Fail("pub", s);
   // NATS refuses a publish asynchronously: success is claimed only after
   // the server's verdict (a round trip, then the connection's last error).
