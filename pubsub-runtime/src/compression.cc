@@ -98,21 +98,36 @@ std::optional<std::string> GzipCompressIfSmaller(std::string_view data, int leve
   if (data.size() <= 18) return std::nullopt;
   if (level < 0 || level > 12) level = 1;
   libdeflate_compressor* c = ThreadCompressor(level);
-  // Room for the input size plus libdeflate's end padding (it writes whole
-  // 8-byte words and gives up, returning 0, when less than that is left),
-  // not the compress bound: a stream that would not fit is not smaller
-  // anyway. Payloads up to 1 MiB go through a per-thread buffer so only the
-  // result is allocated; bigger ones get their own buffer so that one is not
-  // kept for the thread's life.
+  // Output room: the input size plus libdeflate's end padding (it writes
+  // whole 8-byte words and gives up, returning 0, when less than that is
+  // left), not gzip's worst-case bound: a stream that would not fit is not
+  // smaller anyway. Payloads up to 1 MiB go through a per-thread buffer so
+  // only the result is allocated; bigger ones get their own buffer so that
+  // one is not kept for the thread's life.
   constexpr size_t kPadding = 16;
   constexpr size_t kReusedBufferLimit = 1 << 20;
+  thread_local std::string scratch;
+  auto room = [&](size_t n) {
+    if (scratch.size() < n) scratch.resize(n);
+    return scratch.data();
+  };
+  if (data.size() >= kSampledFrom) {
+    // Gzip the first kSample bytes first. When not even they shrink, the
+    // payload is all but certainly incompressible (random, encrypted or
+    // already compressed), and gzipping all of it would only confirm that
+    // at full cost (1 MiB of random bytes: ~8 ms against ~0.07 ms here).
+    // The price: a payload whose head does not compress but whose rest
+    // would is sent uncompressed, which is never larger.
+    size_t n = libdeflate_gzip_compress(c, data.data(), kSample, room(kSample + kPadding),
+                                        kSample + kPadding);
+    if (n == 0 || n >= kSample) return std::nullopt;
+  }
   const size_t avail = data.size() + kPadding;
   if (data.size() <= kReusedBufferLimit) {
-    thread_local std::string scratch;
-    if (scratch.size() < avail) scratch.resize(avail);
-    size_t n = libdeflate_gzip_compress(c, data.data(), data.size(), scratch.data(), avail);
+    char* out = room(avail);
+    size_t n = libdeflate_gzip_compress(c, data.data(), data.size(), out, avail);
     if (n == 0 || n >= data.size()) return std::nullopt;
-    return std::string(scratch.data(), n);
+    return std::string(out, n);
   }
   std::string out;
   out.resize(avail);

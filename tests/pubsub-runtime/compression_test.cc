@@ -175,6 +175,29 @@ TEST(GzipIfSmallerTest, NeverReturnsAStreamThatIsNotSmaller) {
   EXPECT_GT(declined, 0);
 }
 
+TEST(GzipIfSmallerTest, LargePayloadsAreJudgedByTheirHeadFirst) {
+  // Incompressible head: declined from the sample, sent as it was.
+  std::string head_random = Random(kSample, 6) + std::string(kSampledFrom, 'a');
+  EXPECT_FALSE(GzipCompressIfSmaller(head_random).has_value());
+  // Compressible head, incompressible rest: the whole payload decides (8 KiB
+  // of 'a' more than pay for the stored random blocks' few bytes).
+  std::string tail_random = std::string(kSample, 'a') + Random(kSampledFrom, 7);
+  auto tail = GzipCompressIfSmaller(tail_random);
+  ASSERT_TRUE(tail.has_value());
+  EXPECT_LT(tail->size(), tail_random.size());
+  EXPECT_FALSE(
+      GzipCompressIfSmaller(Random(kSampledFrom, 7) + std::string(kSample, 'a')).has_value());
+  std::string mostly_text = Random(kSample / 2, 8) + std::string(kSampledFrom, 'b');
+  auto gz = GzipCompressIfSmaller(mostly_text);
+  ASSERT_TRUE(gz.has_value()) << "a head that shrinks at all lets the whole payload be tried";
+  auto back = GzipDecompress(*gz, 1u << 20);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(*back, mostly_text);
+  // Just below the sampling size, the whole payload is always tried.
+  std::string small = Random(kSample, 6) + std::string(kSampledFrom - kSample - 1, 'a');
+  EXPECT_TRUE(GzipCompressIfSmaller(small).has_value());
+}
+
 TEST(GzipIfSmallerTest, TinyAndEmptyInputsAreDeclined) {
   EXPECT_FALSE(GzipCompressIfSmaller("").has_value());
   EXPECT_FALSE(GzipCompressIfSmaller("hello").has_value());

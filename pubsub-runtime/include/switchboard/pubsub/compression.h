@@ -26,9 +26,16 @@ std::string GzipCompress(std::string_view data, int level = 1);
 // is not valid gzip.
 Result<std::string> GzipDecompress(std::string_view data, size_t max_output);
 
+// Payloads of at least kSampledFrom bytes are declined without gzipping
+// all of them when their first kSample bytes do not shrink.
+inline constexpr size_t kSampledFrom = 64 * 1024;
+inline constexpr size_t kSample = 8 * 1024;
+
 // One gzip member, or std::nullopt when it would not be smaller than `data`
-// (random or already compressed bytes, payloads of a few bytes). The
-// output buffer is sized by the input, not by gzip's worst-case bound.
+// (random or already compressed bytes, payloads of a few bytes) or, for a
+// payload of kSampledFrom bytes or more, when its first kSample bytes do not
+// shrink. The output buffer is sized by the input, not by gzip's
+// worst-case bound.
 std::optional<std::string> GzipCompressIfSmaller(std::string_view data, int level = 1);
 
 // Each payload gzipped, or std::nullopt as soon as one of them would not be
