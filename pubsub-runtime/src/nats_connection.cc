@@ -84,8 +84,9 @@ Status Connection::TakeRefusal(std::string_view only_naming) {
     if (last != NATS_OK) reported_.clear();
     return Status::Ok();
   }
-  std::string_view refusal(text);
-  if (!only_naming.empty() && refusal.find(only_naming) == std::string_view::npos) {
+  // A copy at once: nats.c's reader thread may overwrite its buffer.
+  const std::string refusal(text);
+  if (!only_naming.empty() && refusal.find(only_naming) == std::string::npos) {
     return Status::Ok();
   }
   std::lock_guard lock(mu_);
