@@ -1,7 +1,9 @@
 // Fuzzes the decoder with arbitrary bytes. Properties: never crashes; a
 // decoded message re-encodes to text that decodes to the same message and
 // re-encodes to the same bytes (Go's encoding is a fixed point); gzip
-// decompression of arbitrary bytes stays within its cap.
+// decompression of arbitrary bytes stays within its cap; compression on
+// publish never returns a stream that is not smaller than its input, and
+// what it returns decompresses to the input.
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
@@ -24,5 +26,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   constexpr size_t kCap = 1 << 20;
   auto gunzipped = ps::GzipDecompress(input, kCap);
   if (gunzipped.ok() && gunzipped->size() > kCap) std::abort();
+  if (auto gz = ps::GzipCompressIfSmaller(input)) {
+    if (gz->size() >= input.size()) std::abort();
+    auto back = ps::GzipDecompress(*gz, input.size());
+    if (!back.ok() || *back != input) std::abort();
+  }
   return 0;
 }

@@ -17,9 +17,7 @@ void OnAsyncError(natsConnection* nc, natsSubscription* sub, natsStatus err,
     std::string detail = text != nullptr && *text != '\0' ? text : natsStatus_GetText(err);
     Status status;
     if (err == NATS_NOT_PERMITTED) {
-      status = Status::PermissionDenied(
-          "NATS permission violation: " + detail +
-          "; the NATS user must be allowed to publish and subscribe on " + state->prefix + ".*");
+      status = PermissionViolation(detail, state->prefix);
     } else if (err == NATS_SLOW_CONSUMER) {
       status = Status::ResourceExhausted("slow consumer, messages dropped: " + detail);
     } else {
@@ -70,6 +68,32 @@ void OnReconnected(natsConnection* nc, void*) noexcept {
 }
 
 }  // namespace
+
+Status PermissionViolation(std::string_view server_text, std::string_view prefix) {
+  return Status::PermissionDenied("NATS permission violation: " + std::string(server_text) +
+                                  "; the NATS user must be allowed to publish and subscribe on " +
+                                  std::string(prefix) + ".*");
+}
+
+Status Connection::TakeRefusal(std::string_view only_naming) {
+  const char* text = nullptr;
+  natsStatus last = natsConnection_GetLastError(nc_.get(), &text);
+  if (last != NATS_NOT_PERMITTED || text == nullptr) {
+    // Another error came since: a refusal seen next is a new one.
+    std::lock_guard lock(mu_);
+    if (last != NATS_OK) reported_.clear();
+    return Status::Ok();
+  }
+  // A copy at once: nats.c's reader thread may overwrite its buffer.
+  const std::string refusal(text);
+  if (!only_naming.empty() && refusal.find(only_naming) == std::string::npos) {
+    return Status::Ok();
+  }
+  std::lock_guard lock(mu_);
+  if (refusal == reported_) return Status::Ok();
+  reported_ = refusal;
+  return PermissionViolation(refusal, state_->prefix);
+}
 
 Status InstallConnectionCallbacks(natsOptions* opts, ConnState* state) {
   natsStatus s = natsOptions_SetErrorHandler(opts, OnAsyncError, state);

@@ -11,7 +11,9 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <string_view>
 
 #include "latch.h"
 #include "nats_handles.h"
@@ -31,6 +33,10 @@ struct ConnState {
 // Registers the callbacks on `opts` with `state` as their closure.
 Status InstallConnectionCallbacks(natsOptions* opts, ConnState* state);
 
+// PermissionDenied for a NATS permission violation: the server's text and
+// what the user's permissions must allow.
+Status PermissionViolation(std::string_view server_text, std::string_view prefix);
+
 // Owns the connection; shared by the PubSub and its subscriptions so a
 // subscription may outlive the PubSub object safely.
 class Connection {
@@ -44,9 +50,24 @@ class Connection {
   natsConnection* get() const { return nc_.get(); }
   const ConnState& state() const { return *state_; }
 
+  // The server's verdict, to be called right after a round trip (flush).
+  // NATS refuses a publish or subscription asynchronously: the server sends
+  // -ERR and carries on, and nats.c records it as the connection's last
+  // error before it reads the PONG that ends the flush. So after a flush,
+  // a permission violation as last error that no earlier call returned is
+  // the refusal of something sent before the flush: returned as
+  // PermissionDenied (and remembered, so it is returned once). With
+  // `only_naming` non-empty, a violation whose text does not contain it is
+  // left for a later call. nats.c keeps only the last error: the very same
+  // refusal twice in a row (same operation, same subject) is returned the
+  // first time only; NatsOptions::on_error hears every one.
+  Status TakeRefusal(std::string_view only_naming = {});
+
  private:
   NatsConnectionPtr nc_;
   std::shared_ptr<ConnState> state_;
+  std::mutex mu_;
+  std::string reported_;  // guarded by mu_: text of the last refusal returned
 };
 
 }  // namespace switchboard::pubsub::internal

@@ -43,9 +43,11 @@ class NatsPubSubImpl : public NatsPubSub {
     const std::string* subject = &cached_subject;
     // No status pre-check: with a zero reconnect buffer nats.c itself fails
     // a publish at once while disconnected (PublishBody maps that).
-    if (options_.compression && !message.compressed &&
-        message.PayloadBytes() >= options_.compression_threshold) {
-      return PublishEncoded(*subject, CompressMessage(message, options_.compression_threshold));
+    if (options_.compression) {
+      // Sent compressed only when every payload shrinks; otherwise as it is.
+      if (auto c = TryCompressMessage(message, options_.compression_threshold)) {
+        return PublishEncoded(*subject, *c);
+      }
     }
     return PublishEncoded(*subject, message);
   }
@@ -73,6 +75,11 @@ class NatsPubSubImpl : public NatsPubSub {
   Status Flush(std::chrono::milliseconds timeout) override {
     natsStatus s = natsConnection_FlushTimeout(conn_->get(), timeout.count());
     return s == NATS_OK ? Status::Ok() : FromNats(s, "flush");
+  }
+
+  Status Confirm(std::chrono::milliseconds timeout) override {
+    SB_RETURN_IF_ERROR(Flush(timeout));
+    return conn_->TakeRefusal();
   }
 
  private:

@@ -118,9 +118,12 @@ Result<std::unique_ptr<Subscription>> SubscribeNats(std::shared_ptr<Connection> 
     return err;
   }
   auto result = std::make_unique<NatsSubscription>(conn, sub.release(), state);
-  // Interest must exist on the server before Subscribe returns.
+  // Interest must exist on the server before Subscribe returns; the round
+  // trip also brings the server's refusal if the user may not subscribe
+  // here (then `result` unsubscribes as it goes).
   s = natsConnection_FlushTimeout(conn->get(), flush_timeout.count());
   if (s != NATS_OK) return FromNats(s, "subscribe to " + subject + ": flush");
+  SB_RETURN_IF_ERROR(conn->TakeRefusal("Subscription to \"" + subject + "\""));
   return std::unique_ptr<Subscription>(std::move(result));
 }
 

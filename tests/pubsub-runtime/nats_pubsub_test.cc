@@ -23,6 +23,7 @@ using testing::NatsServer;
 using testutil::Collector;
 using testutil::Options;
 using testutil::RawConnection;
+using testutil::WireTap;
 
 constexpr const char* kTenant = "8f3b1c2d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
 
@@ -196,7 +197,9 @@ TEST(NatsPubSubTest, CustomPrefixIsTheExactSubjectOnTheWire) {
   natsSubscription* rs = nullptr;
   ASSERT_EQ(natsConnection_SubscribeSync(&rs, raw.get(), subject.c_str()), NATS_OK);
   ASSERT_EQ(natsConnection_Flush(raw.get()), NATS_OK);
-  auto ps = MustConnect(Options(server.url(), "team-a.hatchet"));
+  auto opts = Options(server.url(), "team-a.hatchet");
+  opts.compression = true;
+  auto ps = MustConnect(opts);
   ASSERT_TRUE(ps);
   Message m;
   m.id = "prefixed";
@@ -214,6 +217,64 @@ TEST(NatsPubSubTest, CustomPrefixIsTheExactSubjectOnTheWire) {
   ASSERT_EQ(wire->PayloadCount(), 1u);
   EXPECT_EQ(static_cast<unsigned char>((*wire->payloads)[0][0]), 0x1f) << "gzip magic";
   EXPECT_LT((*wire->payloads)[0].size(), 6000u);
+}
+
+// Hatchet's NATS backend never compresses on publish; neither does the
+// runtime unless asked to.
+TEST(NatsPubSubTest, PublishesUncompressedByDefaultLikeTheEngine) {
+  NatsServer server;
+  ASSERT_TRUE(server.ok()) << server.Log();
+  auto topic = *Topic::TenantStream(kTenant);
+  WireTap tap(server.url(), "hatchet.pubsub." + topic.name);
+  ASSERT_TRUE(tap.ok());
+  auto ps = MustConnect(Options(server.url()));
+  ASSERT_TRUE(ps);
+  Message m;
+  m.id = "big-json";
+  m.payloads = std::vector<std::string>{"{\"out\":\"" + std::string(64 * 1024, 'j') + "\"}"};
+  ASSERT_TRUE(ps->Publish(topic, m).ok());
+  std::string body = tap.Next();
+  EXPECT_EQ(body, EncodeMessage(m)) << "exactly the bytes Go's encoding/json would send";
+  EXPECT_EQ(body.find("\"compressed\""), std::string::npos);
+}
+
+// With compression on, a payload that gzip would make larger (random
+// bytes) goes out as it was: `compressed` unset, not one byte more.
+TEST(NatsPubSubTest, CompressionNeverSendsMoreThanTheOriginal) {
+  NatsServer server;
+  ASSERT_TRUE(server.ok()) << server.Log();
+  auto topic = *Topic::TenantStream(kTenant);
+  WireTap tap(server.url(), "hatchet.pubsub." + topic.name);
+  ASSERT_TRUE(tap.ok());
+  auto opts = Options(server.url());
+  opts.compression = true;
+  auto ps = MustConnect(opts);
+  ASSERT_TRUE(ps);
+  Collector c;
+  auto sub = ps->Subscribe(topic, c.handler());
+  ASSERT_TRUE(sub.ok());
+
+  Message random;
+  random.id = "random";
+  random.payloads = std::vector<std::string>{RandomBytes(1u << 20, 42)};
+  ASSERT_TRUE(ps->Publish(topic, random).ok());
+  std::string body = tap.Next();
+  EXPECT_EQ(body.size(), EncodedSize(random)) << "1 MiB of random bytes, sent uncompressed";
+  EXPECT_EQ(body, EncodeMessage(random));
+
+  Message text;
+  text.id = "text";
+  text.payloads = std::vector<std::string>{std::string(1u << 20, 't')};
+  ASSERT_TRUE(ps->Publish(topic, text).ok());
+  body = tap.Next();
+  auto wire = DecodeMessage(body);
+  ASSERT_TRUE(wire.ok()) << wire.status().ToString();
+  EXPECT_TRUE(wire->compressed);
+  EXPECT_LT(body.size(), EncodedSize(text) / 100);
+
+  ASSERT_TRUE(c.WaitFor(2, std::chrono::seconds(30)));
+  EXPECT_EQ(c.messages()[0], random);
+  EXPECT_EQ(c.messages()[1], text) << "delivered decompressed, flag cleared";
 }
 
 TEST(NatsPubSubTest, RefusesServerLeftAtTheOneMiBDefault) {
@@ -315,6 +376,104 @@ TEST(NatsPubSubTest, UserPasswordAuthWithPermissionsReportsViolations) {
   EXPECT_EQ(errors[0].code(), StatusCode::kPermissionDenied);
   EXPECT_NE(errors[0].message().find("team.b." + topic.name), std::string::npos)
       << errors[0].message();
+}
+
+// Two installations on one server, as the operator renders them: each user
+// may publish and subscribe on its own prefix only.
+const char* kTwoUsersConfig = R"(
+authorization {
+  users = [
+    { user: "team-a", password: "pw-a",
+      permissions: { publish: ["team.a.*"], subscribe: ["team.a.*"] } }
+    { user: "team-b", password: "pw-b",
+      permissions: { publish: ["team.b.*"], subscribe: ["team.b.*"] } }
+  ]
+}
+)";
+
+NatsOptions As(const NatsServer& server, const std::string& user, const std::string& password,
+               const std::string& prefix) {
+  auto o = Options(server.url(), prefix);
+  o.username = user;
+  o.password = password;
+  return o;
+}
+
+TEST(NatsPubSubTest, ConfirmReturnsTheServersRefusalOfAPublish) {
+  NatsServer server(kTwoUsersConfig);
+  ASSERT_TRUE(server.ok()) << server.Log();
+  auto topic = *Topic::TenantStream(kTenant);
+  Message m;
+  m.id = "isolation-check";
+  m.payloads = std::vector<std::string>{"{}"};
+
+  // team-b on its own prefix: accepted.
+  auto b = MustConnect(As(server, "team-b", "pw-b", "team.b"));
+  ASSERT_TRUE(b);
+  ASSERT_TRUE(b->Publish(topic, m).ok());
+  EXPECT_TRUE(b->Confirm(std::chrono::seconds(5)).ok());
+
+  // team-a's credentials on team-b's prefix: nats.c accepts the publish
+  // locally; the verdict comes from the server.
+  auto a_on_b = MustConnect(As(server, "team-a", "pw-a", "team.b"));
+  ASSERT_TRUE(a_on_b);
+  ASSERT_TRUE(a_on_b->Publish(topic, m).ok()) << "refusals are asynchronous in NATS";
+  Status verdict = a_on_b->Confirm(std::chrono::seconds(5));
+  EXPECT_EQ(verdict.code(), StatusCode::kPermissionDenied) << verdict.ToString();
+  EXPECT_NE(verdict.message().find("Permissions Violation for Publish to"), std::string::npos)
+      << "the server's own message: " << verdict.message();
+  EXPECT_NE(verdict.message().find("team.b." + topic.name), std::string::npos) << verdict.message();
+  EXPECT_EQ(verdict.message().find("pw-a"), std::string::npos) << "password leaked";
+  // Reported once: a later Confirm with nothing new refused is OK.
+  EXPECT_TRUE(a_on_b->Confirm(std::chrono::seconds(5)).ok());
+
+  // team-a on its own prefix, after a refusal on another connection: OK.
+  auto a = MustConnect(As(server, "team-a", "pw-a", "team.a"));
+  ASSERT_TRUE(a);
+  ASSERT_TRUE(a->Publish(topic, m).ok());
+  EXPECT_TRUE(a->Confirm(std::chrono::seconds(5)).ok());
+}
+
+TEST(NatsPubSubTest, SubscribeReturnsTheServersRefusal) {
+  NatsServer server(kTwoUsersConfig);
+  ASSERT_TRUE(server.ok()) << server.Log();
+  auto topic = *Topic::SchedulerPartition("p1");
+  auto a_on_b = MustConnect(As(server, "team-a", "pw-a", "team.b"));
+  ASSERT_TRUE(a_on_b);
+  Collector c;
+  auto denied = a_on_b->Subscribe(topic, c.handler());
+  ASSERT_FALSE(denied.ok());
+  EXPECT_EQ(denied.status().code(), StatusCode::kPermissionDenied) << denied.status().ToString();
+  EXPECT_NE(denied.status().message().find("Permissions Violation for Subscription to"),
+            std::string::npos)
+      << denied.status().message();
+  EXPECT_NE(denied.status().message().find("team.b." + topic.name), std::string::npos);
+  // The connection stays usable for what the user may do.
+  auto b = MustConnect(As(server, "team-b", "pw-b", "team.b"));
+  ASSERT_TRUE(b);
+  auto allowed = b->Subscribe(topic, c.handler());
+  ASSERT_TRUE(allowed.ok()) << allowed.status().ToString();
+}
+
+TEST(NatsPubSubTest, ARefusedPublishIsNotBlamedOnALaterSubscribe) {
+  // A user that may subscribe to the whole prefix but publish to one topic.
+  NatsServer server(R"(authorization { users = [ { user: "reader", password: "pw",
+      permissions: { publish: ["team.c.out_v1"], subscribe: ["team.c.*"] } } ] })");
+  ASSERT_TRUE(server.ok()) << server.Log();
+  auto ps = MustConnect(As(server, "reader", "pw", "team.c"));
+  ASSERT_TRUE(ps);
+  auto topic = *Topic::TenantStream(kTenant);
+  Message m;
+  ASSERT_TRUE(ps->Publish(topic, m).ok());
+  ASSERT_TRUE(ps->Flush(std::chrono::seconds(5)).ok());  // the refusal is now recorded
+  Collector c;
+  auto sub = ps->Subscribe(topic, c.handler());
+  EXPECT_TRUE(sub.ok()) << sub.status().ToString();
+  Status verdict = ps->Confirm(std::chrono::seconds(5));
+  EXPECT_EQ(verdict.code(), StatusCode::kPermissionDenied) << "left for Confirm";
+  EXPECT_NE(verdict.message().find("Publish to"), std::string::npos) << verdict.message();
+  ASSERT_TRUE(ps->Publish(*Topic::FromName("out_v1"), m).ok());
+  EXPECT_TRUE(ps->Confirm(std::chrono::seconds(5)).ok());
 }
 
 TEST(NatsPubSubTest, ConnectionClosedForGoodIsReported) {

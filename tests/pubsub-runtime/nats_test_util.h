@@ -1,5 +1,6 @@
-// Shared helpers for the NATS integration tests: a collecting handler and
-// a raw nats.c connection for checking exactly what is on the wire.
+// Shared helpers for the NATS integration tests: a collecting handler, and
+// a raw nats.c connection and subscriber for checking exactly what is on
+// the wire.
 #pragma once
 
 #include <nats/nats.h>
@@ -55,6 +56,31 @@ class RawConnection {
  private:
   natsConnection* nc_ = nullptr;
   natsStatus status_ = NATS_ERR;
+};
+
+// What a raw nats.c subscriber (no Switchboard code) receives on `subject`.
+class WireTap {
+ public:
+  WireTap(const std::string& url, const std::string& subject) : raw_(url) {
+    ok_ = raw_.ok() &&
+          natsConnection_SubscribeSync(&sub_, raw_.get(), subject.c_str()) == NATS_OK &&
+          natsConnection_Flush(raw_.get()) == NATS_OK;
+  }
+  ~WireTap() { natsSubscription_Destroy(sub_); }
+  bool ok() const { return ok_; }
+  // The next message body, or "" after 10 s.
+  std::string Next() {
+    natsMsg* msg = nullptr;
+    if (natsSubscription_NextMsg(&msg, sub_, 10000) != NATS_OK) return "";
+    std::string body(natsMsg_GetData(msg), static_cast<size_t>(natsMsg_GetDataLength(msg)));
+    natsMsg_Destroy(msg);
+    return body;
+  }
+
+ private:
+  RawConnection raw_;
+  natsSubscription* sub_ = nullptr;
+  bool ok_ = false;
 };
 
 inline NatsOptions Options(const std::string& url, const std::string& prefix = "hatchet.pubsub") {

@@ -25,7 +25,8 @@ int RunSub(const std::vector<std::string>& args) {
       "Usage: switchboard pubsub sub (--tenant UUID | --scheduler ID | --topic NAME) [flags]\n\n"
       "Subscribes and prints one JSON object per message on stdout: the wire format as a\n"
       "Go handler sees it (decompressed, \"compressed\" false, payloads base64). Prints\n"
-      "\"subscribed to <subject>\" on stderr once interest is registered on the server.\n"
+      "\"subscribed to <subject>\" on stderr once the server has accepted the subscription;\n"
+      "exits 1 with the server's message when it refused it (permissions violation).\n"
       "Exits 0 after --count messages, or at --timeout when no --count is given; exits 1\n"
       "when --timeout passes before --count messages arrived.\n\n" +
       std::string(ConnectionFlags::EnvHelp()));

@@ -38,7 +38,12 @@ struct NatsOptions {
   std::chrono::milliseconds reconnect_wait{2000};
   int64_t required_max_payload = kRequiredMaxPayload;
 
-  bool compression = true;
+  // gzip on publish. Off by default, as in Hatchet's NATS backend, which
+  // never compresses on publish (only its RabbitMQ backend does) and only
+  // decompresses on receive. When on: gzip once the payloads total
+  // `compression_threshold` bytes, and only if every payload shrinks.
+  // Subscribers always decompress messages marked `compressed`.
+  bool compression = false;
   size_t compression_threshold = kDefaultCompressionThreshold;   // total payload bytes
   size_t max_decompressed_bytes = kDefaultMaxDecompressedBytes;  // per message
 
@@ -61,6 +66,17 @@ class NatsPubSub : public PubSub {
   virtual std::string ConnectedUrl() const = 0;
   // Round trip to the server (PING/PONG) within `timeout`.
   virtual Status Flush(std::chrono::milliseconds timeout) = 0;
+  // The server's verdict on what this client sent before the call: a round
+  // trip (Flush), then PermissionDenied with the server's message when the
+  // server refused a publish or subscription since the previous Confirm (or
+  // Connect). NATS reports a refusal only asynchronously, so Publish
+  // returning OK means "handed to the connection", not "accepted"; call
+  // Confirm before telling anyone a message went out. Errors of the round
+  // trip itself: Timeout, Unavailable. nats.c keeps only a connection's
+  // last error, so exactly the same refusal (same subject) twice without
+  // another error between them is returned the first time only;
+  // NatsOptions::on_error hears every refusal.
+  virtual Status Confirm(std::chrono::milliseconds timeout) = 0;
 };
 
 // Checks NatsOptions without connecting; the error names the field.

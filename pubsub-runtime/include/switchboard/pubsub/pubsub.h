@@ -36,7 +36,9 @@ class PubSub {
   virtual Status Publish(const Topic& topic, const Message& message) = 0;
 
   // Subscribes; interest is registered on the server (flushed) before this
-  // returns, so a publish made after it is received. Thread-safe.
+  // returns, so a publish made after it is received. PermissionDenied, with
+  // the server's message, when the server refuses the subscription (the
+  // round trip brings the refusal back first). Thread-safe.
   virtual Result<std::unique_ptr<Subscription>> Subscribe(const Topic& topic, Handler handler) = 0;
 
   // True while connected. For observability only: never gate health on it.

@@ -1,0 +1,3 @@
+module switchboard.dev/bench/pubsub-runtime/gzipgo
+
+go 1.21
