@@ -64,6 +64,15 @@ for d in "$root/crds/samples" "$root"/tests/*/testdata "$root"/tests/*/*/testdat
   [ -d "$d" ] && seeds+=("$d")
 done
 
+launcher=()
+if [ "$mode" = check ]; then
+  if setarch "$(uname -m)" -R true 2>/dev/null; then
+    launcher=(setarch "$(uname -m)" -R)
+  else
+    echo "fuzz.sh: setarch -R is not permitted here; runs keep address randomisation" >&2
+  fi
+fi
+
 status=0
 for name in "${targets[@]}"; do
   target="$build/bin/$name"
@@ -78,7 +87,11 @@ for name in "${targets[@]}"; do
     work="$build/fuzz-check/$name"
     rm -rf "$work"
     mkdir -p "$work"
-    limits=(-seed=1 -runs="$runs" -timeout=120)
+    # Bit-for-bit repeatable: a fixed seed and run count; no corpus reload
+    # (libFuzzer re-reads its folder on a timer, which makes the path
+    # depend on machine speed); and, where allowed, no address
+    # randomisation (pointer values feed its comparison features).
+    limits=(-seed=1 -runs="$runs" -timeout=120 -reload=0)
     echo "== $name ($runs runs, seed 1)"
   else
     work="$build/fuzz-corpus/$name"
@@ -87,7 +100,7 @@ for name in "${targets[@]}"; do
     echo "== $name (${seconds}s)"
   fi
   if ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-      "$target" "${limits[@]}" -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
+      "${launcher[@]}" "$target" "${limits[@]}" -rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
       -artifact_prefix="$artifacts/" "$work" "${committed[@]}" "${seeds[@]}" \
       >"$build/fuzz-$name.log" 2>&1; then
     grep -E '^stat::number_of_executed_units' "$build/fuzz-$name.log" | tr '\n' ' '
