@@ -280,6 +280,7 @@ Result<Action> BackendReconciler::Impl::Nats(const json& server_obj) {
   const std::string server_key = server.key().ToString();
   const logic::OwnerObject owner{view.ns(), view.name(), uid};
   in.subject = view.subject_prefix() + ".*";
+  in.server = server_key;
 
   // 1. Credentials: the stored state (owned Secret, from the cache) and one
   //    step of the state machine.

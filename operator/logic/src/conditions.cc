@@ -222,6 +222,7 @@ nlohmann::json ComputeBackendStatus(const nlohmann::json& previous, const Backen
   put("envSecretName", input.env_secret_name);
   put("envSecretHash", input.env_secret_hash);
   put("subject", input.subject);
+  put("server", input.server);
   put("username", input.username);
   put("lastProbeTime", input.last_probe_time);
   if (input.server_max_payload) {

@@ -107,6 +107,7 @@ struct BackendStatusInput {
   std::string env_secret_name;                // "" when not written yet
   std::string env_secret_hash;                // EnvHash
   std::string subject;                        // "<prefix>.*" (nats)
+  std::string server;                         // "<ns>/<name>" of the NatsServer (nats)
   std::string username;                       // current user (nats)
   std::optional<int64_t> server_max_payload;  // as the probe saw it
   std::string last_probe_time;                // RFC 3339, "" if never
