@@ -469,7 +469,13 @@ Result<Action> BackendReconciler::Impl::Nats(const json& server_obj) {
   };
   // lastProbeTime moves only with a passing probe: a retry that fails the
   // same way writes nothing.
-  if (outcome->primary.ok() || outcome->fallback_ok) in.last_probe_time = outcome->time;
+  if (outcome->primary.ok()) {
+    in.last_probe_time = outcome->time;
+  } else if (outcome->fallback_ok) {
+    // RotationStaged, retried every reload_retry: keep the time, or each
+    // retry would be a status write.
+    in.last_probe_time = StatusOf(obj).value("lastProbeTime", outcome->time);
+  }
   if (outcome->max_payload > 0) in.server_max_payload = outcome->max_payload;
 
   if (outcome->primary.ok()) {
