@@ -1,4 +1,6 @@
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <optional>
 
 #include "config_index.h"
@@ -88,30 +90,6 @@ Status RemoveFinalizers(const ReconcileContext& ctx, const json& obj) {
   return r.status();
 }
 
-// The objects the shared rules compare this backend with: only backends on
-// the same server that could clash (same prefix or username, nested
-// prefixes), and the referenced server.
-validation::Context BuildContext(const ReconcileContext& ctx, const api::BackendView& self) {
-  validation::Context vc;
-  if (self.kind() != "nats") return vc;
-  const api::ObjectKey server = self.server();
-  const std::string prefix = self.subject_prefix();
-  const std::string user = self.username();
-  auto nested = [](const std::string& a, const std::string& b) {
-    return a.size() > b.size() && a.compare(0, b.size(), b) == 0 && a[b.size()] == '.';
-  };
-  for (const auto& o : ctx.backends->List()) {
-    api::BackendView other(*o);
-    if (other.kind() != "nats" || other.server() != server || other.key() == self.key()) continue;
-    const std::string p = other.subject_prefix();
-    if (p == prefix || other.username() == user || nested(p, prefix) || nested(prefix, p)) {
-      vc.backends.push_back(*o);
-    }
-  }
-  if (auto s = ctx.servers->Get(server.ns, server.name)) vc.servers.push_back(*s);
-  return vc;
-}
-
 // The probe's CA file for a server with spec.tls.caSecretRef ("" when none).
 Result<std::string> CaFile(const ReconcileContext& ctx, const api::NatsServerView& server) {
   auto ref = server.ca_secret();
@@ -146,6 +124,63 @@ std::string_view CredentialEventReason(const std::optional<logic::CredentialStat
 }
 
 }  // namespace
+
+struct BackendReconciler::Facts {
+  struct Entry {
+    std::string version;  // metadata.resourceVersion the facts were read from
+    std::string kind, server, prefix, user;
+  };
+  std::mutex mu;
+  std::map<std::string, Entry> by_key;  // guarded by mu
+
+  // The objects the shared rules compare `self` with: only backends on the
+  // same server that could clash (same prefix or username, nested
+  // prefixes), and the referenced server.
+  validation::Context Build(const ReconcileContext& ctx, const api::BackendView& self) {
+    validation::Context vc;
+    if (self.kind() != "nats") return vc;
+    const std::string server = self.server().ToString();
+    const std::string prefix = self.subject_prefix();
+    const std::string user = self.username();
+    const std::string me = self.key().ToString();
+    auto nested = [](const std::string& a, const std::string& b) {
+      return a.size() > b.size() && a.compare(0, b.size(), b) == 0 && a[b.size()] == '.';
+    };
+    std::vector<kube::ObjectPtr> all = ctx.backends->List();
+    std::lock_guard lock(mu);
+    std::map<std::string, Entry> fresh;
+    for (const auto& o : all) {
+      const std::string key = kube::ObjectKeyOf(*o);
+      auto it = by_key.find(key);
+      Entry e;
+      const auto& meta = (*o)["metadata"];
+      auto rv = meta.find("resourceVersion");
+      const std::string* version =
+          rv != meta.end() && rv->is_string() ? &rv->get_ref<const std::string&>() : nullptr;
+      if (it != by_key.end() && version && it->second.version == *version) {
+        e = std::move(it->second);
+      } else {
+        api::BackendView v(*o);
+        e = {version ? *version : "", v.kind(), v.server().ToString(), v.subject_prefix(),
+             v.username()};
+      }
+      if (e.kind == "nats" && e.server == server && key != me &&
+          (e.prefix == prefix || e.user == user || nested(e.prefix, prefix) ||
+           nested(prefix, e.prefix))) {
+        vc.backends.push_back(*o);
+      }
+      fresh.emplace(key, std::move(e));
+    }
+    by_key = std::move(fresh);
+    const api::ObjectKey sk = self.server();
+    if (auto s = ctx.servers->Get(sk.ns, sk.name)) vc.servers.push_back(*s);
+    return vc;
+  }
+};
+
+BackendReconciler::BackendReconciler(ReconcileContext ctx)
+    : ctx_(std::move(ctx)), facts_(std::make_unique<Facts>()) {}
+BackendReconciler::~BackendReconciler() = default;
 
 struct BackendReconciler::Impl {
   const ReconcileContext& ctx;
@@ -205,7 +240,7 @@ struct BackendReconciler::Impl {
     const std::string name = view.env_secret_name();
     kube::ObjectPtr cached = ctx.secrets->Get(view.ns(), name);
     json desired = logic::EnvSecret({view.ns(), view.name(), uid}, name, env);
-    auto w = WriteOwnedSecret(ctx.client, desired, cached.get(), uid);
+    auto w = WriteOwnedSecret(ctx.client, desired, cached.get(), uid, ctx.recent);
     if (!w.ok()) {
       if (w.status().code() == StatusCode::kFailedPrecondition) return false;
       return w.status();
@@ -350,7 +385,7 @@ Result<Action> BackendReconciler::Impl::Nats(const json& server_obj) {
       desired["metadata"]["annotations"][std::string(logic::kSecretConflictAnnotation)] =
           view.env_secret_name();
     }
-    auto w = WriteOwnedSecret(ctx.client, desired, creds_secret.get(), uid);
+    auto w = WriteOwnedSecret(ctx.client, desired, creds_secret.get(), uid, ctx.recent);
     return w.status();
   };
   // Written before anything uses a new password; the cached copy may also
@@ -629,7 +664,7 @@ Result<Action> BackendReconciler::Reconcile(const std::string& key) {
     }
   }
   validation::Report report =
-      validation::Validate(obj, BuildContext(ctx_, impl.view), validation::Operation::kCreate);
+      validation::Validate(obj, facts_->Build(ctx_, impl.view), validation::Operation::kCreate);
   if (!report.ok()) return impl.Invalid(report);
   impl.Passed(Step::kValidate, "");
   if (server) impl.Passed(Step::kResolveServer, "");

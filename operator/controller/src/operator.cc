@@ -11,6 +11,7 @@
 #include "config_index.h"
 #include "k8s_util.h"
 #include "probe_pool.h"
+#include "secret_io.h"
 #include "switchboard/api/views.h"
 #include "switchboard/common/log.h"
 #include "switchboard/controller/controller.h"
@@ -38,13 +39,14 @@ std::string DefaultIdentity() {
   return std::string(host) + "_" + std::to_string(getpid());
 }
 
-// Metadata a reconcile reacts to besides the spec (generation).
+// Metadata a reconcile reacts to besides the spec (generation). Not the
+// finalizers: adding ours would wake the backend a second time for nothing
+// (a deletion changes deletionTimestamp).
 bool MetaChanged(const json& a, const json& b) {
   const json& ma = a["metadata"];
   const json& mb = b["metadata"];
   return GenerationOf(a) != GenerationOf(b) ||
          ma.value("annotations", json()) != mb.value("annotations", json()) ||
-         ma.value("finalizers", json()) != mb.value("finalizers", json()) ||
          ma.value("deletionTimestamp", json()) != mb.value("deletionTimestamp", json()) ||
          ma.value("labels", json()) != mb.value("labels", json());
 }
@@ -155,6 +157,7 @@ Status Operator::Impl::Run() {
                       std::string(operator_logic::kManagedByValue);
   MultiStore secrets(client.get(), kube::resources::Secret(), opts.namespaces, so);
   ConfigIndex configs;
+  RecentWrites recent;
   kube::EventRecorder::Options ro;
   ro.component = "switchboard-operator";
   kube::EventRecorder recorder(client.get(), ro);
@@ -177,6 +180,7 @@ Status Operator::Impl::Run() {
   rc.secrets = &secrets;
   rc.probes = &probes;
   rc.configs = &configs;
+  rc.recent = &recent;
   rc.recorder = &recorder;
   rc.metrics = &metrics;
   rc.enqueue_server = [&](const std::string& k) { server_ctl_ptr->Enqueue(k); };

@@ -77,6 +77,23 @@ Result<bool> Patch(kube::Client* client, const json& desired, const json& curren
 
 }  // namespace
 
+void RecentWrites::Created(const std::string& key, const json& desired) {
+  std::lock_guard lock(mu_);
+  const auto now = std::chrono::steady_clock::now();
+  for (auto it = created_.begin(); it != created_.end();) {
+    it = now - it->second.first > std::chrono::minutes(1) ? created_.erase(it) : std::next(it);
+  }
+  created_[key] = {now, desired};
+}
+
+bool RecentWrites::Fresh(const std::string& key, const json& desired,
+                         std::chrono::milliseconds window) {
+  std::lock_guard lock(mu_);
+  auto it = created_.find(key);
+  return it != created_.end() && std::chrono::steady_clock::now() - it->second.first < window &&
+         it->second.second == desired;
+}
+
 Result<json> GetSecretOrNull(kube::Client* client, const std::string& ns, const std::string& name) {
   auto s = client->Get(kube::resources::Secret(), ns, name);
   if (s.ok()) return std::move(s).value();
@@ -85,7 +102,9 @@ Result<json> GetSecretOrNull(kube::Client* client, const std::string& ns, const 
 }
 
 Result<bool> WriteOwnedSecret(kube::Client* client, const json& desired, const json* cached,
-                              const std::string& owner_uid) {
+                              const std::string& owner_uid, RecentWrites* recent) {
+  const std::string key = NamespaceOf(desired) + "/" + NameOf(desired);
+  if (cached == nullptr && recent != nullptr && recent->Fresh(key, desired)) return false;
   if (cached != nullptr) {
     if (logic::CheckOwnership(*cached, owner_uid) != logic::Ownership::kOwned) {
       return Conflict(desired);
@@ -93,7 +112,10 @@ Result<bool> WriteOwnedSecret(kube::Client* client, const json& desired, const j
     return Patch(client, desired, *cached);
   }
   auto created = client->Create(kube::resources::Secret(), desired);
-  if (created.ok()) return true;
+  if (created.ok()) {
+    if (recent != nullptr) recent->Created(key, desired);
+    return true;
+  }
   if (created.status().code() != StatusCode::kAlreadyExists) return created.status();
   auto got = GetSecretOrNull(client, NamespaceOf(desired), NameOf(desired));
   if (!got.ok()) return got.status();

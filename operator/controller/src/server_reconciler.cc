@@ -126,7 +126,7 @@ Result<Action> ServerReconciler::Reconcile(const std::string& key) {
             std::chrono::duration_cast<std::chrono::milliseconds>(ctx_.min_write_interval - since));
       }
     }
-    auto w = WriteOwnedSecret(ctx_.client, desired, current.get(), UidOf(obj));
+    auto w = WriteOwnedSecret(ctx_.client, desired, current.get(), UidOf(obj), ctx_.recent);
     if (!w.ok()) {
       if (w.status().code() == StatusCode::kFailedPrecondition) {
         SB_RETURN_IF_ERROR(fail(reasons::kSecretConflict, w.status().message() +

@@ -48,6 +48,7 @@ namespace switchboard::controller {
 
 class ProbePool;
 class ConfigIndex;
+class RecentWrites;
 
 // What both reconcilers share. Pointers are not owned and outlive them.
 struct ReconcileContext {
@@ -57,6 +58,7 @@ struct ReconcileContext {
   MultiStore* secrets = nullptr;  // label-selected: managed-by=switchboard
   ProbePool* probes = nullptr;
   ConfigIndex* configs = nullptr;
+  RecentWrites* recent = nullptr;           // may be null
   kube::EventRecorder* recorder = nullptr;  // may be null
   Metrics* metrics = nullptr;               // may be null
   std::function<void(const std::string&)> enqueue_server;
@@ -79,12 +81,19 @@ struct ReconcileContext {
 
 class BackendReconciler : public Reconciler {
  public:
-  explicit BackendReconciler(ReconcileContext ctx) : ctx_(std::move(ctx)) {}
+  explicit BackendReconciler(ReconcileContext ctx);
+  ~BackendReconciler() override;
   Result<Action> Reconcile(const std::string& key) override;
+
+  // What the shared rules compare a backend with, per cached object
+  // version: reading them from every cached backend's JSON on every
+  // reconcile would make a reconcile O(all backends) in string copies.
+  struct Facts;
 
  private:
   struct Impl;
   ReconcileContext ctx_;
+  std::unique_ptr<Facts> facts_;
 };
 
 class ServerReconciler : public Reconciler {
