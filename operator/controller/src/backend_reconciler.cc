@@ -391,7 +391,9 @@ Result<Action> BackendReconciler::Impl::Nats(const json& server_obj) {
   // Written before anything uses a new password; the cached copy may also
   // need the new layout (an upgrade) even when the state is the same.
   SB_RETURN_IF_ERROR(write_credentials(plan->state, marked_conflict));
-  if (!plan->note.empty()) {
+  // Rotation steps get an event; a first password does not (the Ready event
+  // follows, and with 1,000 backends it would be 1,000 more API writes).
+  if (!plan->note.empty() && stored) {
     Event(false, CredentialEventReason(stored, plan->state), plan->note);
   }
   Passed(Step::kCredentials, ci.external_password ? "from the Secret in passwordSecretRef"
