@@ -57,17 +57,16 @@ d=$(kubectl -n "$ns" get natssrv secure -o jsonpath='{.spec.maxPayload}')
 
 # --- status subresource: spec writes do not touch status and vice versa
 kubectl -n "$ns" patch psb hatchet --subresource=status --type=merge -p \
-  '{"status":{"observedGeneration":1,"conditions":[{"type":"Ready","status":"True","reason":"Probed","message":"ok","lastTransitionTime":"2026-01-01T00:00:00Z"}],"envSecretName":"hatchet-pubsub-env"}}' >/dev/null
+  '{"status":{"observedGeneration":1,"conditions":[{"type":"Ready","status":"True","reason":"Probed","message":"ok","lastTransitionTime":"2026-01-01T00:00:00Z"}],"envSecretName":"hatchet-pubsub-env","server":"nats/shared"}}' >/dev/null
 kubectl -n "$ns" patch psb hatchet --type=merge -p '{"status":{"envSecretName":"overwritten"},"spec":{"nats":{"subjectPrefix":"hatchet.team-a2"}}}' >/dev/null
 d=$(kubectl -n "$ns" get psb hatchet -o jsonpath='{.status.envSecretName}|{.metadata.generation}')
 [ "$d" = "hatchet-pubsub-env|2" ] && pass "status subresource isolates status from spec writes" || fail "status/generation: [$d]"
 
 # --- printer columns
 out=$(kubectl -n "$ns" get psb hatchet)
-expect_contains "$out" "READY   KIND   PREFIX            SERVER   AGE" "psb printer columns"
-expect_contains "$out" "True    nats   hatchet.team-a2   shared" "psb row shows Ready, Kind, Prefix, Server"
+expect_contains "$out" "READY   REASON   KIND   PREFIX            SERVER        AGE" "psb printer columns"
+expect_contains "$out" "True    Probed   nats   hatchet.team-a2   nats/shared" "psb row shows Ready, Reason, Kind, Prefix, Server with its namespace"
 out=$(kubectl -n "$ns" get psb hatchet -o wide)
-expect_contains "$out" "REASON" "wide output adds Reason"
 expect_contains "$out" "hatchet-pubsub-env" "wide output adds the env Secret"
 out=$(kubectl -n "$ns" get natssrv shared)
 expect_contains "$out" "READY   URL" "natssrv printer columns"

@@ -1,610 +1,681 @@
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <optional>
 
-#include "backend_spec.h"
-#include "credentials.h"
-#include "desired.h"
+#include "config_index.h"
 #include "k8s_util.h"
-#include "secrets.h"
+#include "probe_pool.h"
+#include "secret_io.h"
+#include "switchboard/api/views.h"
 #include "switchboard/common/log.h"
 #include "switchboard/controller/reconcilers.h"
-#include "switchboard/pubsub/probe.h"
+#include "switchboard/operator/cluster_render.h"
+#include "switchboard/operator/conditions.h"
+#include "switchboard/operator/env.h"
+#include "switchboard/operator/objects.h"
+#include "switchboard/operator/rotation.h"
+#include "switchboard/operator/secrets.h"
+#include "switchboard/operator/time_util.h"
 #include "switchboard/validation/validate.h"
 
 namespace switchboard::controller {
+namespace logic = ::switchboard::operator_logic;
+namespace reasons = ::switchboard::operator_logic::reasons;
+using logic::Step;
+
 namespace {
 
 using namespace std::chrono_literals;
 constexpr const char* kLogger = "backend";
+// The finalizer the operator wrote before the one core; replaced on sight.
+constexpr std::string_view kLegacyFinalizer = "pubsub.switchboard.dev/finalizer";
 
-// The status being built for one reconcile: starts from the stored one so
-// unchanged conditions keep their lastTransitionTime.
-struct StatusBuilder {
-  json status;
-  int64_t generation;
+std::chrono::milliseconds Until(logic::Time t) {
+  auto d = std::chrono::duration_cast<std::chrono::milliseconds>(t - logic::Clock::now());
+  return d < 100ms ? std::chrono::milliseconds(100ms) : d;
+}
 
-  StatusBuilder(const json& obj, int64_t gen) : generation(gen) {
-    status = obj.contains("status") && obj["status"].is_object() ? obj["status"] : json::object();
-    status["observedGeneration"] = gen;
-    if (!status.contains("conditions")) status["conditions"] = json::array();
-  }
-  void Set(std::string_view type, bool ok, std::string_view reason, std::string_view msg) {
-    SetCondition(&status["conditions"], Condition(type, ok, reason, msg, generation));
-  }
-  void Ready(bool ok, std::string_view reason, std::string_view msg) {
-    Set("Ready", ok, reason, msg);
-  }
-};
-
-// Writes status when it differs from the stored one (merge patch on the
-// status subresource: no resourceVersion race with spec edits).
-Status WriteStatus(const ReconcileContext& ctx, const json& obj, const json& status) {
-  if (obj.contains("status") && obj["status"] == status) return Status::Ok();
-  kube::PatchOptions po;
-  po.subresource = "status";
-  json patch = {{"status", status}};
-  // Conditions are replaced as a whole; merge patch would otherwise keep
-  // fields we removed (e.g. rotation) only if we null them explicitly.
-  for (const char* k : {"rotation", "serverMaxPayload", "lastProbeTime"}) {
-    if (obj.contains("status") && obj["status"].contains(k) && !status.contains(k)) {
-      patch["status"][k] = nullptr;
+// JSON patches whose "test" ops guard the exact list element: safe against
+// concurrent writers without a resourceVersion.
+Status EnsureFinalizer(const ReconcileContext& ctx, const json& obj) {
+  const bool has_new = HasFinalizer(obj, logic::kFinalizer);
+  const json& fs = obj["metadata"].value("finalizers", json::array());
+  int legacy = -1;
+  for (size_t i = 0; i < fs.size(); i++) {
+    if (fs[i].is_string() && fs[i].get_ref<const std::string&>() == kLegacyFinalizer) {
+      legacy = static_cast<int>(i);
     }
   }
-  auto r = ctx.client->Patch(kube::resources::PubSubBackend(), kube::NamespaceOf(obj),
-                             kube::NameOf(obj), kube::PatchType::kMerge, patch, po);
-  if (!r.ok() && r.status().code() == StatusCode::kNotFound) return Status::Ok();
-  return r.status();
-}
-
-void Event(const ReconcileContext& ctx, const json& obj, bool warning, const std::string& reason,
-           const std::string& message) {
-  if (ctx.recorder) {
-    ctx.recorder->Record(obj, warning ? kube::EventType::kWarning : kube::EventType::kNormal,
-                         reason, message);
-  }
-}
-
-// Records an event when the Ready reason changes (not on every retry).
-void EventOnTransition(const ReconcileContext& ctx, const json& obj, const StatusBuilder& sb) {
-  const json* now = nullptr;
-  for (const auto& c : sb.status["conditions"]) {
-    if (c.value("type", "") == "Ready") now = &c;
-  }
-  if (!now) return;
-  const std::string reason = now->value("reason", "");
-  const json* before = FindCondition(obj, "Ready");
-  if (before && before->value("reason", "") == reason &&
-      before->value("observedGeneration", int64_t{-1}) == sb.generation) {
-    return;
-  }
-  Event(ctx, obj, now->value("status", "") != "True", reason, now->value("message", ""));
-}
-
-// Finalizers are changed with JSON patches whose "test" op guards the
-// exact element: safe against concurrent writers without a resourceVersion
-// (a status write of ours would otherwise make every attempt a conflict).
-Status AddFinalizer(const ReconcileContext& ctx, const json& obj) {
   json patch;
-  if (obj["metadata"].contains("finalizers") && obj["metadata"]["finalizers"].is_array()) {
-    patch =
-        json::array({{{"op", "add"}, {"path", "/metadata/finalizers/-"}, {"value", kFinalizer}}});
-  } else {
+  if (legacy >= 0) {
+    const std::string path = "/metadata/finalizers/" + std::to_string(legacy);
+    patch = json::array({{{"op", "test"}, {"path", path}, {"value", kLegacyFinalizer}}});
+    if (has_new) {
+      patch.push_back({{"op", "remove"}, {"path", path}});
+    } else {
+      patch.push_back({{"op", "replace"}, {"path", path}, {"value", logic::kFinalizer}});
+    }
+  } else if (has_new) {
+    return Status::Ok();
+  } else if (obj["metadata"].contains("finalizers") && obj["metadata"]["finalizers"].is_array()) {
     patch = json::array(
-        {{{"op", "add"}, {"path", "/metadata/finalizers"}, {"value", json::array({kFinalizer})}}});
+        {{{"op", "add"}, {"path", "/metadata/finalizers/-"}, {"value", logic::kFinalizer}}});
+  } else {
+    patch = json::array({{{"op", "add"},
+                          {"path", "/metadata/finalizers"},
+                          {"value", json::array({logic::kFinalizer})}}});
   }
   return ctx.client
-      ->Patch(kube::resources::PubSubBackend(), kube::NamespaceOf(obj), kube::NameOf(obj),
+      ->Patch(kube::resources::PubSubBackend(), api::NamespaceOf(obj), api::NameOf(obj),
               kube::PatchType::kJson, patch)
       .status();
 }
 
-Status RemoveFinalizer(const ReconcileContext& ctx, const json& obj) {
+Status RemoveFinalizers(const ReconcileContext& ctx, const json& obj) {
   const json& fs = obj["metadata"].value("finalizers", json::array());
-  for (size_t i = 0; i < fs.size(); i++) {
-    if (!(fs[i].is_string() && fs[i].get<std::string>() == kFinalizer)) continue;
+  json patch = json::array();
+  for (size_t i = fs.size(); i-- > 0;) {
+    if (!fs[i].is_string()) continue;
+    const std::string& f = fs[i].get_ref<const std::string&>();
+    if (f != logic::kFinalizer && f != kLegacyFinalizer) continue;
     const std::string path = "/metadata/finalizers/" + std::to_string(i);
-    json patch = json::array({{{"op", "test"}, {"path", path}, {"value", kFinalizer}},
-                              {{"op", "remove"}, {"path", path}}});
-    auto r = ctx.client->Patch(kube::resources::PubSubBackend(), kube::NamespaceOf(obj),
-                               kube::NameOf(obj), kube::PatchType::kJson, patch);
-    if (!r.ok() && r.status().code() == StatusCode::kNotFound) return Status::Ok();
-    // A failed "test" (the list moved) comes back as an error: retried with
-    // the fresh object.
-    return r.status();
+    patch.push_back({{"op", "test"}, {"path", path}, {"value", f}});
+    patch.push_back({{"op", "remove"}, {"path", path}});
   }
-  return Status::Ok();
-}
-
-// The objects the shared rules compare this backend with: only backends on
-// the same server that could clash (same prefix or username, or nested
-// prefixes), and the referenced server. Building the full lists would make
-// every reconcile O(all backends) in copies.
-validation::Context BuildContext(const ReconcileContext& ctx, const BackendSpec& spec) {
-  validation::Context vc;
-  if (spec.kind != "nats") return vc;
-  for (const auto& o : ctx.backends->List()) {
-    if (ServerKeyOf(*o) != spec.server_key()) continue;
-    BackendSpec other = ReadBackendSpec(*o);
-    if (other.key() == spec.key()) continue;
-    auto nested = [](const std::string& a, const std::string& b) {
-      return a.size() > b.size() && a.compare(0, b.size(), b) == 0 && a[b.size()] == '.';
-    };
-    if (other.prefix == spec.prefix || other.username == spec.username ||
-        nested(other.prefix, spec.prefix) || nested(spec.prefix, other.prefix)) {
-      vc.backends.push_back(*o);
-    }
-  }
-  if (auto s = ctx.servers->Get(spec.server_ns, spec.server_name)) vc.servers.push_back(*s);
-  return vc;
+  if (patch.empty()) return Status::Ok();
+  auto r = ctx.client->Patch(kube::resources::PubSubBackend(), api::NamespaceOf(obj),
+                             api::NameOf(obj), kube::PatchType::kJson, patch);
+  if (!r.ok() && r.status().code() == StatusCode::kNotFound) return Status::Ok();
+  return r.status();
 }
 
 // The probe's CA file for a server with spec.tls.caSecretRef ("" when none).
-Result<std::string> CaFile(const ReconcileContext& ctx, const ServerSpec& server) {
-  if (server.ca_secret.empty()) return std::string();
-  auto s = GetSecretOrNull(ctx.client, server.ns, server.ca_secret);
+Result<std::string> CaFile(const ReconcileContext& ctx, const api::NatsServerView& server) {
+  auto ref = server.ca_secret();
+  if (!ref) return std::string();
+  auto s = GetSecretOrNull(ctx.client, server.ns(), ref->name);
   if (!s.ok()) return s.status();
-  SecretData d = s->is_null() ? SecretData{} : DecodeSecretData(*s);
-  auto it = d.find(server.ca_key);
-  if (it == d.end()) {
-    return Status::NotFound("CA Secret " + server.ns + "/" + server.ca_secret + " key " +
-                            server.ca_key + " (NatsServer spec.tls.caSecretRef) not found");
+  logic::SecretData d;
+  if (!s->is_null()) {
+    auto decoded = logic::DecodeSecretData(*s);
+    if (decoded.ok()) d = std::move(decoded).value();
   }
-  std::string path = ctx.ca_dir + "/" + server.ns + "_" + server.name + ".crt";
+  auto it = d.find(ref->key);
+  if (it == d.end()) {
+    return Status::NotFound("CA Secret " + server.ns() + "/" + ref->name + " key " + ref->key +
+                            " (NatsServer spec.tls.caSecretRef) not found");
+  }
+  std::string path = ctx.ca_dir + "/" + server.ns() + "_" + server.name() + ".crt";
   std::ofstream(path, std::ios::trunc) << it->second;
   return path;
 }
 
-struct ProbeVerdict {
-  bool ok = false;
-  std::string reason;
-  std::string message;
-  int64_t max_payload = 0;
-  bool reload_pending = false;  // retry soon
-};
-
-ProbeVerdict Judge(const Result<pubsub::ProbeReport>& r, bool recently_written) {
-  ProbeVerdict v;
-  if (r.ok()) {
-    v.ok = true;
-    v.reason = "Probed";
-    v.message =
-        "connected with the installation's credentials; publish/subscribe on its prefix "
-        "round-tripped";
-    v.max_payload = r->server_max_payload;
-    return v;
+// Reason of a credentials event, from the state before and after a step.
+std::string_view CredentialEventReason(const std::optional<logic::CredentialState>& before,
+                                       const logic::CredentialState& after) {
+  if (!before) return reasons::kCredentialsCreated;
+  if (before->phase != after.phase) {
+    if (after.phase == logic::RotationPhase::kStaged) return reasons::kRotationStaged;
+    if (after.phase == logic::RotationPhase::kRetiring) return reasons::kRotationSwitched;
+    return reasons::kRotationCompleted;
   }
-  v.message = r.status().message();
-  switch (r.status().code()) {
-    case StatusCode::kUnavailable:
-      v.reason = "ServerUnreachable";
-      break;
-    case StatusCode::kUnauthenticated:
-      v.reason = recently_written ? "ConfigNotReloaded" : "AuthFailed";
-      break;
-    case StatusCode::kFailedPrecondition:
-      v.reason = "MaxPayloadTooSmall";
-      break;
-    case StatusCode::kPermissionDenied:
-      v.reason = recently_written ? "ConfigNotReloaded" : "PermissionDenied";
-      break;
-    case StatusCode::kTimeout:
-      v.reason = recently_written ? "ConfigNotReloaded" : "ServerUnreachable";
-      break;
-    default:
-      v.reason = "ServerUnreachable";
-      break;
-  }
-  if (v.reason == "ConfigNotReloaded") {
-    v.reload_pending = true;
-    v.message = "the server has not loaded the rendered config yet (" + v.message + ")";
-  }
-  return v;
+  return reasons::kRotationStaged;  // a note without a phase change: an ignored request
 }
 
 }  // namespace
 
+struct BackendReconciler::Facts {
+  struct Entry {
+    std::string version;  // metadata.resourceVersion the facts were read from
+    std::string kind, server, prefix, user;
+  };
+  std::mutex mu;
+  std::map<std::string, Entry> by_key;  // guarded by mu
+
+  // The objects the shared rules compare `self` with: only backends on the
+  // same server that could clash (same prefix or username, nested
+  // prefixes), and the referenced server.
+  validation::Context Build(const ReconcileContext& ctx, const api::BackendView& self) {
+    validation::Context vc;
+    if (self.kind() != "nats") return vc;
+    const std::string server = self.server().ToString();
+    const std::string prefix = self.subject_prefix();
+    const std::string user = self.username();
+    const std::string me = self.key().ToString();
+    auto nested = [](const std::string& a, const std::string& b) {
+      return a.size() > b.size() && a.compare(0, b.size(), b) == 0 && a[b.size()] == '.';
+    };
+    std::vector<kube::ObjectPtr> all = ctx.backends->List();
+    std::lock_guard lock(mu);
+    std::map<std::string, Entry> fresh;
+    for (const auto& o : all) {
+      const std::string key = kube::ObjectKeyOf(*o);
+      auto it = by_key.find(key);
+      Entry e;
+      const auto& meta = (*o)["metadata"];
+      auto rv = meta.find("resourceVersion");
+      const std::string* version =
+          rv != meta.end() && rv->is_string() ? &rv->get_ref<const std::string&>() : nullptr;
+      if (it != by_key.end() && version && it->second.version == *version) {
+        e = std::move(it->second);
+      } else {
+        api::BackendView v(*o);
+        e = {version ? *version : "", v.kind(), v.server().ToString(), v.subject_prefix(),
+             v.username()};
+      }
+      if (e.kind == "nats" && e.server == server && key != me &&
+          (e.prefix == prefix || e.user == user || nested(e.prefix, prefix) ||
+           nested(prefix, e.prefix))) {
+        vc.backends.push_back(*o);
+      }
+      fresh.emplace(key, std::move(e));
+    }
+    by_key = std::move(fresh);
+    const api::ObjectKey sk = self.server();
+    if (auto s = ctx.servers->Get(sk.ns, sk.name)) vc.servers.push_back(*s);
+    return vc;
+  }
+};
+
+BackendReconciler::BackendReconciler(ReconcileContext ctx)
+    : ctx_(std::move(ctx)), facts_(std::make_unique<Facts>()) {}
+BackendReconciler::~BackendReconciler() = default;
+
 struct BackendReconciler::Impl {
-  BackendReconciler* self;
   const ReconcileContext& ctx;
   const json& obj;
-  BackendSpec spec;
-  StatusBuilder sb;
+  api::BackendView view;
+  std::string key;
+  std::string uid;
+  logic::BackendStatusInput in;
 
-  Impl(BackendReconciler* s, const json& o)
-      : self(s), ctx(s->ctx_), obj(o), spec(ReadBackendSpec(o)), sb(o, GenerationOf(o)) {}
+  Impl(const ReconcileContext& c, const json& o)
+      : ctx(c), obj(o), view(o), key(view.key().ToString()), uid(UidOf(o)) {
+    in.generation = GenerationOf(o);
+    auto kind = logic::ParseBackendKind(view.kind());
+    in.kind = kind.ok() ? *kind : logic::BackendKind::kNats;
+  }
 
-  Result<Action> Finish(Action action) {
-    EventOnTransition(ctx, obj, sb);
-    SB_RETURN_IF_ERROR(WriteStatus(ctx, obj, sb.status));
+  void Event(bool warning, std::string_view reason, const std::string& message) {
+    if (ctx.recorder) {
+      ctx.recorder->Record(obj, warning ? kube::EventType::kWarning : kube::EventType::kNormal,
+                           std::string(reason), message);
+    }
+  }
+
+  // Status (and its event) from the steps so far; written only on change.
+  Result<Action> Report(Action action) {
+    const json previous = StatusOf(obj);
+    json status = logic::ComputeBackendStatus(previous, in, logic::FormatTime(logic::Clock::now()));
+    if (status == previous) return action;
+    if (auto ev = logic::ReadyTransitionEvent(previous, status)) {
+      Event(ev->warning, ev->reason, ev->message);
+    }
+    kube::PatchOptions po;
+    po.subresource = "status";
+    json patch = {{"status", status}};
+    // Merge patch: fields we no longer report are removed explicitly.
+    for (auto it = previous.begin(); it != previous.end(); ++it) {
+      if (!status.contains(it.key())) patch["status"][it.key()] = nullptr;
+    }
+    auto r = ctx.client->Patch(kube::resources::PubSubBackend(), view.ns(), view.name(),
+                               kube::PatchType::kMerge, patch, po);
+    if (!r.ok() && r.status().code() != StatusCode::kNotFound) return r.status();
     return action;
   }
 
-  // A step failed for a reason the user must fix (or that fixes itself
-  // later): Ready=False with the reason; the caller decides the requeue.
-  Result<Action> NotReady(std::string_view cond, std::string_view reason, const std::string& msg,
-                          Action action) {
-    if (!cond.empty()) sb.Set(cond, false, reason, msg);
-    sb.Ready(false, reason, msg);
-    return Finish(action);
+  Result<Action> Fail(Step step, std::string_view reason, const std::string& message,
+                      Action action) {
+    in.steps.push_back({step, false, std::string(reason), message});
+    return Report(action);
   }
 
-  Result<Action> WriteEnv(const SecretData& env, bool* conflict) {
-    auto w = EnsureOwnedSecret(ctx.client, obj, spec.ns, spec.env_secret, env);
+  void Passed(Step step, std::string message) {
+    in.steps.push_back({step, true, "", std::move(message)});
+  }
+
+  // Env Secret with `env`; SecretConflict when its name is taken.
+  Result<bool> WriteEnv(const logic::SecretData& env) {
+    const std::string name = view.env_secret_name();
+    kube::ObjectPtr cached = ctx.secrets->Get(view.ns(), name);
+    json desired = logic::EnvSecret({view.ns(), view.name(), uid}, name, env);
+    auto w = WriteOwnedSecret(ctx.client, desired, cached.get(), uid, ctx.recent);
     if (!w.ok()) {
-      if (w.status().code() == StatusCode::kFailedPrecondition) {
-        *conflict = true;
-        return NotReady("EnvSecretReady", "SecretConflict", w.status().message(),
-                        Action::AwaitChange());
-      }
+      if (w.status().code() == StatusCode::kFailedPrecondition) return false;
       return w.status();
     }
-    *conflict = false;
-    sb.Set("EnvSecretReady", true, "EnvSecretWritten", "Secret " + spec.env_secret + " written");
-    sb.status["envSecretName"] = spec.env_secret;
-    sb.status["envSecretHash"] = EnvHash(env);
-    return Action::AwaitChange();
+    in.env_secret_name = name;
+    in.env_secret_hash = logic::EnvHash(env);
+    return true;
   }
 
-  // The env Secret from `creds` (env_* : the previous user while Staged),
-  // with status.username and status.rotation to match.
-  Result<Action> WriteCredentialsEnv(const ServerSpec& server, const Credentials& creds,
-                                     bool* conflict) {
-    auto w = WriteEnv(NatsEnv(server.url, creds.env_username, creds.env_password, spec.prefix),
-                      conflict);
-    if (!w.ok() || *conflict) return w;
-    sb.status["username"] = creds.env_username;
-    if (creds.staged()) {
-      sb.status["rotation"] = {{"phase", kPhaseStaged}};
-    } else if (creds.rotating) {
-      sb.status["rotation"] = {{"phase", kPhaseRetiring}, {"retiresAt", creds.retires_at}};
-    } else {
-      sb.status.erase("rotation");
-    }
-    return w;
+  Result<Action> EnvConflict() {
+    const std::string name = view.env_secret_name();
+    return Fail(Step::kEnvSecret, reasons::kSecretConflict,
+                logic::ForeignSecretMessage(view.ns(), name) +
+                    "; or choose another name (spec.output.secretName)",
+                Action::AwaitChange());
   }
 
   Result<Action> Invalid(const validation::Report& report) {
     std::string msg;
-    for (const auto& f : report.errors) {
-      if (!msg.empty()) msg += "; ";
-      msg += f.ToString();
-    }
-    // An invalid backend contributes no user but stays bound, so its server
-    // does not wait for it.
-    if (spec.kind == "nats" && !spec.server_name.empty()) {
-      if (ctx.registry->Set(spec.key(), spec.server_key(), {}) >
-          ctx.registry->RenderedEpoch(spec.server_key())) {
-        ctx.enqueue_server(spec.server_key());
-      }
-    } else if (auto old = ctx.registry->ServerOf(spec.key()); !old.empty()) {
-      ctx.registry->Remove(spec.key(), old);
-      ctx.enqueue_server(old);
-    }
-    auto r = NotReady("", "InvalidSpec", msg, Action::Terminal());
+    for (const auto& f : report.errors) msg += (msg.empty() ? "" : "; ") + f.ToString();
+    auto r = Fail(Step::kValidate, reasons::kInvalidSpec, msg, Action::Terminal());
     if (!r.ok()) return r.status();
     return Action::Terminal();
   }
 
   Result<Action> Rabbit() {
-    auto s = GetSecretOrNull(ctx.client, spec.ns, spec.url_secret);
+    auto ref = view.rabbitmq_url_secret();
+    if (!ref) return Invalid({{{"spec.rabbitmq.urlSecretRef", "is required"}}});
+    auto s = GetSecretOrNull(ctx.client, view.ns(), ref->name);
     if (!s.ok()) return s.status();
-    SecretData d = s->is_null() ? SecretData{} : DecodeSecretData(*s);
-    auto url = d.find(spec.url_key);
+    logic::SecretData d;
+    if (!s->is_null()) {
+      auto decoded = logic::DecodeSecretData(*s);
+      if (decoded.ok()) d = std::move(decoded).value();
+    }
+    auto url = d.find(ref->key);
+    const std::string where = "Secret " + view.ns() + "/" + ref->name + " key \"" + ref->key + "\"";
     if (url == d.end() || url->second.empty()) {
-      return NotReady(
-          "CredentialsReady", "CredentialsNotFound",
-          "Secret " + spec.ns + "/" + spec.url_secret + " key \"" + spec.url_key +
-              "\" (spec.rabbitmq.urlSecretRef) not found; create it with the amqp(s):// URL",
+      return Fail(
+          Step::kCredentials, reasons::kCredentialsNotFound,
+          where + " (spec.rabbitmq.urlSecretRef) not found; create it with the amqp(s):// URL",
           Action::AwaitChange());
     }
+    // The rules cannot see Secret contents; the URL is never echoed (it may
+    // hold a password).
     if (url->second.rfind("amqp://", 0) != 0 && url->second.rfind("amqps://", 0) != 0) {
-      // Validated here because the rules cannot see Secret contents; the
-      // URL itself is never echoed (it may hold a password).
-      return NotReady("CredentialsReady", "InvalidSpec",
-                      "Secret " + spec.ns + "/" + spec.url_secret + " key \"" + spec.url_key +
-                          "\" is not an amqp:// or amqps:// URL",
-                      Action::AwaitChange());
+      return Fail(Step::kCredentials, reasons::kInvalidSpec,
+                  where + " is not an amqp:// or amqps:// URL", Action::AwaitChange());
     }
-    sb.Set("CredentialsReady", true, "Found", "RabbitMQ URL found");
-    bool conflict = false;
-    auto w = WriteEnv(RabbitEnv(url->second, spec.max_pub, spec.max_sub), &conflict);
-    if (!w.ok() || conflict) return w;
-    sb.Ready(true, "EnvSecretWritten", "env Secret written (rabbitmq: nothing to probe)");
-    return Finish(Action::AwaitChange());
+    Passed(Step::kCredentials, "RabbitMQ URL found");
+    auto w = WriteEnv(logic::RabbitMqEnv(url->second, view.max_pub_chans(), view.max_sub_chans()));
+    if (!w.ok()) return w.status();
+    if (!*w) return EnvConflict();
+    Passed(Step::kEnvSecret, "Secret " + in.env_secret_name + " written");
+    return Report(Action::AwaitChange());
   }
 
   Result<Action> Postgres() {
-    bool conflict = false;
-    auto w = WriteEnv(PostgresEnv(spec.max_conns, spec.min_conns), &conflict);
-    if (!w.ok() || conflict) return w;
-    sb.Ready(true, "EnvSecretWritten", "env Secret written (postgres: nothing to probe)");
-    return Finish(Action::AwaitChange());
+    auto w = WriteEnv(logic::PostgresEnv(view.max_conns(), view.min_conns()));
+    if (!w.ok()) return w.status();
+    if (!*w) return EnvConflict();
+    Passed(Step::kEnvSecret, "Secret " + in.env_secret_name + " written");
+    return Report(Action::AwaitChange());
   }
 
-  void Exclude() {
-    if (ctx.registry->Set(spec.key(), spec.server_key(), {}) >
-        ctx.registry->RenderedEpoch(spec.server_key())) {
-      ctx.enqueue_server(spec.server_key());
+  Result<Action> Nats(const json& server_obj);
+  Result<Action> Finalize();
+};
+
+Result<Action> BackendReconciler::Impl::Nats(const json& server_obj) {
+  api::NatsServerView server(server_obj);
+  const std::string server_key = server.key().ToString();
+  const logic::OwnerObject owner{view.ns(), view.name(), uid};
+  in.subject = view.subject_prefix() + ".*";
+  in.server = server_key;
+
+  // 1. Credentials: the stored state (owned Secret, from the cache) and one
+  //    step of the state machine.
+  const std::string creds_name = logic::CredentialsSecretName(view.name());
+  kube::ObjectPtr creds_secret = ctx.secrets->Get(view.ns(), creds_name);
+  std::optional<logic::CredentialState> stored;
+  bool marked_conflict = false;
+  if (creds_secret) {
+    if (logic::CheckOwnership(*creds_secret, uid) != logic::Ownership::kOwned) {
+      return Fail(Step::kCredentials, reasons::kSecretConflict,
+                  logic::ForeignSecretMessage(view.ns(), creds_name), Action::AwaitChange());
+    }
+    marked_conflict = !Annotation(*creds_secret, logic::kSecretConflictAnnotation).empty();
+    auto data = logic::DecodeSecretData(*creds_secret);
+    if (!data.ok())
+      return Fail(Step::kCredentials, reasons::kCredentialsNotFound, data.status().message(),
+                  Action::AwaitChange());
+    auto state = logic::DecodeState(*data);
+    if (!state.ok())
+      return Fail(Step::kCredentials, reasons::kCredentialsNotFound, state.status().message(),
+                  Action::AwaitChange());
+    stored = std::move(state).value();
+  }
+  logic::CredentialInputs ci;
+  ci.username = view.username();
+  ci.rotate_token = Annotation(obj, logic::kRotateAnnotation);
+  ci.ack_token = Annotation(obj, logic::kRotationAckAnnotation);
+  auto grace = logic::ParseDuration(view.rotation_grace_period(),
+                                    "spec.nats.credentials.rotationGracePeriod");
+  if (!grace.ok()) return Invalid({{{"", grace.status().message()}}});
+  ci.grace_period = *grace;
+  ci.now = logic::Clock::now();
+  if (auto ref = view.password_secret()) {
+    // The user's own Secret: read by name (it is not ours, so not cached).
+    auto s = GetSecretOrNull(ctx.client, view.ns(), ref->name);
+    if (!s.ok()) return s.status();
+    std::optional<std::string> pw;
+    if (!s->is_null()) {
+      auto d = logic::DecodeSecretData(*s);
+      if (d.ok() && d->count(ref->key) && !d->at(ref->key).empty()) pw = d->at(ref->key);
+    }
+    if (!pw) {
+      return Fail(Step::kCredentials, reasons::kCredentialsNotFound,
+                  "Secret " + view.ns() + "/" + ref->name + " key \"" + ref->key +
+                      "\" (spec.nats.credentials.passwordSecretRef) not found; create it with "
+                      "the password",
+                  Action::AwaitChange());
+    }
+    ci.external_password = std::move(pw);
+  }
+  kube::ObjectPtr env_secret = ctx.secrets->Get(view.ns(), view.env_secret_name());
+  if (env_secret && logic::CheckOwnership(*env_secret, uid) == logic::Ownership::kOwned) {
+    auto d = logic::DecodeSecretData(*env_secret);
+    if (d.ok()) {
+      auto it = d->find(std::string(logic::kEnvNatsUsername));
+      if (it != d->end()) ci.env_username = it->second;
     }
   }
-
-  // The NatsServer exists and admits this namespace; otherwise the
-  // reconcile's result (Ready=False with the reason, await a change).
-  std::optional<Result<Action>> Resolve() {
-    auto srv_obj = ctx.servers->Get(spec.server_ns, spec.server_name);
-    if (!srv_obj) {
-      Exclude();
-      return NotReady("", "ServerNotFound",
-                      "NatsServer " + spec.server_key() +
-                          " (spec.nats.serverRef) does not exist or is not watched; create it or "
-                          "fix the reference",
-                      Action::AwaitChange());
-    }
-    ServerSpec server = ReadServerSpec(*srv_obj);
-    if (!server.Allows(spec.ns)) {
-      Exclude();
-      return NotReady("", "NamespaceNotAllowed",
-                      "NatsServer " + server.key() + " does not admit namespace " + spec.ns +
-                          " (its spec.allowedNamespaces); add it there or use another server",
-                      Action::AwaitChange());
-    }
-    return std::nullopt;
+  auto plan = logic::PlanCredentials(stored, ci);
+  if (!plan.ok()) {
+    return Fail(Step::kCredentials, reasons::kInvalidSpec, plan.status().message(),
+                Action::AwaitChange());
   }
+  auto write_credentials = [&](const logic::CredentialState& state, bool conflict) -> Status {
+    json desired = logic::CredentialsSecret(owner, state);
+    if (conflict) {
+      desired["metadata"]["annotations"][std::string(logic::kSecretConflictAnnotation)] =
+          view.env_secret_name();
+    }
+    auto w = WriteOwnedSecret(ctx.client, desired, creds_secret.get(), uid, ctx.recent);
+    return w.status();
+  };
+  // Written before anything uses a new password; the cached copy may also
+  // need the new layout (an upgrade) even when the state is the same.
+  SB_RETURN_IF_ERROR(write_credentials(plan->state, marked_conflict));
+  // Rotation steps get an event; a first password does not (the Ready event
+  // follows, and with 1,000 backends it would be 1,000 more API writes).
+  if (!plan->note.empty() && stored) {
+    Event(false, CredentialEventReason(stored, plan->state), plan->note);
+  }
+  Passed(Step::kCredentials, ci.external_password ? "from the Secret in passwordSecretRef"
+                                                  : "generated; in Secret " + creds_name);
 
-  Result<Action> Nats() {
-    auto srv_obj = ctx.servers->Get(spec.server_ns, spec.server_name);
-    if (!srv_obj) return Status::Unavailable("NatsServer " + spec.server_key() + " vanished");
-    ServerSpec server = ReadServerSpec(*srv_obj);
-    auto exclude = [&] { Exclude(); };
+  // 2. The env Secret (while Staged still the previous user: the server may
+  //    not have loaded the new one yet).
+  const std::string url = server.url();
+  const std::string prefix = view.subject_prefix();
+  auto env_ok = WriteEnv(logic::NatsEnv(url, plan->env.username, plan->env.password, prefix));
+  if (!env_ok.ok()) return env_ok.status();
+  if (*env_ok == marked_conflict) {
+    // The render leaves a backend in SecretConflict out: mark or unmark.
+    SB_RETURN_IF_ERROR(write_credentials(plan->state, !*env_ok));
+  }
+  if (!*env_ok) return EnvConflict();
+  Passed(Step::kEnvSecret, "Secret " + in.env_secret_name + " written");
+  in.username = plan->env.username;
+  in.rotation = logic::RotationStatus(plan->state);
 
-    auto creds = EnsureCredentials(ctx.client, obj, spec);
-    if (!creds.ok()) {
-      const auto code = creds.status().code();
-      if (code == StatusCode::kNotFound || code == StatusCode::kFailedPrecondition) {
-        exclude();
-        return NotReady("CredentialsReady",
-                        code == StatusCode::kNotFound ? "CredentialsNotFound" : "SecretConflict",
-                        creds.status().message(), Action::AwaitChange());
+  // 3. The user in the server's config Secret (written by the server
+  //    reconciler from the same caches).
+  kube::ObjectPtr config = ctx.secrets->Get(server.ns(), server.config_secret_name());
+  auto users = ctx.configs->Get(config.get(), server.config_key());
+  const bool staged = plan->state.phase == logic::RotationPhase::kStaged;
+  const bool probe_user_in =
+      users->count(ConfigIndex::Entry(plan->probe.username, plan->probe.bcrypt)) > 0;
+  bool env_user_in = probe_user_in;
+  if (staged && plan->state.previous) {
+    env_user_in = users->count(ConfigIndex::Entry(plan->state.previous->username,
+                                                  plan->state.previous->bcrypt)) > 0;
+  }
+  if (!probe_user_in && !env_user_in) {
+    ctx.enqueue_server(server_key);
+    // A new backend waits quietly: its first status is the probe's.
+    if (!StatusOf(obj).contains("conditions")) return Action::RequeueAfter(2s);
+    return Fail(Step::kRenderConfig, reasons::kConfigNotReloaded,
+                "the user is not yet in NatsServer " + server_key + "'s config Secret " +
+                    server.config_secret_name(),
+                Action::RequeueAfter(2s));
+  }
+  Passed(Step::kRenderConfig, "in Secret " + server.ns() + "/" + server.config_secret_name() +
+                                  " key " + server.config_key());
+
+  // 4. The probe, on the pool: trust a result taken for exactly this setup.
+  const std::string fingerprint = in.env_secret_hash + "|" + plan->probe.username + "|" +
+                                  plan->probe.bcrypt + "|" + std::to_string(in.generation) + "|" +
+                                  url + "|" + std::to_string(server.max_payload().value_or(0));
+  auto next_probe = ctx.probe_interval;
+  if (plan->requeue_at) next_probe = std::min(next_probe, Until(*plan->requeue_at));
+
+  auto outcome = ctx.probes->Latest(key);
+  if (!outcome || outcome->fingerprint != fingerprint) {
+    // After a restart the stored status is trusted while it describes this
+    // very setup and its probe is recent: a restart re-probes nothing and
+    // flips nothing.
+    const json st = StatusOf(obj);
+    const auto conditions = logic::ConditionsFromJson(st.value("conditions", json::array()));
+    const logic::Condition* ready =
+        logic::FindCondition(conditions, logic::condition_types::kReady);
+    auto last = logic::ParseTime(st.value("lastProbeTime", ""));
+    if (ready && ready->status == "True" && ready->reason == reasons::kProbed && !staged &&
+        st.value("observedGeneration", int64_t{-1}) == in.generation &&
+        st.value("envSecretHash", "") == in.env_secret_hash &&
+        st.value("username", "") == in.username && last.ok() &&
+        logic::Clock::now() - *last < ctx.probe_interval) {
+      in.last_probe_time = st.value("lastProbeTime", "");
+      if (st.contains("serverMaxPayload") && st["serverMaxPayload"].is_number_integer()) {
+        in.server_max_payload = st["serverMaxPayload"].get<int64_t>();
       }
-      return creds.status();
+      Passed(Step::kProbe, "probe passed");
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          ctx.probe_interval - (logic::Clock::now() - *last));
+      return Report(Action::RequeueAfter(std::min(left, next_probe)));
     }
-    for (const auto& [reason, msg] : creds->events) Event(ctx, obj, false, reason, msg);
-    sb.Set("CredentialsReady", true, "CredentialsReady",
-           spec.password_secret.empty() ? "generated; in Secret " + spec.credentials_secret()
-                                        : "from Secret " + spec.password_secret);
-    sb.status["subject"] = spec.prefix + ".*";
-
-    std::string old_server;
-    uint64_t epoch = ctx.registry->Set(spec.key(), server.key(), creds->users, &old_server);
-    if (!old_server.empty()) ctx.enqueue_server(old_server);
-    if (ctx.registry->RenderedEpoch(server.key()) < epoch) ctx.enqueue_server(server.key());
-
-    // The env Secret: while a rotation is Staged still the previous user
-    // (the server may not have loaded the new one yet).
-    bool conflict = false;
-    auto w = WriteCredentialsEnv(server, *creds, &conflict);
-    if (!w.ok() || conflict) return w;
-
-    // When to look again while Retiring.
-    auto until_retire = [&] {
-      auto d = std::chrono::duration_cast<std::chrono::milliseconds>(
-          creds->retires_at_time - std::chrono::system_clock::now());
-      return d < 100ms ? std::chrono::milliseconds(100ms) : d;
-    };
-
-    if (!ctx.registry->Rendered(spec.key())) {
-      sb.Set("ConfigRendered", false, "Pending",
-             "waiting for NatsServer " + server.key() + " to render this user");
-      // The server reconciler wakes us after its write; the requeue is a safety net.
-      return NotReady("", "ConfigNotReloaded",
-                      "the user is not yet in NatsServer " + server.key() + "'s config Secret",
-                      Action::RequeueAfter(2s));
-    }
-    sb.Set("ConfigRendered", true, "ConfigRendered",
-           "in Secret " + server.ns + "/" + server.config_secret + " key " + server.config_key);
-
-    // Probe, unless an identical setup passed recently.
-    auto fingerprint_of = [&] {
-      return sb.status.value("envSecretHash", "") + "|" + creds->username + "|" +
-             std::to_string(sb.generation) + "|" + server.url + "|" +
-             std::to_string(server.max_payload);
-    };
-    const std::string fingerprint = fingerprint_of();
-    {
-      std::lock_guard lock(self->memo_mu_);
-      auto it = self->probe_memo_.find(spec.key());
-      const auto now = std::chrono::steady_clock::now();
-      if (it != self->probe_memo_.end() && it->second.fingerprint == fingerprint &&
-          now - it->second.at < ctx.probe_interval) {
-        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(ctx.probe_interval -
-                                                                          (now - it->second.at));
-        sb.status["serverMaxPayload"] = it->second.max_payload;
-        sb.status["lastProbeTime"] = it->second.time;
-        if (creds->rotating) left = std::min(left, until_retire());
-        sb.Set("Probed", true, "Probed", "probe passed");
-        sb.Ready(true, "Probed", "probe passed with the installation's credentials");
-        return Finish(Action::RequeueAfter(left));
-      }
-    }
-
     auto ca = CaFile(ctx, server);
     if (!ca.ok()) {
-      return NotReady(
-          "Probed", "ServerUnreachable", ca.status().message(),
-          Action::RequeueAfter(std::min(ctx.probe_interval, std::chrono::milliseconds(10s))));
+      return Fail(Step::kProbe, reasons::kServerUnreachable, ca.status().message(),
+                  Action::RequeueAfter(10s));
     }
-    pubsub::ProbeOptions po;
-    po.urls = server.url;
-    po.username = creds->username;
-    po.password = creds->password;
-    po.subject_prefix = spec.prefix;
-    po.ca_file = *ca;
-    po.timeout = ctx.probe_timeout;
-    auto report = pubsub::Probe(po);
-    // While Staged the probe uses the new user, which only the reload adds:
-    // a refusal means "not reloaded yet", not broken credentials.
-    const bool recent = creds->staged() ||
-                        std::chrono::steady_clock::now() - ctx.registry->LastWrite(server.key()) <
-                            ctx.reload_window;
-    ProbeVerdict v = Judge(report, recent);
-    if (ctx.metrics) ctx.metrics->ObserveProbe(v.reason);
-    const std::string now_text = NowRfc3339();
-    sb.status["lastProbeTime"] = now_text;
-    if (!v.ok) {
-      std::lock_guard lock(self->memo_mu_);
-      self->probe_memo_.erase(spec.key());
+    ProbeJob job;
+    job.fingerprint = fingerprint;
+    job.primary.urls = url;
+    job.primary.username = plan->probe.username;
+    job.primary.password = plan->probe.password;
+    job.primary.subject_prefix = prefix;
+    job.primary.ca_file = *ca;
+    job.primary.timeout = ctx.probe_timeout;
+    if (staged && plan->env.username != plan->probe.username) {
+      job.fallback = job.primary;
+      job.fallback->username = plan->env.username;
+      job.fallback->password = plan->env.password;
     }
-    if (!v.ok && creds->staged() && v.reload_pending) {
-      // Engines still run with the env Secret's (previous) credentials:
-      // Ready is about those while the server has not loaded the new user.
-      po.username = creds->env_username;
-      po.password = creds->env_password;
-      auto env_report = pubsub::Probe(po);
-      if (env_report.ok()) {
-        sb.status["serverMaxPayload"] = env_report->server_max_payload;
-        sb.Set("Probed", true, "RotationStaged",
-               "the env Secret's credentials work; user " + creds->username +
-                   " waits for the server to load the rendered config");
-        sb.Ready(true, "RotationStaged",
-                 "probe passed with the env Secret's credentials; the rotation switches them "
-                 "once the server accepts user " +
-                     creds->username);
-        return Finish(Action::RequeueAfter(ctx.reload_retry));
-      }
-    }
-    if (!v.ok) {
-      auto retry = v.reload_pending ? ctx.reload_retry
-                                    : std::min(ctx.probe_interval, std::chrono::milliseconds(10s));
-      if (creds->phase == kPhaseRetiring) retry = std::min(retry, until_retire());
-      return NotReady("Probed", v.reason, v.message, Action::RequeueAfter(retry));
-    }
-    sb.status["serverMaxPayload"] = v.max_payload;
-    if (creds->staged()) {
-      // The server accepts the new user: engines may now be handed it.
-      auto confirmed = ConfirmStaged(ctx.client, obj, spec, *creds);
-      if (!confirmed.ok()) return confirmed.status();
-      *creds = std::move(*confirmed);
-      for (const auto& [reason, msg] : creds->events) Event(ctx, obj, false, reason, msg);
-      auto w2 = WriteCredentialsEnv(server, *creds, &conflict);
-      if (!w2.ok() || conflict) return w2;
-    }
-    {
-      std::lock_guard lock(self->memo_mu_);
-      self->probe_memo_[spec.key()] = {fingerprint_of(), std::chrono::steady_clock::now(),
-                                       v.max_payload, now_text};
-    }
-    auto next = ctx.probe_interval;
-    if (creds->rotating) next = std::min(next, until_retire());
-    sb.Set("Probed", true, "Probed", v.message);
-    sb.Ready(true, "Probed", "probe passed with the installation's credentials");
-    return Finish(Action::RequeueAfter(next));
-  }
-
-  Result<Action> Finalize() {
-    if (!HasFinalizer(obj, kFinalizer)) return Action::AwaitChange();
-    std::string skipped;  // why cleanup was skipped (event), empty when done
-    if (spec.kind == "nats" && !spec.server_name.empty()) {
-      auto srv_obj = ctx.servers->Get(spec.server_ns, spec.server_name);
-      if (!srv_obj) {
-        skipped = "ServerGone";
-      } else {
-        ServerSpec server = ReadServerSpec(*srv_obj);
-        auto cfg = GetSecretOrNull(ctx.client, server.ns, server.config_secret);
-        if (!cfg.ok()) return cfg.status();
-        if (cfg->is_null()) skipped = "ConfigTargetMissing";
-      }
-      if (skipped.empty()) {
-        uint64_t epoch;
-        {
-          std::lock_guard lock(self->memo_mu_);
-          auto it = self->removal_epoch_.find(spec.key());
-          if (it == self->removal_epoch_.end()) {
-            std::string old;
-            epoch = ctx.registry->Remove(spec.key(), spec.server_key(), &old);
-            if (!old.empty()) ctx.enqueue_server(old);
-            self->removal_epoch_[spec.key()] = epoch;
-            ctx.enqueue_server(spec.server_key());
-          } else {
-            epoch = it->second;
-          }
-        }
-        if (ctx.registry->RenderedEpoch(spec.server_key()) < epoch) {
-          std::chrono::system_clock::time_point since{};
-          ParseRfc3339(obj["metadata"].value("deletionTimestamp", ""), &since);
-          if (std::chrono::system_clock::now() - since < 60s) return Action::RequeueAfter(200ms);
-          skipped = "CleanupTimedOut";
-        }
-      }
-    }
-    SB_RETURN_IF_ERROR(DeleteOwnedSecret(ctx.client, spec.ns, spec.env_secret, spec.uid));
-    if (spec.kind == "nats") {
-      SB_RETURN_IF_ERROR(
-          DeleteOwnedSecret(ctx.client, spec.ns, spec.credentials_secret(), spec.uid));
-    }
-    if (!skipped.empty()) {
-      Event(ctx, obj, true, skipped,
-            "finalizer removed without removing the NATS user from NatsServer " +
-                spec.server_key() + " (" +
-                (skipped == "ServerGone"            ? "the NatsServer is gone"
-                 : skipped == "ConfigTargetMissing" ? "its config Secret is gone"
-                                                    : "no render within 60 s") +
-                ")");
-    } else if (spec.kind == "nats") {
-      Event(ctx, obj, false, "UserRemoved",
-            "NATS user removed from NatsServer " + spec.server_key());
-    }
-    SB_RETURN_IF_ERROR(RemoveFinalizer(ctx, obj));
-    {
-      std::lock_guard lock(self->memo_mu_);
-      self->removal_epoch_.erase(spec.key());
-      self->probe_memo_.erase(spec.key());
-    }
-    if (spec.kind == "nats" && !spec.server_name.empty()) {
-      ctx.registry->Remove(spec.key(), spec.server_key());
-      ctx.enqueue_server(spec.server_key());
-    }
-    log::Info(kLogger, "finalized", {{"key", spec.key()}, {"skipped", skipped}});
+    ctx.probes->Submit(key, std::move(job));
+    // The pool enqueues this backend when the probe is done; the status
+    // changes then, once.
     return Action::AwaitChange();
   }
-};
+
+  const auto age = std::chrono::steady_clock::now() - outcome->at;
+  auto resubmit_after = [&](std::chrono::milliseconds d) -> Action {
+    if (age >= d) {
+      // Stale: take a new one (the old verdict stands meanwhile).
+      ctx.probes->Forget(key);
+      ctx.enqueue_backend(key);
+      return Action::AwaitChange();
+    }
+    return Action::RequeueAfter(std::chrono::duration_cast<std::chrono::milliseconds>(d - age) +
+                                1ms);
+  };
+  // lastProbeTime moves only with a passing probe: a retry that fails the
+  // same way writes nothing.
+  if (outcome->primary.ok()) {
+    in.last_probe_time = outcome->time;
+  } else if (outcome->fallback_ok) {
+    // RotationStaged, retried every reload_retry: keep the time, or each
+    // retry would be a status write.
+    in.last_probe_time = StatusOf(obj).value("lastProbeTime", outcome->time);
+  }
+  if (outcome->max_payload > 0) in.server_max_payload = outcome->max_payload;
+
+  if (outcome->primary.ok()) {
+    if (staged) {
+      // The server accepts the new user: engines may now be handed it.
+      auto confirmed = logic::ConfirmStaged(*plan, logic::Clock::now(), ci.grace_period);
+      SB_RETURN_IF_ERROR(write_credentials(confirmed.state, false));
+      Event(false, reasons::kRotationSwitched, confirmed.note);
+      auto w =
+          WriteEnv(logic::NatsEnv(url, confirmed.env.username, confirmed.env.password, prefix));
+      if (!w.ok()) return w.status();
+      if (!*w) return EnvConflict();
+      in.username = confirmed.env.username;
+      in.rotation = logic::RotationStatus(confirmed.state);
+      if (confirmed.requeue_at) next_probe = std::min(next_probe, Until(*confirmed.requeue_at));
+    }
+    Passed(Step::kProbe, "probe passed");
+    auto r = Report(Action::RequeueAfter(next_probe));
+    if (!r.ok()) return r;
+    return staged ? Action::RequeueAfter(next_probe) : resubmit_after(next_probe);
+  }
+  if (staged && outcome->fallback_ok) {
+    in.ready_reason = std::string(reasons::kRotationStaged);
+    in.ready_message =
+        "probe passed with the env Secret's credentials; the rotation switches "
+        "them once the server accepts user " +
+        plan->probe.username;
+    Passed(Step::kProbe, "the env Secret's credentials work; user " + plan->probe.username +
+                             " waits for the server to load the rendered config");
+    auto r = Report(Action::AwaitChange());
+    if (!r.ok()) return r;
+    return resubmit_after(ctx.reload_retry);
+  }
+  const bool reload_expected =
+      staged || !probe_user_in ||
+      std::chrono::steady_clock::now() - ctx.configs->SeenAt(config.get()) < ctx.reload_window;
+  const auto reason = logic::ProbeFailureReason(outcome->primary.code(), reload_expected);
+  std::string message = outcome->primary.message();
+  if (reason == reasons::kConfigNotReloaded) {
+    message = "the server has not loaded the rendered config yet (" + message + ")";
+  }
+  auto retry = reason == reasons::kConfigNotReloaded
+                   ? ctx.reload_retry
+                   : std::min(ctx.probe_interval, std::chrono::milliseconds(10s));
+  retry = std::min(retry, next_probe);
+  if (reason == reasons::kConfigNotReloaded && !StatusOf(obj).contains("conditions")) {
+    // A new backend waits quietly for the reload: its first status is Ready.
+    return resubmit_after(retry);
+  }
+  auto r = Fail(Step::kProbe, reason, message, Action::AwaitChange());
+  if (!r.ok()) return r;
+  return resubmit_after(retry);
+}
+
+Result<Action> BackendReconciler::Impl::Finalize() {
+  if (!HasFinalizer(obj, logic::kFinalizer) && !HasFinalizer(obj, kLegacyFinalizer)) {
+    return Action::AwaitChange();
+  }
+  std::string_view skipped;  // why cleanup was skipped (event), empty when done
+  std::string server_key;
+  if (view.kind() == "nats" && !view.server().name.empty()) {
+    server_key = view.server().ToString();
+    kube::ObjectPtr server_obj = ctx.servers->Get(view.server().ns, view.server().name);
+    if (!server_obj) {
+      skipped = reasons::kServerGone;
+    } else {
+      api::NatsServerView server(*server_obj);
+      kube::ObjectPtr config = ctx.secrets->Get(server.ns(), server.config_secret_name());
+      if (!config) {
+        skipped = reasons::kConfigTargetMissing;
+      } else {
+        // The render leaves deleting backends out; wait until the config
+        // Secret no longer holds this backend's users.
+        bool present = false;
+        kube::ObjectPtr creds =
+            ctx.secrets->Get(view.ns(), logic::CredentialsSecretName(view.name()));
+        if (creds && logic::CheckOwnership(*creds, uid) == logic::Ownership::kOwned) {
+          auto data = logic::DecodeSecretData(*creds);
+          auto state =
+              data.ok() ? logic::DecodeState(*data) : Result<logic::CredentialState>(data.status());
+          if (state.ok()) {
+            auto users = ctx.configs->Get(config.get(), server.config_key());
+            for (const auto& u : logic::RenderedUsers(*state)) {
+              if (users->count(ConfigIndex::Entry(u.username, u.bcrypt))) present = true;
+            }
+          }
+        }
+        if (present) {
+          ctx.enqueue_server(server_key);
+          auto since = logic::ParseTime(obj["metadata"].value("deletionTimestamp", ""));
+          if (!since.ok() || logic::Clock::now() - *since < ctx.cleanup_timeout) {
+            return Action::RequeueAfter(500ms);
+          }
+          skipped = reasons::kCleanupTimedOut;
+        }
+      }
+    }
+  }
+  kube::ObjectPtr env = ctx.secrets->Get(view.ns(), view.env_secret_name());
+  SB_RETURN_IF_ERROR(DeleteOwnedSecret(ctx.client, env.get(), uid));
+  if (view.kind() == "nats") {
+    kube::ObjectPtr creds = ctx.secrets->Get(view.ns(), logic::CredentialsSecretName(view.name()));
+    SB_RETURN_IF_ERROR(DeleteOwnedSecret(ctx.client, creds.get(), uid));
+  }
+  if (!skipped.empty()) {
+    Event(true, skipped,
+          "finalizer removed without removing the NATS user from NatsServer " + server_key + " (" +
+              (skipped == reasons::kServerGone            ? "the NatsServer is gone"
+               : skipped == reasons::kConfigTargetMissing ? "its config Secret is gone"
+                                                          : "no render without it in time") +
+              ")");
+  } else if (!server_key.empty()) {
+    Event(false, reasons::kUserRemoved, "NATS user removed from NatsServer " + server_key);
+  }
+  SB_RETURN_IF_ERROR(RemoveFinalizers(ctx, obj));
+  ctx.probes->Forget(key);
+  log::Info(kLogger, "finalized", {{"key", key}, {"skipped", std::string(skipped)}});
+  return Action::AwaitChange();
+}
 
 Result<Action> BackendReconciler::Reconcile(const std::string& key) {
   kube::ObjectPtr ptr = ctx_.backends->Get(key);
   if (!ptr) {
-    // Gone (finalized, or never had our finalizer): forget its users.
-    if (auto server = ctx_.registry->ServerOf(key); !server.empty()) {
-      ctx_.registry->Remove(key, server);
-      ctx_.enqueue_server(server);
-    }
-    std::lock_guard lock(memo_mu_);
-    probe_memo_.erase(key);
+    ctx_.probes->Forget(key);
     return Action::AwaitChange();
   }
   const json& obj = *ptr;
-  Impl impl(this, obj);
+  Impl impl(ctx_, obj);
   if (IsDeleting(obj)) return impl.Finalize();
-  if (!HasFinalizer(obj, kFinalizer)) {
-    // The update event brings us back with the finalizer in place.
-    SB_RETURN_IF_ERROR(AddFinalizer(ctx_, obj));
-    return Action::AwaitChange();
-  }
+  SB_RETURN_IF_ERROR(EnsureFinalizer(ctx_, obj));
 
   // Resolution first: a missing server or a namespace it does not admit has
   // its own reason (the shared rules would call both InvalidSpec).
-  if (impl.spec.kind == "nats" && !impl.spec.server_name.empty()) {
-    if (auto r = impl.Resolve(); r.has_value()) return std::move(*r);
+  kube::ObjectPtr server;
+  if (impl.view.kind() == "nats" && !impl.view.server().name.empty()) {
+    const api::ObjectKey sk = impl.view.server();
+    server = ctx_.servers->Get(sk.ns, sk.name);
+    if (!server) {
+      return impl.Fail(Step::kResolveServer, reasons::kServerNotFound,
+                       "NatsServer " + sk.ToString() +
+                           " (spec.nats.serverRef) does not exist or is not watched; create it "
+                           "or fix the reference",
+                       Action::AwaitChange());
+    }
+    if (!api::NatsServerView(*server).AllowsNamespace(impl.view.ns())) {
+      return impl.Fail(Step::kResolveServer, reasons::kNamespaceNotAllowed,
+                       "NatsServer " + sk.ToString() + " does not admit namespace " +
+                           impl.view.ns() +
+                           " (its spec.allowedNamespaces); add it there or use another server",
+                       Action::AwaitChange());
+    }
   }
   validation::Report report =
-      validation::Validate(obj, BuildContext(ctx_, impl.spec), validation::Operation::kCreate);
+      validation::Validate(obj, facts_->Build(ctx_, impl.view), validation::Operation::kCreate);
   if (!report.ok()) return impl.Invalid(report);
+  impl.Passed(Step::kValidate, "");
+  if (server) impl.Passed(Step::kResolveServer, "");
 
-  if (impl.spec.kind == "nats") return impl.Nats();
-  if (impl.spec.kind == "rabbitmq") return impl.Rabbit();
-  if (impl.spec.kind == "postgres") return impl.Postgres();
-  // Unreachable when validation rejects unknown kinds; kept as a guard.
-  validation::Report unknown;
-  unknown.errors.push_back({"spec.kind", "must be nats, rabbitmq or postgres"});
-  return impl.Invalid(unknown);
+  const std::string kind = impl.view.kind();
+  if (kind == "nats" && server) return impl.Nats(*server);
+  if (kind == "rabbitmq") return impl.Rabbit();
+  if (kind == "postgres") return impl.Postgres();
+  return impl.Invalid({{{"spec.kind", "must be nats, rabbitmq or postgres"}}});
 }
 
 }  // namespace switchboard::controller

@@ -8,8 +8,11 @@
 #include <mutex>
 #include <thread>
 
-#include "backend_spec.h"
+#include "config_index.h"
 #include "k8s_util.h"
+#include "probe_pool.h"
+#include "secret_io.h"
+#include "switchboard/api/views.h"
 #include "switchboard/common/log.h"
 #include "switchboard/controller/controller.h"
 #include "switchboard/controller/health_server.h"
@@ -18,10 +21,10 @@
 #include "switchboard/controller/metrics.h"
 #include "switchboard/controller/multi_store.h"
 #include "switchboard/controller/reconcilers.h"
-#include "switchboard/controller/registry.h"
 #include "switchboard/kube/client.h"
 #include "switchboard/kube/event_recorder.h"
 #include "switchboard/kube/watcher.h"
+#include "switchboard/operator/objects.h"
 
 namespace switchboard::controller {
 namespace {
@@ -36,15 +39,30 @@ std::string DefaultIdentity() {
   return std::string(host) + "_" + std::to_string(getpid());
 }
 
-// Metadata a reconcile reacts to besides the spec (generation).
+// Metadata a reconcile reacts to besides the spec (generation). Not the
+// finalizers: adding ours would wake the backend a second time for nothing
+// (a deletion changes deletionTimestamp).
 bool MetaChanged(const json& a, const json& b) {
   const json& ma = a["metadata"];
   const json& mb = b["metadata"];
   return GenerationOf(a) != GenerationOf(b) ||
          ma.value("annotations", json()) != mb.value("annotations", json()) ||
-         ma.value("finalizers", json()) != mb.value("finalizers", json()) ||
          ma.value("deletionTimestamp", json()) != mb.value("deletionTimestamp", json()) ||
          ma.value("labels", json()) != mb.value("labels", json());
+}
+
+// Whether a backend's next step depends on its server's config Secret.
+bool WaitsForConfig(const json& backend) {
+  if (IsDeleting(backend)) return true;
+  const json status = StatusOf(backend);
+  if (status.contains("rotation")) return true;
+  for (const auto& c : status.value("conditions", json::array())) {
+    if (c.is_object() && c.value("type", "") == "Ready") {
+      return c.value("status", "") != "True" ||
+             c.value("observedGeneration", int64_t{-1}) != GenerationOf(backend);
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -128,11 +146,18 @@ Status Operator::Impl::Run() {
     metrics.SetLeader(true);
   }
 
-  // 4. Caches, reconcilers, controllers.
+  // 4. Caches, reconcilers, controllers. Secrets: only those labelled
+  // managed-by=switchboard (the ones the operator writes, in today's and
+  // earlier layouts); a Secret a user references is read by name.
   kube::WatcherOptions wo;
   MultiStore backends(client.get(), kube::resources::PubSubBackend(), opts.namespaces, wo);
   MultiStore servers(client.get(), kube::resources::NatsServer(), opts.namespaces, wo);
-  Registry registry;
+  kube::WatcherOptions so = wo;
+  so.label_selector = std::string(operator_logic::kManagedByLabel) + "=" +
+                      std::string(operator_logic::kManagedByValue);
+  MultiStore secrets(client.get(), kube::resources::Secret(), opts.namespaces, so);
+  ConfigIndex configs;
+  RecentWrites recent;
   kube::EventRecorder::Options ro;
   ro.component = "switchboard-operator";
   kube::EventRecorder recorder(client.get(), ro);
@@ -142,11 +167,20 @@ Status Operator::Impl::Run() {
 
   Controller* backend_ctl_ptr = nullptr;
   Controller* server_ctl_ptr = nullptr;
+  ProbePool probes(
+      opts.probe_workers,
+      [&](const std::string& k) {
+        if (backend_ctl_ptr) backend_ctl_ptr->Enqueue(k);
+      },
+      [&](const std::string& result) { metrics.ObserveProbe(result); });
   ReconcileContext rc;
   rc.client = client.get();
   rc.backends = &backends;
   rc.servers = &servers;
-  rc.registry = &registry;
+  rc.secrets = &secrets;
+  rc.probes = &probes;
+  rc.configs = &configs;
+  rc.recent = &recent;
   rc.recorder = &recorder;
   rc.metrics = &metrics;
   rc.enqueue_server = [&](const std::string& k) { server_ctl_ptr->Enqueue(k); };
@@ -161,21 +195,34 @@ Status Operator::Impl::Run() {
   backend_ctl_ptr = &backend_ctl;
   server_ctl_ptr = &server_ctl;
 
+  auto server_of = [](const json& b) -> std::string {
+    api::BackendView v(b);
+    return v.kind() == "nats" && !v.server().name.empty() ? v.server().ToString() : "";
+  };
+  // A backend change can change its server's file (bound, deleting, prefix,
+  // moved to another server): both servers render again.
   backends.AddEventHandler({
-      [&](const kube::ObjectPtr& o) { backend_ctl.Enqueue(kube::ObjectKeyOf(*o)); },
+      [&](const kube::ObjectPtr& o) {
+        backend_ctl.Enqueue(kube::ObjectKeyOf(*o));
+        if (auto s = server_of(*o); !s.empty()) server_ctl.Enqueue(s);
+      },
       [&](const kube::ObjectPtr& a, const kube::ObjectPtr& b) {
-        if (MetaChanged(*a, *b)) backend_ctl.Enqueue(kube::ObjectKeyOf(*b));
+        if (!MetaChanged(*a, *b)) return;
+        backend_ctl.Enqueue(kube::ObjectKeyOf(*b));
+        for (const auto& s : {server_of(*a), server_of(*b)}) {
+          if (!s.empty()) server_ctl.Enqueue(s);
+        }
       },
       [&](const kube::ObjectPtr& o) {
         backend_ctl.Enqueue(kube::ObjectKeyOf(*o));
-        if (auto s = ServerKeyOf(*o); !s.empty()) server_ctl.Enqueue(s);
+        if (auto s = server_of(*o); !s.empty()) server_ctl.Enqueue(s);
       },
   });
   auto server_changed = [&](const json& s) {
     std::string key = kube::ObjectKeyOf(s);
     server_ctl.Enqueue(key);
     for (const auto& b : backends.List()) {
-      if (ServerKeyOf(*b) == key) backend_ctl.Enqueue(kube::ObjectKeyOf(*b));
+      if (server_of(*b) == key) backend_ctl.Enqueue(kube::ObjectKeyOf(*b));
     }
   };
   servers.AddEventHandler({
@@ -185,52 +232,56 @@ Status Operator::Impl::Run() {
       },
       [&](const kube::ObjectPtr& o) { server_changed(*o); },
   });
-
-  // Secrets: no cache (memory); events map to the backends and servers
-  // that read them: credentials, referenced passwords and URLs, env and
-  // config Secrets (someone deleting one gets it rewritten).
-  auto secret_event = [&](const json& secret) {
+  // An owned Secret changed: its owner looks again (a credentials Secret
+  // also changes its server's file; a config Secret wakes the server's
+  // backends waiting for their user to appear in it).
+  auto owned_secret_event = [&](const json& secret) {
     const std::string ns = kube::NamespaceOf(secret);
-    const std::string name = kube::NameOf(secret);
-    for (const auto& b : backends.List(ns)) {
-      BackendSpec s = ReadBackendSpec(*b);
-      if (name == s.credentials_secret() || name == s.password_secret || name == s.url_secret ||
-          name == s.env_secret) {
-        backend_ctl.Enqueue(s.key());
+    auto meta = secret.find("metadata");
+    if (meta == secret.end() || !meta->contains("ownerReferences")) return;
+    for (const auto& ref : (*meta)["ownerReferences"]) {
+      if (!ref.is_object()) continue;
+      const std::string kind = ref.value("kind", "");
+      const std::string owner_key = ns + "/" + ref.value("name", "");
+      if (kind == kBackendKind) {
+        backend_ctl.Enqueue(owner_key);
+        if (auto b = backends.Get(owner_key)) {
+          if (auto s = server_of(*b); !s.empty()) server_ctl.Enqueue(s);
+        }
+      } else if (kind == kServerKind) {
+        // A new config: the backends that wait for it (not Ready yet, in a
+        // rotation, or being deleted). Ready ones are not disturbed: with
+        // 1,000 backends a config write would otherwise be 1,000 reconciles.
+        server_ctl.Enqueue(owner_key);
+        for (const auto& b : backends.List()) {
+          if (server_of(*b) == owner_key && WaitsForConfig(*b)) {
+            backend_ctl.Enqueue(kube::ObjectKeyOf(*b));
+          }
+        }
       }
     }
-    for (const auto& srv : servers.List(ns)) {
-      ServerSpec s = ReadServerSpec(*srv);
-      if (name == s.config_secret) server_ctl.Enqueue(s.key());
-      if (name == s.ca_secret) server_changed(*srv);
-    }
   };
-  std::vector<std::unique_ptr<kube::Watcher>> secret_watchers;
-  std::vector<std::string> secret_ns = opts.namespaces;
-  if (secret_ns.empty()) secret_ns.push_back("");
-  for (const auto& ns : secret_ns) {
-    secret_watchers.push_back(std::make_unique<kube::Watcher>(
-        client.get(), kube::resources::Secret(), ns, wo, [&](const kube::WatcherEvent& e) {
-          if (!synced) return;  // the initial list enqueues everything anyway
-          if (e.type == kube::WatcherEvent::Type::kApplied ||
-              e.type == kube::WatcherEvent::Type::kDeleted) {
-            secret_event(e.object);
-          }
-        }));
-  }
+  secrets.AddEventHandler({
+      [&](const kube::ObjectPtr& o) { owned_secret_event(*o); },
+      [&](const kube::ObjectPtr&, const kube::ObjectPtr& b) { owned_secret_event(*b); },
+      [&](const kube::ObjectPtr& o) { owned_secret_event(*o); },
+  });
 
   backends.Start();
   servers.Start();
-  for (auto& w : secret_watchers) w->Start();
-  while (!stop && !(backends.HasSynced() && servers.HasSynced())) {
+  secrets.Start();
+  // Nothing is rendered or decided before every cache has its first list:
+  // a render from a partial cache could drop users.
+  while (!stop && !(backends.HasSynced() && servers.HasSynced() && secrets.HasSynced())) {
     Wait(std::chrono::milliseconds(50));
   }
   if (!stop) {
-    rc.started = std::chrono::steady_clock::now();
     synced = true;
-    log::Info(
-        kLogger, "caches synced; starting workers",
-        {{"backends", backends.Size()}, {"servers", servers.Size()}, {"workers", opts.workers}});
+    log::Info(kLogger, "caches synced; starting workers",
+              {{"backends", backends.Size()},
+               {"servers", servers.Size()},
+               {"secrets", secrets.Size()},
+               {"workers", opts.workers}});
     server_ctl.Start();
     backend_ctl.Start();
   }
@@ -253,7 +304,8 @@ Status Operator::Impl::Run() {
   log::Info(kLogger, "shutting down");
   backend_ctl.Stop();
   server_ctl.Stop();
-  for (auto& w : secret_watchers) w->Stop();
+  probes.Stop();
+  secrets.Stop();
   backends.Stop();
   servers.Stop();
   recorder.Flush(std::chrono::seconds(3));

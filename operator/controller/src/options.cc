@@ -123,6 +123,15 @@ Result<Options> ParseOptions(const std::vector<std::string>& args) {
          o.workers = static_cast<int>(n);
          return Status::Ok();
        }},
+      {"probe-workers",
+       [&o](std::string_view v) -> Status {
+         long long n = 0;
+         if (!ParseInt(v, &n) || n < 1 || n > 256)
+           return Status::InvalidArgument("--probe-workers: \"" + std::string(v) +
+                                          "\" is not a thread count; use an integer from 1 to 256");
+         o.probe_workers = static_cast<int>(n);
+         return Status::Ok();
+       }},
       {"probe-timeout", duration("probe-timeout", &o.probe_timeout)},
       {"probe-interval", duration("probe-interval", &o.probe_interval)},
       {"resync-period", duration("resync-period", &o.resync_period)},
@@ -214,6 +223,7 @@ Flags:
   --health-addr ADDR       /healthz and /readyz, plain HTTP (default :8081; 0 disables)
   --metrics-addr ADDR      Prometheus /metrics (default :8080; 0 disables)
   --workers N              concurrent reconciles per kind (default 4)
+  --probe-workers N        concurrent NATS probes, off the reconcile workers (default 8)
   --probe-timeout D        deadline of one NATS probe (default 5s)
   --probe-interval D       re-probe Ready backends this often (default 5m)
   --resync-period D        re-queue every object this often; 0 = never (default 0)

@@ -1,28 +1,52 @@
-#include "backend_spec.h"
-#include "desired.h"
+#include <map>
+#include <mutex>
+
 #include "k8s_util.h"
-#include "secrets.h"
+#include "secret_io.h"
+#include "switchboard/api/views.h"
 #include "switchboard/common/log.h"
 #include "switchboard/controller/reconcilers.h"
+#include "switchboard/operator/cluster_render.h"
+#include "switchboard/operator/conditions.h"
+#include "switchboard/operator/objects.h"
+#include "switchboard/operator/secrets.h"
+#include "switchboard/operator/time_util.h"
 #include "switchboard/validation/validate.h"
 
 namespace switchboard::controller {
+namespace logic = ::switchboard::operator_logic;
+namespace reasons = ::switchboard::operator_logic::reasons;
+
+// When this process last wrote each server's config Secret: only to space
+// writes (min_write_interval), never to decide what the file holds.
+struct ServerReconciler::State {
+  std::mutex mu;
+  std::map<std::string, std::chrono::steady_clock::time_point> last_write;
+};
+
+ServerReconciler::ServerReconciler(ReconcileContext ctx)
+    : ctx_(std::move(ctx)), state_(std::make_unique<State>()) {}
+ServerReconciler::~ServerReconciler() = default;
+
 namespace {
 
-using namespace std::chrono_literals;
-
-// How long a render waits for bound backends that have not reported since
-// the operator started (they would otherwise be dropped from the config).
-constexpr auto kStartupWait = 30s;
-
 Status WriteServerStatus(const ReconcileContext& ctx, const json& obj, const json& status) {
-  if (obj.contains("status") && obj["status"] == status) return Status::Ok();
+  if (StatusOf(obj) == status) return Status::Ok();
   kube::PatchOptions po;
   po.subresource = "status";
-  auto r = ctx.client->Patch(kube::resources::NatsServer(), kube::NamespaceOf(obj),
-                             kube::NameOf(obj), kube::PatchType::kMerge, {{"status", status}}, po);
+  auto r = ctx.client->Patch(kube::resources::NatsServer(), api::NamespaceOf(obj), api::NameOf(obj),
+                             kube::PatchType::kMerge, {{"status", status}}, po);
   if (!r.ok() && r.status().code() == StatusCode::kNotFound) return Status::Ok();
   return r.status();
+}
+
+void EnqueueBound(const ReconcileContext& ctx, const std::string& server_key) {
+  for (const auto& b : ctx.backends->List()) {
+    api::BackendView v(*b);
+    if (v.kind() == "nats" && v.server().ToString() == server_key) {
+      ctx.enqueue_backend(v.key().ToString());
+    }
+  }
 }
 
 }  // namespace
@@ -30,141 +54,108 @@ Status WriteServerStatus(const ReconcileContext& ctx, const json& obj, const jso
 Result<Action> ServerReconciler::Reconcile(const std::string& key) {
   kube::ObjectPtr ptr = ctx_.servers->Get(key);
   if (!ptr) {
-    // Bound backends learn that their server is gone.
-    for (const auto& b : ctx_.backends->List()) {
-      if (ServerKeyOf(*b) == key) ctx_.enqueue_backend(kube::ObjectKeyOf(*b));
-    }
+    EnqueueBound(ctx_, key);  // they learn that their server is gone
     return Action::AwaitChange();
   }
   const json& obj = *ptr;
+  api::NatsServerView sv(obj);
   const int64_t gen = GenerationOf(obj);
-  json status =
-      obj.contains("status") && obj["status"].is_object() ? obj["status"] : json::object();
-  status["observedGeneration"] = gen;
-  auto ready = [&](bool ok, std::string_view reason, const std::string& msg) {
-    SetCondition(&status["conditions"], Condition("Ready", ok, reason, msg, gen));
-  };
-  auto event = [&](bool warning, const std::string& reason, const std::string& msg) {
-    const json* c = FindCondition(obj, "Ready");
-    if (c && c->value("reason", "") == reason && c->value("observedGeneration", int64_t{-1}) == gen)
-      return;
-    if (ctx_.recorder) {
-      ctx_.recorder->Record(obj, warning ? kube::EventType::kWarning : kube::EventType::kNormal,
-                            reason, msg);
+  const std::string now = logic::FormatTime(logic::Clock::now());
+  auto fail = [&](std::string_view reason, const std::string& msg) -> Status {
+    json status = logic::ComputeServerStatus(
+        StatusOf(obj), gen, StatusOf(obj).value("installations", 0), "", reason, msg, now);
+    if (auto ev = logic::ReadyTransitionEvent(StatusOf(obj), status); ev && ctx_.recorder) {
+      ctx_.recorder->Record(obj, kube::EventType::kWarning, ev->reason, ev->message);
     }
+    return WriteServerStatus(ctx_, obj, status);
   };
 
   validation::Report report = validation::Validate(obj, {}, validation::Operation::kCreate);
   if (!report.ok()) {
     std::string msg;
     for (const auto& f : report.errors) msg += (msg.empty() ? "" : "; ") + f.ToString();
-    ready(false, "InvalidSpec", msg);
-    event(true, "InvalidSpec", msg);
-    SB_RETURN_IF_ERROR(WriteServerStatus(ctx_, obj, status));
+    SB_RETURN_IF_ERROR(fail(reasons::kInvalidSpec, msg));
     return Action::Terminal();
   }
-  ServerSpec server = ReadServerSpec(obj);
 
-  // Every bound backend must have reported (after a restart) before a
-  // render, or users would be dropped; deleting ones are excluded anyway.
-  std::vector<std::string> waiting;
-  for (const auto& b : ctx_.backends->List()) {
-    if (ServerKeyOf(*b) != key || IsDeleting(*b)) continue;
-    std::string bkey = kube::ObjectKeyOf(*b);
-    if (!ctx_.registry->Known(bkey)) waiting.push_back(bkey);
-  }
-  if (!waiting.empty() && std::chrono::steady_clock::now() - ctx_.started < kStartupWait) {
-    for (const auto& b : waiting) ctx_.enqueue_backend(b);
-    return Action::RequeueAfter(250ms);
-  }
-
-  // Coalesce: whatever changes until the interval has passed goes into one
-  // write (checked before the GET, so a burst of events costs nothing).
-  const auto since = std::chrono::steady_clock::now() - ctx_.registry->LastWrite(key);
-  if (since < ctx_.min_write_interval) {
-    return Action::RequeueAfter(
-        std::chrono::duration_cast<std::chrono::milliseconds>(ctx_.min_write_interval - since));
-  }
-
-  uint64_t epoch = 0;
-  RenderInput in;
-  in.server_key = key;
-  in.max_payload = server.max_payload;
-  in.max_pending = server.max_pending;
-  in.isolation = server.isolation;
-  in.entries = ctx_.registry->Entries(key, &epoch);
-  int installations = 0;
-  for (const auto& e : in.entries) installations += e.users.empty() ? 0 : 1;
-  auto render = RenderInclude(in);
-  if (!render.ok()) {
-    ready(false, "InvalidSpec", render.status().message());
-    event(true, "InvalidSpec", render.status().message());
-    SB_RETURN_IF_ERROR(WriteServerStatus(ctx_, obj, status));
+  // The render: a pure function of what the caches hold.
+  std::vector<kube::ObjectPtr> held = ctx_.backends->List();
+  std::vector<const json*> backends;
+  backends.reserve(held.size());
+  for (const auto& b : held) backends.push_back(b.get());
+  std::vector<kube::ObjectPtr> secrets_held;  // keeps looked-up Secrets alive
+  auto lookup = [&](std::string_view ns, std::string_view name) -> const json* {
+    kube::ObjectPtr s = ctx_.secrets->Get(ns, name);
+    if (!s) return nullptr;
+    secrets_held.push_back(s);
+    return s.get();
+  };
+  auto collected = logic::CollectInstallations(obj, backends, lookup);
+  if (!collected.ok()) {
+    SB_RETURN_IF_ERROR(fail(reasons::kInvalidSpec, collected.status().message()));
     return Action::Terminal();
   }
-  const std::string& rendered = render->text;
-  const std::string& hash = render->hash;
-  installations -= static_cast<int>(render->rejected.size());
-  for (const auto& r : render->rejected) {
-    log::Warn("server", "installation left out of the render", {{"key", key}, {"why", r}});
+  auto rendered = logic::RenderNatsConfig(collected->input);
+  if (!rendered.ok()) {
+    SB_RETURN_IF_ERROR(fail(reasons::kInvalidSpec, rendered.status().message()));
+    return Action::Terminal();
+  }
+  for (const auto& r : rendered->rejected) {
+    log::Warn("server", "installation left out of the render",
+              {{"key", key}, {"why", r.ToString()}});
   }
 
-  auto current = GetSecretOrNull(ctx_.client, server.ns, server.config_secret);
-  if (!current.ok()) return current.status();
-  if (!current->is_null() && !IsOwnedBy(*current, server.uid) &&
-      !IsManagedBySwitchboard(*current)) {
-    std::string msg = "Secret " + server.ns + "/" + server.config_secret +
-                      " exists and is not managed by switchboard; delete it or set "
-                      "spec.config.secretName to another name";
-    ready(false, "SecretConflict", msg);
-    event(true, "SecretConflict", msg);
-    SB_RETURN_IF_ERROR(WriteServerStatus(ctx_, obj, status));
-    return Action::AwaitChange();
+  const std::string secret_name = sv.config_secret_name();
+  const std::string config_key = sv.config_key();
+  kube::ObjectPtr current = ctx_.secrets->Get(sv.ns(), secret_name);
+  json desired =
+      logic::ConfigSecret({sv.ns(), sv.name(), UidOf(obj)}, secret_name, config_key, *rendered);
+  bool differs = true;
+  if (current) {
+    auto data = logic::DecodeSecretData(*current);
+    differs = !data.ok() || data->size() != 1 || !data->count(config_key) ||
+              data->at(config_key) != rendered->text;
   }
-  SecretData data = current->is_null() ? SecretData{} : DecodeSecretData(*current);
-  bool wrote = false;
-  if (data[server.config_key] != rendered || current->is_null()) {
-    data[server.config_key] = rendered;
-    for (auto it = data.begin(); it != data.end();) {
-      it = it->second.empty() && it->first != server.config_key ? data.erase(it) : std::next(it);
+  if (differs) {
+    // Coalesce: changes until the interval has passed go into one write.
+    {
+      std::lock_guard lock(state_->mu);
+      auto since = std::chrono::steady_clock::now() - state_->last_write[key];
+      if (since < ctx_.min_write_interval) {
+        return Action::RequeueAfter(
+            std::chrono::duration_cast<std::chrono::milliseconds>(ctx_.min_write_interval - since));
+      }
     }
-    // A Secret labelled as ours but without an owner (pre-created by a
-    // chart) is adopted as is: EnsureOwnedSecret wants an ownerReference.
-    json owner_view = *current;
-    if (!current->is_null() && !IsOwnedBy(*current, server.uid)) {
-      owner_view["metadata"]["ownerReferences"].push_back(OwnerReference(obj));
+    auto w = WriteOwnedSecret(ctx_.client, desired, current.get(), UidOf(obj), ctx_.recent);
+    if (!w.ok()) {
+      if (w.status().code() == StatusCode::kFailedPrecondition) {
+        SB_RETURN_IF_ERROR(fail(reasons::kSecretConflict, w.status().message() +
+                                                              "; or set spec.config.secretName "
+                                                              "to another name"));
+        return Action::AwaitChange();
+      }
+      return w.status();
     }
-    auto w = EnsureOwnedSecret(ctx_.client, obj, server.ns, server.config_secret, data,
-                               current->is_null() ? nullptr : &owner_view);
-    if (!w.ok()) return w.status();
-    wrote = w->wrote;
-    if (wrote) {
-      log::Info("server", "config written",
-                {{"key", key},
-                 {"secret", server.config_secret},
-                 {"hash", hash},
-                 {"installations", installations},
-                 {"bytes", rendered.size()}});
+    {
+      std::lock_guard lock(state_->mu);
+      state_->last_write[key] = std::chrono::steady_clock::now();
     }
-  }
-  const uint64_t before = ctx_.registry->RenderedEpoch(key);
-  ctx_.registry->MarkRendered(key, epoch, wrote);
-  // Wake the backends whose users just became part of the config.
-  if (epoch > before) {
-    for (const auto& e : in.entries) {
-      if (e.epoch > before) ctx_.enqueue_backend(e.backend_key);
-    }
-    // Finalizing backends wait for a render without them.
-    for (const auto& b : ctx_.backends->List()) {
-      if (ServerKeyOf(*b) == key && IsDeleting(*b)) ctx_.enqueue_backend(kube::ObjectKeyOf(*b));
-    }
+    log::Info("server", "config written",
+              {{"key", key},
+               {"secret", secret_name},
+               {"hash", rendered->hash},
+               {"installations", rendered->installations},
+               {"bytes", rendered->text.size()}});
+    // The bound backends look again once the cache has the new Secret (its
+    // watch event enqueues them); nothing to do here.
   }
 
-  status["installations"] = installations;
-  status["configHash"] = hash;
-  const std::string msg = std::to_string(installations) + " installation(s) in Secret " +
-                          server.config_secret + " key " + server.config_key;
-  ready(true, "ConfigRendered", msg);
+  json status = logic::ComputeServerStatus(StatusOf(obj), gen, rendered->installations,
+                                           rendered->hash, "", "", now);
+  if (auto ev = logic::ReadyTransitionEvent(StatusOf(obj), status); ev && ctx_.recorder) {
+    ctx_.recorder->Record(obj, ev->warning ? kube::EventType::kWarning : kube::EventType::kNormal,
+                          ev->reason, ev->message);
+  }
   SB_RETURN_IF_ERROR(WriteServerStatus(ctx_, obj, status));
   return Action::AwaitChange();
 }

@@ -191,7 +191,10 @@ nlohmann::json ComputeBackendStatus(const nlohmann::json& previous, const Backen
     ready.message = failure->message;
   } else {
     ready.status = "True";
-    if (input.kind == BackendKind::kNats) {
+    if (!input.ready_reason.empty()) {
+      ready.reason = input.ready_reason;
+      ready.message = input.ready_message;
+    } else if (input.kind == BackendKind::kNats) {
       ready.reason = std::string(reasons::kProbed);
       ready.message = "published and received on " + input.subject + " as user " + input.username +
                       " with the env Secret's credentials";
@@ -219,6 +222,7 @@ nlohmann::json ComputeBackendStatus(const nlohmann::json& previous, const Backen
   put("envSecretName", input.env_secret_name);
   put("envSecretHash", input.env_secret_hash);
   put("subject", input.subject);
+  put("server", input.server);
   put("username", input.username);
   put("lastProbeTime", input.last_probe_time);
   if (input.server_max_payload) {
@@ -228,6 +232,39 @@ nlohmann::json ComputeBackendStatus(const nlohmann::json& previous, const Backen
   }
   if (!input.rotation.is_null()) status["rotation"] = input.rotation;
   return status;
+}
+
+std::string_view ProbeFailureReason(StatusCode code, bool reload_expected) {
+  switch (code) {
+    case StatusCode::kUnauthenticated:
+      return reload_expected ? reasons::kConfigNotReloaded : reasons::kAuthFailed;
+    case StatusCode::kPermissionDenied:
+      return reload_expected ? reasons::kConfigNotReloaded : reasons::kPermissionDenied;
+    case StatusCode::kFailedPrecondition:
+      return reasons::kMaxPayloadTooSmall;
+    case StatusCode::kTimeout:
+      return reload_expected ? reasons::kConfigNotReloaded : reasons::kServerUnreachable;
+    default:
+      return reasons::kServerUnreachable;
+  }
+}
+
+std::optional<StatusEvent> ReadyTransitionEvent(const nlohmann::json& previous,
+                                                const nlohmann::json& next) {
+  auto ready_of = [](const nlohmann::json& status) -> std::optional<Condition> {
+    if (!status.is_object()) return std::nullopt;
+    auto conditions = ConditionsFromJson(status.value("conditions", nlohmann::json::array()));
+    const Condition* c = FindCondition(conditions, ct::kReady);
+    if (c == nullptr) return std::nullopt;
+    return *c;
+  };
+  auto now = ready_of(next);
+  if (!now) return std::nullopt;
+  auto before = ready_of(previous);
+  if (before && before->status == now->status && before->reason == now->reason) {
+    return std::nullopt;
+  }
+  return StatusEvent{now->status != "True", now->reason, now->message};
 }
 
 nlohmann::json ComputeServerStatus(const nlohmann::json& previous, int64_t generation,

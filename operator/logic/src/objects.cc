@@ -1,19 +1,11 @@
 #include "switchboard/operator/objects.h"
 
+#include "switchboard/api/names.h"
 #include "switchboard/common/base64.h"
 
 namespace switchboard::operator_logic {
-std::string DefaultEnvSecretName(std::string_view backend_name) {
-  return std::string(backend_name) + "-pubsub-env";
-}
 std::string CredentialsSecretName(std::string_view backend_name) {
-  return std::string(backend_name) + "-nats-credentials";
-}
-std::string DefaultConfigSecretName(std::string_view server_name) {
-  return std::string(server_name) + "-switchboard";
-}
-std::string DefaultUsername(std::string_view ns, std::string_view name) {
-  return std::string(ns) + "-" + std::string(name);
+  return api::DefaultCredentialsSecretName(backend_name);
 }
 
 std::string Base64Encode(std::string_view in) { return base64::Encode(in); }

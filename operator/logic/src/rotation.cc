@@ -101,8 +101,15 @@ Result<CredentialState> DecodeState(const SecretData& d) {
   }
   if (const std::string* token = Find(d, k::kRotationToken)) s.rotation_token = *token;
   const std::string* phase = Find(d, k::kRotationPhase);
-  if (phase == nullptr || phase->empty()) return s;
-  if (*phase == "Staged") {
+  const std::string* legacy_prev = Find(d, k::kPreviousUsername);
+  const bool legacy_retiring =
+      (phase == nullptr || phase->empty()) && legacy_prev != nullptr && !legacy_prev->empty();
+  if ((phase == nullptr || phase->empty()) && !legacy_retiring) return s;
+  if (legacy_retiring) {
+    // Written by the operator before the one core (no rotation-phase): it
+    // switched the env Secret at once, so the rotation reads as Retiring.
+    s.phase = RotationPhase::kRetiring;
+  } else if (*phase == "Staged") {
     s.phase = RotationPhase::kStaged;
   } else if (*phase == "Retiring") {
     s.phase = RotationPhase::kRetiring;
@@ -124,6 +131,11 @@ Result<CredentialState> DecodeState(const SecretData& d) {
   s.previous = std::move(prev);
   if (s.phase == RotationPhase::kRetiring) {
     const std::string* at = Find(d, k::kRetiresAt);
+    if (at == nullptr && legacy_retiring) {
+      // The old layout retired at once when retires-at was absent: due now.
+      s.retires_at = Time{};
+      return s;
+    }
     if (at == nullptr) return Corrupt(k::kRetiresAt, "is missing while Retiring");
     auto t = ParseTime(*at);
     if (!t.ok()) return Corrupt(k::kRetiresAt, "is not an RFC 3339 time");
@@ -151,7 +163,7 @@ Result<CredentialPlan> PlanCredentials(const std::optional<CredentialState>& sto
       if (!generated.ok()) return generated.status();
       password = std::move(generated).value();
     }
-    auto hash = deps.hash(password);
+    auto hash = deps.hash(password, BcryptCostFor(in.external_password.has_value()));
     if (!hash.ok()) {
       return hash.status().Annotate(in.external_password ? "spec.nats.credentials.passwordSecretRef"
                                                          : "generated password");

@@ -177,5 +177,132 @@ TEST(ParseBackendKind, Table) {
   EXPECT_FALSE(ParseBackendKind("kafka").ok());
 }
 
+TEST(ProbeFailureReason, Table) {
+  struct Case {
+    StatusCode code;
+    bool reload_expected;
+    std::string_view reason;
+  } cases[] = {
+      {StatusCode::kUnavailable, false, reasons::kServerUnreachable},
+      {StatusCode::kUnavailable, true, reasons::kServerUnreachable},
+      {StatusCode::kUnauthenticated, false, reasons::kAuthFailed},
+      {StatusCode::kUnauthenticated, true, reasons::kConfigNotReloaded},
+      {StatusCode::kPermissionDenied, false, reasons::kPermissionDenied},
+      {StatusCode::kPermissionDenied, true, reasons::kConfigNotReloaded},
+      {StatusCode::kFailedPrecondition, false, reasons::kMaxPayloadTooSmall},
+      {StatusCode::kFailedPrecondition, true, reasons::kMaxPayloadTooSmall},
+      {StatusCode::kTimeout, false, reasons::kServerUnreachable},
+      {StatusCode::kTimeout, true, reasons::kConfigNotReloaded},
+      {StatusCode::kInternal, false, reasons::kServerUnreachable},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(ProbeFailureReason(c.code, c.reload_expected), c.reason)
+        << StatusCodeName(c.code) << " reload_expected=" << c.reload_expected;
+  }
+}
+
+json ReadyStatusJson(const std::string& status, const std::string& reason,
+                     const std::string& message = "m") {
+  return {{"conditions", json::array({ToJson(Condition{"Ready", status, reason, message, 1,
+                                                       "2026-11-30T10:00:00Z"})})}};
+}
+
+TEST(ReadyTransitionEvent, OnlyWhenStatusOrReasonChanges) {
+  struct Case {
+    const char* name;
+    json previous;
+    json next;
+    bool event;
+    bool warning;
+  } cases[] = {
+      {"first status, Ready", nullptr, ReadyStatusJson("True", "Probed"), true, false},
+      {"first status, not Ready", json::object(), ReadyStatusJson("False", "AuthFailed"), true,
+       true},
+      {"unchanged (a restart recomputes it)", ReadyStatusJson("True", "Probed"),
+       ReadyStatusJson("True", "Probed"), false, false},
+      {"same failure again (a retry)", ReadyStatusJson("False", "ServerUnreachable", "a"),
+       ReadyStatusJson("False", "ServerUnreachable", "b"), false, false},
+      {"reason changes", ReadyStatusJson("False", "ServerUnreachable"),
+       ReadyStatusJson("False", "AuthFailed"), true, true},
+      {"recovers", ReadyStatusJson("False", "ConfigNotReloaded"), ReadyStatusJson("True", "Probed"),
+       true, false},
+      {"rotation staged while Ready", ReadyStatusJson("True", "Probed"),
+       ReadyStatusJson("True", "RotationStaged"), true, false},
+      {"no Ready in next", ReadyStatusJson("True", "Probed"), json::object(), false, false},
+  };
+  for (const auto& c : cases) {
+    auto ev = ReadyTransitionEvent(c.previous, c.next);
+    EXPECT_EQ(ev.has_value(), c.event) << c.name;
+    if (ev) {
+      EXPECT_EQ(ev->warning, c.warning) << c.name;
+    }
+  }
+}
+
+// Every reason the reconciler can report, from the step that failed, to
+// Ready and the sub-condition (conditions as data).
+TEST(ComputeBackendStatus, EveryReasonFromItsStep) {
+  struct Case {
+    Step step;
+    std::string_view reason;
+    std::string_view sub_condition;  // "" when the step has none
+  } cases[] = {
+      {Step::kValidate, reasons::kInvalidSpec, ""},
+      {Step::kResolveServer, reasons::kServerNotFound, ""},
+      {Step::kResolveServer, reasons::kNamespaceNotAllowed, ""},
+      {Step::kCredentials, reasons::kSecretConflict, condition_types::kCredentialsReady},
+      {Step::kCredentials, reasons::kCredentialsNotFound, condition_types::kCredentialsReady},
+      {Step::kEnvSecret, reasons::kSecretConflict, condition_types::kEnvSecretReady},
+      {Step::kRenderConfig, reasons::kConfigNotReloaded, condition_types::kConfigRendered},
+      {Step::kRenderConfig, reasons::kConfigTargetMissing, condition_types::kConfigRendered},
+      {Step::kProbe, reasons::kConfigNotReloaded, condition_types::kProbed},
+      {Step::kProbe, reasons::kMaxPayloadTooSmall, condition_types::kProbed},
+      {Step::kProbe, reasons::kAuthFailed, condition_types::kProbed},
+      {Step::kProbe, reasons::kPermissionDenied, condition_types::kProbed},
+      {Step::kProbe, reasons::kServerUnreachable, condition_types::kProbed},
+  };
+  for (const auto& c : cases) {
+    BackendStatusInput in;
+    in.generation = 4;
+    in.steps = {{c.step, false, std::string(c.reason), "why"}};
+    json st = ComputeBackendStatus(nullptr, in, "T1");
+    auto conds = ConditionsFromJson(st["conditions"]);
+    const Condition* ready = FindCondition(conds, condition_types::kReady);
+    ASSERT_NE(ready, nullptr);
+    EXPECT_EQ(ready->status, "False") << c.reason;
+    EXPECT_EQ(ready->reason, c.reason);
+    EXPECT_EQ(ready->observed_generation, 4);
+    if (!c.sub_condition.empty()) {
+      const Condition* sub = FindCondition(conds, c.sub_condition);
+      ASSERT_NE(sub, nullptr) << c.sub_condition;
+      EXPECT_EQ(sub->status, "False");
+      EXPECT_EQ(sub->reason, c.reason);
+    }
+  }
+}
+
+TEST(ComputeBackendStatus, RotationStagedIsReadyAndARecomputeChangesNothing) {
+  BackendStatusInput in;
+  in.generation = 2;
+  in.steps = {{Step::kCredentials, true, "", ""},
+              {Step::kRenderConfig, true, "", ""},
+              {Step::kEnvSecret, true, "", ""},
+              {Step::kProbe, true, "", ""}};
+  in.ready_reason = std::string(reasons::kRotationStaged);
+  in.ready_message = "env credentials work";
+  in.env_secret_name = "h-pubsub-env";
+  in.env_secret_hash = "sha256:1";
+  in.username = "u";
+  in.subject = "p.*";
+  json st = ComputeBackendStatus(nullptr, in, "T1");
+  auto conds = ConditionsFromJson(st["conditions"]);
+  EXPECT_EQ(FindCondition(conds, "Ready")->status, "True");
+  EXPECT_EQ(FindCondition(conds, "Ready")->reason, reasons::kRotationStaged);
+  // A restarted operator computing the same inputs later: byte-identical
+  // status (no write), and no event.
+  json again = ComputeBackendStatus(st, in, "T9");
+  EXPECT_EQ(again, st);
+  EXPECT_FALSE(ReadyTransitionEvent(st, again).has_value());
+}
 }  // namespace
 }  // namespace switchboard::operator_logic

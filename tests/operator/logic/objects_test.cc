@@ -88,11 +88,8 @@ TEST(CheckOwnership, Table) {
   EXPECT_NE(msg.find("will not overwrite"), std::string::npos);
 }
 
-TEST(Names, Defaults) {
-  EXPECT_EQ(DefaultEnvSecretName("hatchet"), "hatchet-pubsub-env");
+TEST(Names, CredentialsSecretNameIsTheApiDefault) {
   EXPECT_EQ(CredentialsSecretName("hatchet"), "hatchet-nats-credentials");
-  EXPECT_EQ(DefaultConfigSecretName("shared"), "shared-switchboard");
-  EXPECT_EQ(DefaultUsername("team-a", "hatchet"), "team-a-hatchet");
 }
 
 }  // namespace

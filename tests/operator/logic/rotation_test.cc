@@ -14,6 +14,7 @@ struct Fakes {
   int generated = 0;
   int hashed = 0;
   int verified = 0;
+  int last_cost = 0;
   static std::string HashOf(std::string_view pw) {
     std::string body(pw.substr(0, 53));
     for (char& c : body) {
@@ -27,8 +28,9 @@ struct Fakes {
     d.generate_password = [this]() -> Result<std::string> {
       return "pw" + std::to_string(++generated);
     };
-    d.hash = [this](std::string_view pw) -> Result<std::string> {
+    d.hash = [this](std::string_view pw, int cost) -> Result<std::string> {
       ++hashed;
+      last_cost = cost;
       return HashOf(pw);
     };
     d.verify = [this](std::string_view pw, std::string_view h) -> Result<bool> {
@@ -445,4 +447,76 @@ TEST(ConfirmStaged, RetiresAtIsWholeSecondsSoItSurvivesTheSecret) {
 }
 
 }  // namespace
+
+TEST(Rotation, OneBcryptPolicyGeneratedCheapUserSuppliedSlow) {
+  World generated;
+  generated.Reconcile(Inputs());
+  EXPECT_EQ(generated.fakes.last_cost, kGeneratedPasswordBcryptCost);
+  World external;
+  auto in = Inputs();
+  in.external_password = "user-pw-1";
+  external.Reconcile(in);
+  EXPECT_EQ(external.fakes.last_cost, kBcryptCost);
+}
+
+// Credentials Secrets as the operator wrote them before the one core:
+// adopted with the same users and passwords (an upgrade changes nothing a
+// running engine uses).
+TEST(State, DecodesTheLegacyLayout) {
+  const std::string h1 = Fakes::HashOf("pw1");
+  const std::string h0 = Fakes::HashOf("pw0");
+  struct Case {
+    const char* name;
+    SecretData data;
+    RotationPhase phase;
+    std::vector<std::string> users;
+    bool due_now;
+  } cases[] = {
+      {"generated, never rotated (no rotation-count)",
+       {{"username", "team-a-hatchet"}, {"password", "pw1"}, {"bcrypt", h1}},
+       RotationPhase::kNone,
+       {"team-a-hatchet"},
+       false},
+      {"external password: password-check instead of a copy",
+       {{"username", "team-a-hatchet"}, {"bcrypt", h1}, {"password-check", "sha256:00"}},
+       RotationPhase::kNone,
+       {"team-a-hatchet"},
+       false},
+      {"rotated by the old operator: previous user without a phase, with retires-at",
+       {{"username", "team-a-hatchet-r1"},
+        {"password", "pw1"},
+        {"bcrypt", h1},
+        {"rotation-count", "1"},
+        {"previous-username", "team-a-hatchet"},
+        {"previous-bcrypt", h0},
+        {"retires-at", "2026-11-30T10:10:00Z"}},
+       RotationPhase::kRetiring,
+       {"team-a-hatchet-r1", "team-a-hatchet"},
+       false},
+      {"rotated by the old operator without retires-at: due now",
+       {{"username", "team-a-hatchet-r1"},
+        {"password", "pw1"},
+        {"bcrypt", h1},
+        {"rotation-count", "1"},
+        {"previous-username", "team-a-hatchet"},
+        {"previous-bcrypt", h0}},
+       RotationPhase::kRetiring,
+       {"team-a-hatchet-r1", "team-a-hatchet"},
+       true},
+  };
+  for (const auto& c : cases) {
+    auto s = DecodeState(c.data);
+    ASSERT_TRUE(s.ok()) << c.name << ": " << s.status().ToString();
+    EXPECT_EQ(s->phase, c.phase) << c.name;
+    std::vector<std::string> users;
+    for (const auto& u : RenderedUsers(*s)) users.push_back(u.username);
+    EXPECT_EQ(users, c.users) << c.name;
+    if (c.phase == RotationPhase::kRetiring) {
+      ASSERT_TRUE(s->retires_at.has_value()) << c.name;
+      EXPECT_EQ(*s->retires_at <= T(0), c.due_now) << c.name;
+    }
+    EXPECT_EQ(s->current.password, c.data.count("password") ? c.data.at("password") : "") << c.name;
+  }
+}
+
 }  // namespace switchboard::operator_logic

@@ -1,55 +1,64 @@
-// The two reconcilers of switchboard-operator. Both read objects from the
-// informer caches, write through the API client and record events; neither
-// ever puts a password into a log line, an event or a status.
+// The two reconcilers of switchboard-operator: thin steps around
+// operator/logic, the only decision core. Each step reads (informer caches:
+// PubSubBackends, NatsServers, and the Secrets labelled
+// app.kubernetes.io/managed-by=switchboard; a Secret a user references is
+// read by name), decides (pure logic: PlanCredentials, CollectInstallations +
+// RenderNatsConfig, ComputeBackendStatus, ProbeFailureReason,
+// ReadyTransitionEvent), applies (writes only what changed) and reports
+// (status and events only on change). Neither puts a password into a log
+// line, an event or a status.
 //
-// PubSubBackend (BackendReconciler::Reconcile), level-based, per key:
-//   gone                   -> forget its users; re-render its server
-//   being deleted          -> finalizer: remove the user, wait for a render
-//                             without it, delete our Secrets, drop the
-//                             finalizer. Bounded: when the NatsServer or its
-//                             config Secret is gone (or after 60 s) the
-//                             finalizer goes anyway, with a Warning event.
-//   invalid (shared rules) -> Ready=False InvalidSpec + event; Terminal
-//   nats                   -> server exists and admits the namespace;
-//                             credentials (generated once, or from the
-//                             referenced Secret; bcrypt once per password;
-//                             staged rotation); users into the Registry;
-//                             env Secret (owned; never overwrite another's:
-//                             SecretConflict); once the server rendered the
-//                             user: probe with these credentials; Ready only
-//                             when it passes, else a reason and a requeue
-//   rabbitmq / postgres    -> env Secret only; Ready=True EnvSecretWritten
+// PubSubBackend (BackendReconciler::Reconcile), per key:
+//   being deleted -> finalizer: wait until the server's config Secret no
+//                    longer holds its users (the render leaves deleting
+//                    backends out), delete its Secrets, drop the finalizer.
+//                    Bounded: ServerGone, ConfigTargetMissing, or
+//                    CleanupTimedOut after 60 s, each with a Warning event.
+//   finalizer     -> pubsub.switchboard.dev/cleanup (the old
+//                    pubsub.switchboard.dev/finalizer is replaced)
+//   resolve       -> ServerNotFound, NamespaceNotAllowed
+//   validate      -> InvalidSpec (shared rules); Terminal
+//   nats          -> credentials (PlanCredentials on the stored state),
+//                    env Secret (SecretConflict when its name is taken: the
+//                    credentials Secret is marked so the render leaves the
+//                    user out), the user in the config Secret
+//                    (ConfigNotReloaded until the server reconciler wrote
+//                    it), probe on the ProbePool; Ready only when it passed
+//   rabbitmq / postgres -> env Secret only; Ready=True EnvSecretWritten
 //
-// NatsServer (ServerReconciler::Reconcile): renders the include file from
-// every backend the Registry holds for it (waiting until every bound backend
-// has reported, so a restart never drops a user), writes its config Secret
-// only when the bytes changed, and reports installations, configHash and
-// conditions. After a write it wakes the backends waiting for it.
+// NatsServer (ServerReconciler::Reconcile): CollectInstallations from the
+// caches, RenderNatsConfig, write the config Secret when the bytes differ,
+// status (installations, configHash, Ready). Level-based: no memory of
+// which backends reported; any replica renders the same bytes.
 #pragma once
 
 #include <chrono>
 #include <functional>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 
 #include "switchboard/common/status.h"
 #include "switchboard/controller/controller.h"
 #include "switchboard/controller/metrics.h"
 #include "switchboard/controller/multi_store.h"
-#include "switchboard/controller/registry.h"
 #include "switchboard/kube/client.h"
 #include "switchboard/kube/event_recorder.h"
 
 namespace switchboard::controller {
+
+class ProbePool;
+class ConfigIndex;
+class RecentWrites;
 
 // What both reconcilers share. Pointers are not owned and outlive them.
 struct ReconcileContext {
   kube::Client* client = nullptr;
   MultiStore* backends = nullptr;
   MultiStore* servers = nullptr;
-  Registry* registry = nullptr;
+  MultiStore* secrets = nullptr;  // label-selected: managed-by=switchboard
+  ProbePool* probes = nullptr;
+  ConfigIndex* configs = nullptr;
+  RecentWrites* recent = nullptr;           // may be null
   kube::EventRecorder* recorder = nullptr;  // may be null
   Metrics* metrics = nullptr;               // may be null
   std::function<void(const std::string&)> enqueue_server;
@@ -58,45 +67,45 @@ struct ReconcileContext {
   std::chrono::milliseconds probe_interval{300000};
   // Retry of a failed probe while the server is expected to reload.
   std::chrono::milliseconds reload_retry{500};
-  // How long after a config write a refused probe still means "not
-  // reloaded yet" rather than "wrong credentials".
+  // How long after the config Secret changed a refused probe still means
+  // "not reloaded yet" rather than "wrong credentials".
   std::chrono::milliseconds reload_window{30000};
   // Config Secret writes per server are at least this far apart: every
-  // write makes the NATS servers reload, and a burst of new backends
-  // (1,000 applied at once) must not become a burst of reloads.
+  // write makes the NATS servers reload, and a burst of new backends must
+  // not become a burst of reloads.
   std::chrono::milliseconds min_write_interval{1000};
+  // A finalizer waits this long for a render without its users.
+  std::chrono::milliseconds cleanup_timeout{60000};
   std::string ca_dir;  // where NatsServer CA bundles are written for probes
-  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
 };
 
 class BackendReconciler : public Reconciler {
  public:
-  explicit BackendReconciler(ReconcileContext ctx) : ctx_(std::move(ctx)) {}
+  explicit BackendReconciler(ReconcileContext ctx);
+  ~BackendReconciler() override;
   Result<Action> Reconcile(const std::string& key) override;
+
+  // What the shared rules compare a backend with, per cached object
+  // version: reading them from every cached backend's JSON on every
+  // reconcile would make a reconcile O(all backends) in string copies.
+  struct Facts;
 
  private:
   struct Impl;
-  friend struct Impl;
   ReconcileContext ctx_;
-  struct ProbeMemo {
-    std::string fingerprint;
-    std::chrono::steady_clock::time_point at;
-    int64_t max_payload = 0;
-    std::string time;
-  };
-  std::mutex memo_mu_;
-  std::map<std::string, ProbeMemo> probe_memo_;  // guarded by memo_mu_
-  // Finalizing backends -> the server epoch that excludes them; guarded by memo_mu_.
-  std::map<std::string, uint64_t> removal_epoch_;
+  std::unique_ptr<Facts> facts_;
 };
 
 class ServerReconciler : public Reconciler {
  public:
-  explicit ServerReconciler(ReconcileContext ctx) : ctx_(std::move(ctx)) {}
+  explicit ServerReconciler(ReconcileContext ctx);
+  ~ServerReconciler() override;
   Result<Action> Reconcile(const std::string& key) override;
 
  private:
+  struct State;
   ReconcileContext ctx_;
+  std::unique_ptr<State> state_;
 };
 
 }  // namespace switchboard::controller

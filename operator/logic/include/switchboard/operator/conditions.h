@@ -34,7 +34,19 @@ inline constexpr std::string_view kMaxPayloadTooSmall = "MaxPayloadTooSmall";
 inline constexpr std::string_view kPermissionDenied = "PermissionDenied";
 inline constexpr std::string_view kConfigNotReloaded = "ConfigNotReloaded";
 inline constexpr std::string_view kConfigTargetMissing = "ConfigTargetMissing";
+// Finalizer events (Warning): cleanup skipped or bounded.
+inline constexpr std::string_view kServerGone = "ServerGone";
+inline constexpr std::string_view kCleanupTimedOut = "CleanupTimedOut";
+// Finalizer event (Normal): the user left the rendered file.
+inline constexpr std::string_view kUserRemoved = "UserRemoved";
+// Events of the credential state machine (Normal).
+inline constexpr std::string_view kCredentialsCreated = "CredentialsCreated";
+inline constexpr std::string_view kRotationSwitched = "RotationSwitched";
+inline constexpr std::string_view kRotationCompleted = "RotationCompleted";
 // Ready=True.
+// nats, while a rotation waits for the server's reload: the env Secret's
+// (previous) credentials passed the probe.
+inline constexpr std::string_view kRotationStaged = "RotationStaged";
 inline constexpr std::string_view kProbed = "Probed";                      // nats
 inline constexpr std::string_view kEnvSecretWritten = "EnvSecretWritten";  // rabbitmq, postgres
 // Sub-conditions.
@@ -95,10 +107,15 @@ struct BackendStatusInput {
   std::string env_secret_name;                // "" when not written yet
   std::string env_secret_hash;                // EnvHash
   std::string subject;                        // "<prefix>.*" (nats)
+  std::string server;                         // "<ns>/<name>" of the NatsServer (nats)
   std::string username;                       // current user (nats)
   std::optional<int64_t> server_max_payload;  // as the probe saw it
   std::string last_probe_time;                // RFC 3339, "" if never
   nlohmann::json rotation;                    // RotationStatus(), null when none
+  // Ready=True reason/message when every step passed; empty: Probed (nats)
+  // or EnvSecretWritten. E.g. kRotationStaged.
+  std::string ready_reason;
+  std::string ready_message;
 };
 
 // The new .status for a PubSubBackend, from its previous status (null or
@@ -112,6 +129,28 @@ struct BackendStatusInput {
 // `previous` (they still describe what exists).
 nlohmann::json ComputeBackendStatus(const nlohmann::json& previous, const BackendStatusInput& input,
                                     std::string_view now_rfc3339);
+
+// The Ready reason of a failed probe (pubsub::Probe's status code):
+// kUnavailable -> ServerUnreachable, kUnauthenticated -> AuthFailed,
+// kFailedPrecondition -> MaxPayloadTooSmall, kPermissionDenied ->
+// PermissionDenied, kTimeout and anything else -> ServerUnreachable. When
+// `reload_expected` (the user was added to the config recently, or a
+// rotation is Staged), a refusal or a timeout means the server has not
+// loaded the file yet: ConfigNotReloaded.
+std::string_view ProbeFailureReason(StatusCode code, bool reload_expected);
+
+// An event to record for a status change, or nothing. Only a change of the
+// Ready condition's status or reason gives one (Warning when Ready is not
+// True), so a restart that recomputes the same status, or a retry that
+// fails the same way, is silent. `previous` is the stored status (null when
+// none): a first status that is Ready=True gives a Normal event too.
+struct StatusEvent {
+  bool warning = false;
+  std::string reason;
+  std::string message;
+};
+std::optional<StatusEvent> ReadyTransitionEvent(const nlohmann::json& previous,
+                                                const nlohmann::json& next);
 
 // The new .status for a NatsServer: installations, configHash, Ready
 // (True/ConfigRendered, or False with `failure_reason`/`failure_message`).

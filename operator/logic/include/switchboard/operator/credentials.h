@@ -28,6 +28,13 @@ inline constexpr int kBcryptCost = 11;
 // server ~100 CPU-seconds, at cost 6 about 3. See BENCHMARKS.md (operator).
 inline constexpr int kGeneratedPasswordBcryptCost = 6;
 
+// The one bcrypt policy: kGeneratedPasswordBcryptCost for passwords the
+// operator generated, kBcryptCost for passwords a user chose
+// (passwordSecretRef).
+constexpr int BcryptCostFor(bool user_supplied) {
+  return user_supplied ? kBcryptCost : kGeneratedPasswordBcryptCost;
+}
+
 // Bytes of CSPRNG entropy in a generated password.
 inline constexpr int kPasswordEntropyBytes = 32;
 

@@ -24,12 +24,9 @@ inline constexpr std::string_view kApiVersion = "pubsub.switchboard.dev/v1alpha1
 // Server-side apply field manager.
 inline constexpr std::string_view kFieldManager = "switchboard-operator";
 
-// Default names (docs/api.md).
-std::string DefaultEnvSecretName(std::string_view backend_name);    // <name>-pubsub-env
-std::string CredentialsSecretName(std::string_view backend_name);   // <name>-nats-credentials
-std::string DefaultConfigSecretName(std::string_view server_name);  // <name>-switchboard
-inline constexpr std::string_view kDefaultConfigKey = "switchboard.conf";
-std::string DefaultUsername(std::string_view ns, std::string_view name);  // <ns>-<name>
+// <name>-nats-credentials: api::DefaultCredentialsSecretName, the one
+// defaults source (api/names.h, api::BackendView) for every derived name.
+std::string CredentialsSecretName(std::string_view backend_name);
 
 struct OwnerRef {
   std::string api_version = std::string(kApiVersion);

@@ -94,7 +94,11 @@ struct CredentialState {
   bool operator==(const CredentialState&) const = default;
 };
 
-// State <-> credentials Secret data. Decode fails with kInvalidArgument
+// State <-> credentials Secret data. DecodeState also reads the layout the
+// operator wrote before the one core (no rotation-phase while a previous
+// user exists: Retiring, due now when retires-at is absent; the
+// password-check key is ignored), so an upgrade changes no password.
+// Decode fails with kInvalidArgument
 // naming the missing/bad key and the fix (delete the Secret to regenerate).
 // A state without `password` decodes (legacy/adopted external credentials)
 // with an empty password; PlanCredentials then verifies the hash.
@@ -122,9 +126,9 @@ struct CredentialInputs {
 // counting fakes.
 struct CredentialDeps {
   std::function<Result<std::string>()> generate_password = GeneratePassword;
-  std::function<Result<std::string>(std::string_view)> hash = [](std::string_view p) {
-    return BcryptHash(p);
-  };
+  // (password, cost): the cost comes from BcryptCostFor.
+  std::function<Result<std::string>(std::string_view, int)> hash =
+      [](std::string_view p, int cost) { return BcryptHash(p, cost); };
   std::function<Result<bool>(std::string_view, std::string_view)> verify = BcryptVerify;
 };
 

@@ -1,0 +1,118 @@
+#include "switchboard/operator/cluster_render.h"
+
+#include "switchboard/api/views.h"
+#include "switchboard/operator/objects.h"
+#include "switchboard/operator/rotation.h"
+
+namespace switchboard::operator_logic {
+namespace {
+
+bool IsDeleting(const nlohmann::json& object) {
+  auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->is_object()) return false;
+  auto ts = meta->find("deletionTimestamp");
+  return ts != meta->end() && !ts->is_null();
+}
+
+std::string Uid(const nlohmann::json& object) {
+  auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->is_object()) return "";
+  return meta->value("uid", "");
+}
+
+bool HasAnnotation(const nlohmann::json& object, std::string_view key) {
+  auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->is_object()) return false;
+  auto a = meta->find("annotations");
+  return a != meta->end() && a->is_object() && a->contains(std::string(key));
+}
+
+}  // namespace
+
+Result<ClusterRenderInput> CollectInstallations(const nlohmann::json& server,
+                                                const std::vector<const nlohmann::json*>& backends,
+                                                const SecretLookup& secret) {
+  api::NatsServerView sv(server);
+  ClusterRenderInput out;
+  out.input.server_ns = sv.ns();
+  out.input.server_name = sv.name();
+  auto max_payload = sv.max_payload();
+  if (!max_payload) {
+    return Status::InvalidArgument(
+        "spec.maxPayload: not a byte quantity; use e.g. 16Mi or 16777216");
+  }
+  out.input.max_payload = *max_payload;
+  auto isolation = ParseIsolation(sv.isolation());
+  if (!isolation.ok()) return isolation.status();
+  out.input.isolation = *isolation;
+
+  const api::ObjectKey server_key = sv.key();
+  for (const nlohmann::json* b : backends) {
+    if (b == nullptr) continue;
+    api::BackendView bv(*b);
+    if (bv.kind() != "nats" || bv.server() != server_key) continue;
+    const std::string key = bv.key().ToString();
+    if (IsDeleting(*b)) {
+      out.skipped.push_back(key + ": being deleted");
+      continue;
+    }
+    if (!sv.AllowsNamespace(bv.ns())) {
+      out.skipped.push_back(key + ": namespace not admitted by spec.allowedNamespaces");
+      continue;
+    }
+    const std::string secret_name = CredentialsSecretName(bv.name());
+    const nlohmann::json* s = secret(bv.ns(), secret_name);
+    if (s == nullptr) {
+      out.skipped.push_back(key + ": no credentials Secret yet");
+      continue;
+    }
+    if (CheckOwnership(*s, Uid(*b)) != Ownership::kOwned) {
+      out.skipped.push_back(key + ": Secret " + secret_name + " is not owned by it");
+      continue;
+    }
+    if (HasAnnotation(*s, kSecretConflictAnnotation)) {
+      out.skipped.push_back(key + ": SecretConflict");
+      continue;
+    }
+    auto data = DecodeSecretData(*s);
+    if (!data.ok()) {
+      out.skipped.push_back(key + ": " + data.status().message());
+      continue;
+    }
+    auto state = DecodeState(*data);
+    if (!state.ok()) {
+      out.skipped.push_back(key + ": " + state.status().message());
+      continue;
+    }
+    Installation inst;
+    inst.ns = bv.ns();
+    inst.name = bv.name();
+    inst.subject_prefix = bv.subject_prefix();
+    inst.users = RenderedUsers(*state);
+    out.input.installations.push_back(std::move(inst));
+  }
+  return out;
+}
+
+std::vector<NatsUser> UsersInConfig(std::string_view text) {
+  // AppendUser writes `{user: "<name>", password: "<hash>"`; names and
+  // hashes contain neither quotes nor backslashes (render refuses them).
+  static constexpr std::string_view kUser = "{user: \"";
+  static constexpr std::string_view kPassword = "\", password: \"";
+  std::vector<NatsUser> users;
+  size_t pos = 0;
+  while ((pos = text.find(kUser, pos)) != std::string_view::npos) {
+    pos += kUser.size();
+    size_t name_end = text.find(kPassword, pos);
+    if (name_end == std::string_view::npos) break;
+    size_t hash_start = name_end + kPassword.size();
+    size_t hash_end = text.find('"', hash_start);
+    if (hash_end == std::string_view::npos) break;
+    users.push_back({std::string(text.substr(pos, name_end - pos)),
+                     std::string(text.substr(hash_start, hash_end - hash_start))});
+    pos = hash_end;
+  }
+  return users;
+}
+
+}  // namespace switchboard::operator_logic
