@@ -32,6 +32,8 @@ LoadResult LoadDocuments(std::string_view text, const LoadOptions& options) {
   bool json = first != std::string_view::npos && (text[first] == '{' || text[first] == '[');
   internal::RawResult raw =
       json ? internal::LoadJson(text, options) : internal::LoadYaml(text, options);
+  // YAML flow style starts with '{' or '[' too; its errors are YAML errors.
+  if (raw.not_json) raw = internal::LoadYaml(text, options);
 
   LoadResult out;
   out.status = raw.status;
