@@ -22,6 +22,8 @@ Secret name clashes) see every document given. Other kinds are skipped.
 Flags:
   -o, --output FORMAT   text (default), json, junit, tap or sarif
       --strict          fail on warnings too
+      --allow-empty     succeed when no PubSubBackend or NatsServer is found
+                        (by default that fails: a mistyped path must not pass)
   -v, --verbose         also list valid and skipped documents (text)
   -n, --namespace NS    namespace of documents without one (default "default")
       --context PATH    objects that already exist in the cluster (files or
@@ -30,8 +32,8 @@ Flags:
                         as an update of it
   -h, --help            this help
 
-Exit codes: 0 valid, 1 invalid (or warnings with --strict, or unparsable
-YAML/JSON), 2 usage or I/O error.
+Exit codes: 0 valid, 1 invalid (or warnings with --strict, unparsable
+YAML/JSON, or nothing to validate without --allow-empty), 2 usage or I/O error.
 
 Example (CI): switchboard validate --strict -o junit deploy/ > validate.xml
 )";
@@ -76,6 +78,8 @@ int RunValidate(const std::vector<std::string>& args) {
       return 0;
     } else if (a == "--strict") {
       options.strict = true;
+    } else if (a == "--allow-empty") {
+      options.allow_empty = true;
     } else if (a == "-v" || a == "--verbose") {
       options.verbose = true;
     } else if (is("-o") || is("--output")) {

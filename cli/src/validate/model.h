@@ -18,6 +18,9 @@ struct Options {
   Format format = Format::kText;
   bool strict = false;   // warnings fail the run
   bool verbose = false;  // also list valid and skipped documents
+  // No Switchboard object among the inputs is an error unless this is set:
+  // a mistyped path must not pass a pipeline.
+  bool allow_empty = false;
   std::string default_namespace = "default";
 };
 
