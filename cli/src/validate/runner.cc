@@ -111,6 +111,7 @@ RunResult Check(const Options& options, std::istream& stdin_stream) {
   for (size_t k = 0; k < positions.size(); ++k) {
     auto& r = result.resources[positions[k]];
     r.report = std::move(reports[k]);
+    r.object = std::move(objects[k]);  // the caller decides when to free it
     if (r.name.empty()) continue;
     auto [it, inserted] = first_seen.emplace(KeyOf(r), positions[k]);
     if (!inserted) {

@@ -129,6 +129,10 @@ std::vector<Report> ValidateAll(const std::vector<nlohmann::json>& objects, cons
   for (size_t i = 0; i < objects.size(); ++i) {
     if (server_slot[i] != SIZE_MAX) {
       AddToIndex(index, defaulted_servers[server_slot[i]]);
+    } else if (!api::NamespaceOf(objects[i]).empty()) {
+      // The index reads backends through views, which apply the same
+      // defaults on read; only a missing namespace needs the copy.
+      AddToIndex(index, objects[i]);
     } else {
       AddToIndex(index, internal::DefaultedForValidation(objects[i], default_namespace));
     }
