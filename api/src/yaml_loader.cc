@@ -52,6 +52,12 @@ bool AllDigits(std::string_view s, bool hex = false) {
 // what kubectl sends: null, YAML 1.1 booleans, integers (decimal, 0x, 0o),
 // floats, .inf/.nan; anything else is a string.
 nlohmann::json ResolvePlain(std::string_view s) {
+  // Only these characters can start a plain scalar that is not a string
+  // (null, booleans, numbers, .inf/.nan); most values are names.
+  if (!s.empty() &&
+      std::string_view("~nNtTfFyYoO0123456789+-.").find(s[0]) == std::string_view::npos) {
+    return std::string(s);
+  }
   if (Eq(s, {"", "~", "null", "Null", "NULL"})) return nullptr;
   if (Eq(s, {"true", "True", "TRUE", "y", "Y", "yes", "Yes", "YES", "on", "On", "ON"})) {
     return true;
@@ -176,8 +182,14 @@ class Builder {
     bool plain = e.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
     std::string_view tag =
         e.data.scalar.tag ? reinterpret_cast<const char*>(e.data.scalar.tag) : "";
+    // A mapping key is used as raw text: resolving it would be wasted work
+    // (unless it is anchored, and so may be used as a value elsewhere).
+    bool is_key = !stack_.empty() && stack_.back().is_map && !stack_.back().have_key &&
+                  e.data.scalar.anchor == nullptr;
     nlohmann::json v;
-    if (!plain || tag == YAML_STR_TAG) {
+    if (is_key) {
+      // Add() reads the key from `text`.
+    } else if (!plain || tag == YAML_STR_TAG) {
       v = std::string(text);
     } else {
       v = ResolvePlain(text);
@@ -358,11 +370,17 @@ class Builder {
       }
       return Status::Ok();
     }
-    if (top.value.contains(top.key) || Dropped(top, top.key)) {
+    if (!top.dropped.empty() && Dropped(top, top.key)) {
       error_line_ = top.key_line;
       return Status::InvalidArgument("mapping key \"" + top.key + "\" already defined");
     }
-    top.value.emplace(std::move(top.key), std::move(v));
+    // One lookup: emplace does not replace an existing key.
+    auto [it, inserted] =
+        top.value.get_ref<nlohmann::json::object_t&>().emplace(std::move(top.key), std::move(v));
+    if (!inserted) {
+      error_line_ = top.key_line;
+      return Status::InvalidArgument("mapping key \"" + it->first + "\" already defined");
+    }
     return Status::Ok();
   }
 
