@@ -38,7 +38,7 @@ Flags:
   --kubeconfig FILE      cluster to watch for existing objects (default $KUBECONFIG,
                          else the in-cluster service account)
   --max-body-bytes N     largest request body accepted; larger gets 413 (default 4194304)
-  --worker-threads N     threads serving connections, 0 for one per CPU (default 0);
+  --worker-threads N     threads serving connections, 0 for one per CPU up to 16 (default 0);
                          connections do not take a thread each
   --max-connections N    open HTTPS connections at most; at the limit the one idle the
                          longest is closed to make room (default 1024)

@@ -16,6 +16,7 @@
 //   response             request_timeout
 #include <openssl/ssl.h>
 
+#include <algorithm>
 #include <atomic>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
@@ -367,9 +368,11 @@ void WebhookServer::Stop() {
 Result<std::unique_ptr<WebhookServer>> WebhookServer::Start(const ServerOptions& options,
                                                             const admission::ContextSource& context,
                                                             Metrics& metrics) {
+  // One loop per CPU by default, at most 16: on a large node a webhook has
+  // no use for more (and a CPU limit does not change hardware_concurrency).
   int threads = options.worker_threads > 0
                     ? options.worker_threads
-                    : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
+                    : std::clamp(static_cast<int>(std::thread::hardware_concurrency()), 1, 16);
   auto impl = std::make_unique<Impl>(threads);
   impl->options = options;
   impl->metrics = &metrics;

@@ -19,7 +19,7 @@ struct Flags {
   int metrics_port = 8080;           // plain-HTTP /metrics; 0 turns it off
   std::string kubeconfig;            // empty: $KUBECONFIG, else in-cluster config
   size_t max_body_bytes = 4u << 20;  // bigger request bodies get 413
-  int worker_threads = 0;            // event-loop threads; 0: one per CPU
+  int worker_threads = 0;            // event-loop threads; 0: one per CPU, at most 16
   int max_connections = 1024;        // open HTTPS connections at most
   std::chrono::milliseconds request_timeout{10000};  // handshake; request; response
   std::chrono::milliseconds idle_timeout{60000};     // keep-alive between requests

@@ -37,7 +37,7 @@ struct ServerOptions {
   std::string cert_file;
   std::string key_file;
   size_t max_body_bytes = 4u << 20;
-  // Threads running the event loop; 0: one per CPU.
+  // Event loops, one thread each; 0: one per CPU, at most 16.
   int worker_threads = 0;
   int max_connections = 1024;
   std::chrono::milliseconds request_timeout{10000};
