@@ -134,7 +134,10 @@ int RunValidate(const std::vector<std::string>& args) {
       validate::WriteText(result, options.verbose, out);
       break;
     case Format::kJson:
-      validate::WriteJson(result, out);
+      validate::WriteJson(result, out, [](std::string& part) {
+        std::fwrite(part.data(), 1, part.size(), stdout);
+        part.clear();
+      });
       break;
     case Format::kJunit:
       validate::WriteJunit(result, out);

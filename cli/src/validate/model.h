@@ -2,6 +2,7 @@
 // runner and the output formats.
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -67,7 +68,11 @@ struct RunResult {
 
 // Writes the result in the chosen format to `out`.
 void WriteText(const RunResult& r, bool verbose, std::string& out);
-void WriteJson(const RunResult& r, std::string& out);
+// `flush`, when given, is called with `out` whenever it holds more than
+// 1 MiB, to write it out and clear it: a report of many resources need not
+// be held in memory whole.
+void WriteJson(const RunResult& r, std::string& out,
+               const std::function<void(std::string&)>& flush = {});
 void WriteJunit(const RunResult& r, std::string& out);
 void WriteTap(const RunResult& r, std::string& out);
 void WriteSarif(const RunResult& r, std::string& out);
