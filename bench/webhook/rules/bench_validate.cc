@@ -241,7 +241,7 @@ int main(int argc, char** argv) {
     // includes what it shared with its parent before exec.
     malloc_trim(0);
     const char* other = std::getenv("SWITCHBOARD_CLI");
-    Memory(other != nullptr ? other : SWITCHBOARD_CLI_PATH, dir);
+    Memory(other != nullptr && *other ? other : SWITCHBOARD_CLI_PATH, dir);
   }
   std::printf(
       "bench_validate: corpus of %d resources (%d NatsServers, the rest PubSubBackends) in "
@@ -278,7 +278,7 @@ int main(int argc, char** argv) {
   // SWITCHBOARD_CLI: time (and measure) another build's binary, e.g. the
   // previous commit's, side by side with this one.
   const char* other_cli = std::getenv("SWITCHBOARD_CLI");
-  std::string cli = other_cli != nullptr ? other_cli : SWITCHBOARD_CLI_PATH;
+  std::string cli = other_cli != nullptr && *other_cli ? other_cli : SWITCHBOARD_CLI_PATH;
   if (!cli.empty() && fs::exists(cli)) {
     for (const char* fmt : {"yaml", "json"}) {
       std::vector<Sample> secs;
