@@ -5,7 +5,8 @@
 #
 # Debian 12 in both stages, so the runtime libraries are exactly the ones
 # the binaries were linked against (nats.c, cpp-httplib, yaml-cpp and
-# prometheus-cpp are shared libraries from Debian's packages).
+# prometheus-cpp are shared libraries from Debian's packages; the webhook's
+# Boost.Beast/Asio are header-only, so the runtime stage needs no Boost).
 
 FROM debian:bookworm AS build
 WORKDIR /src

@@ -3,7 +3,6 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <sstream>
 
 #include "loaders.h"
 
@@ -33,6 +32,8 @@ LoadResult LoadDocuments(std::string_view text, const LoadOptions& options) {
   bool json = first != std::string_view::npos && (text[first] == '{' || text[first] == '[');
   internal::RawResult raw =
       json ? internal::LoadJson(text, options) : internal::LoadYaml(text, options);
+  // YAML flow style starts with '{' or '[' too; its errors are YAML errors.
+  if (raw.not_json) raw = internal::LoadYaml(text, options);
 
   LoadResult out;
   out.status = raw.status;
@@ -54,6 +55,9 @@ LoadResult LoadDocuments(std::string_view text, const LoadOptions& options) {
   return out;
 }
 
+// Reads straight into the string that is returned: a string stream would
+// hold the text two or three times while growing and copying out, which on
+// a large manifest costs more memory than the parsed documents.
 Result<std::string> ReadFileText(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
@@ -68,10 +72,21 @@ Result<std::string> ReadFileText(const std::string& path) {
 }
 
 Result<std::string> ReadStreamText(std::istream& in) {
-  std::ostringstream ss;
-  ss << in.rdbuf();
+  std::string text;
+  // A regular file says how large it is; a pipe does not (seek fails).
+  std::streampos start = in.tellg();
+  if (start != std::streampos(-1) && in.seekg(0, std::ios::end)) {
+    std::streampos end = in.tellg();
+    in.seekg(start);
+    if (end != std::streampos(-1) && end > start) text.reserve(static_cast<size_t>(end - start));
+  }
+  in.clear();
+  char buf[64 << 10];
+  while (in.read(buf, sizeof(buf)) || in.gcount() > 0) {
+    text.append(buf, static_cast<size_t>(in.gcount()));
+  }
   if (in.bad()) return Status::Unavailable("read failed");
-  return std::move(ss).str();
+  return text;
 }
 
 }  // namespace switchboard::api

@@ -1,8 +1,12 @@
 // JSON documents (one or more concatenated values) -> nlohmann::json. A small
-// scanner finds where each value starts and ends, its line, and the line of
-// each element of a top-level "items" array (List kinds); nlohmann parses the
+// scanner finds where each value starts and ends, its line, the line of each
+// element of a top-level "items" array (List kinds), and duplicate keys
+// (which nlohmann would silently collapse, last wins); nlohmann parses the
 // value itself.
+#include <algorithm>
+#include <functional>
 #include <string>
+#include <unordered_map>
 
 #include "loaders.h"
 
@@ -17,10 +21,88 @@ struct Span {
 };
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+bool IsAlpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+// A key as JSON means it: escapes decoded (rare, so only then).
+std::string DecodeKey(std::string_view raw) {
+  if (raw.find('\\') == std::string_view::npos) return std::string(raw);
+  try {
+    return nlohmann::json::parse("\"" + std::string(raw) + "\"").get<std::string>();
+  } catch (const nlohmann::json::exception&) {
+    return std::string(raw);  // nlohmann reports the bad escape later
+  }
+}
+
+uint64_t HashKey(std::string_view raw) {
+  if (raw.find('\\') == std::string_view::npos) return std::hash<std::string_view>()(raw);
+  return std::hash<std::string>()(DecodeKey(raw));
+}
+
+// Walks the object whose '{' is at text[open] (at line `line`) and finds a
+// key given twice among its own keys. Called only when the key hashes of
+// that object collide, so it may allocate freely.
+bool FindDuplicateKey(std::string_view text, size_t open, int line, std::string* key, int* key_line,
+                      int* first_line) {
+  std::unordered_map<std::string, int> seen;
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  size_t string_start = 0;
+  std::string_view last;
+  int last_line = line;
+  for (size_t pos = open; pos < text.size(); ++pos) {
+    char c = text[pos];
+    if (c == '\n') ++line;
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+        last = text.substr(string_start, pos - string_start);
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      string_start = pos + 1;
+      last_line = line;
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      if (--depth == 0) return false;
+    } else if (c == ':' && depth == 1) {
+      std::string k = DecodeKey(last);
+      auto [it, inserted] = seen.emplace(k, last_line);
+      if (!inserted) {
+        *key = std::move(k);
+        *key_line = last_line;
+        *first_line = it->second;
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+struct ScanError {
+  Status status;
+  int line = 0;
+  bool not_json = false;  // bare words, single quotes, comments: YAML flow style
+};
 
 // Scans the container starting at text[pos] ('{' or '['). On success sets
 // span->end past its closing bracket and advances *line.
-Status ScanValue(std::string_view text, size_t pos, int* line, int max_depth, Span* span) {
+ScanError ScanValue(std::string_view text, size_t pos, int* line, int max_depth, Span* span) {
+  struct Level {
+    bool object = false;
+    size_t open = 0;  // offset of its bracket
+    int line = 0;     // line of its bracket
+    std::vector<uint64_t> keys;
+  };
+  // One entry per open container, reused between values of the same depth
+  // so that small objects cost no allocation.
+  thread_local std::vector<Level> levels;
   int depth = 0;
   bool in_string = false, escaped = false;
   size_t string_start = 0;
@@ -37,7 +119,7 @@ Status ScanValue(std::string_view text, size_t pos, int* line, int max_depth, Sp
         escaped = true;
       } else if (c == '"') {
         in_string = false;
-        if (depth == 1) last_string = text.substr(string_start, pos - string_start);
+        last_string = text.substr(string_start, pos - string_start);
       }
       continue;
     }
@@ -53,8 +135,17 @@ Status ScanValue(std::string_view text, size_t pos, int* line, int max_depth, Sp
       case '{':
       case '[':
         if (++depth > max_depth) {
-          return Status::InvalidArgument("JSON: nesting deeper than " + std::to_string(max_depth) +
-                                         " levels");
+          return {Status::InvalidArgument("JSON: nesting deeper than " + std::to_string(max_depth) +
+                                          " levels"),
+                  *line};
+        }
+        if (static_cast<int>(levels.size()) < depth) levels.resize(depth);
+        {
+          Level& l = levels[depth - 1];
+          l.object = c == '{';
+          l.open = pos;
+          l.line = *line;
+          l.keys.clear();
         }
         if (depth == 2 && c == '[' && root_is_object && key_is_items) {
           in_items = true;
@@ -62,27 +153,90 @@ Status ScanValue(std::string_view text, size_t pos, int* line, int max_depth, Sp
         }
         break;
       case '}':
-      case ']':
+      case ']': {
+        if (depth <= 0) return {Status::InvalidArgument("JSON: unbalanced brackets"), *line};
+        Level& l = levels[depth - 1];
+        if (l.object && l.keys.size() > 1) {
+          std::sort(l.keys.begin(), l.keys.end());
+          if (std::adjacent_find(l.keys.begin(), l.keys.end()) != l.keys.end()) {
+            std::string key;
+            int key_line = 0, first_line = 0;
+            if (FindDuplicateKey(text, l.open, l.line, &key, &key_line, &first_line)) {
+              return {Status::InvalidArgument("JSON: duplicate key \"" + key +
+                                              "\" (first at line " + std::to_string(first_line) +
+                                              "); an object may give each key once: keep one"),
+                      key_line};
+            }
+          }
+        }
+        if (l.keys.capacity() > 4096) l.keys = {};  // give a huge object's memory back
         --depth;
         if (depth == 1) in_items = false;
         if (depth == 0) {
           span->end = pos + 1;
-          return Status::Ok();
+          return {};
         }
-        if (depth < 0) return Status::InvalidArgument("JSON: unbalanced brackets");
         break;
+      }
       case ':':
         if (depth == 1) key_is_items = last_string == "items";
+        if (depth >= 1 && levels[depth - 1].object) {
+          levels[depth - 1].keys.push_back(HashKey(last_string));
+        }
         break;
       case ',':
         if (depth == 1) key_is_items = false;
         if (depth == 2 && in_items) expect_item = true;
         break;
+      case '\'':
+      case '#':
+        return {Status::InvalidArgument("not JSON"), *line, true};
       default:
+        // Outside strings JSON has only true, false and null as words (and
+        // exponents, right after a digit).
+        if (IsAlpha(c) && !(pos > 0 && ((text[pos - 1] >= '0' && text[pos - 1] <= '9') ||
+                                        text[pos - 1] == '.' || IsAlpha(text[pos - 1])))) {
+          size_t end = pos;
+          while (end < text.size() && IsAlpha(text[end])) ++end;
+          std::string_view word = text.substr(pos, end - pos);
+          if (word != "true" && word != "false" && word != "null") {
+            // An unquoted key ({name: x}) is YAML; a misspelt value
+            // ({"a": tru}) stays a JSON error.
+            while (end < text.size() && !IsSpace(text[end]) &&
+                   std::string_view(",:{}[]\"").find(text[end]) == std::string_view::npos) {
+              ++end;
+            }
+            while (end < text.size() && (text[end] == ' ' || text[end] == '\t')) ++end;
+            if (end < text.size() && text[end] == ':') {
+              return {Status::InvalidArgument("not JSON"), *line, true};
+            }
+          }
+        }
         break;
     }
   }
-  return Status::InvalidArgument("JSON: unexpected end of input (unclosed '{' or '[')");
+  return {Status::InvalidArgument("JSON: unexpected end of input (unclosed '{' or '[')"), *line};
+}
+
+// Parses one value, leaving out the values of dropped metadata keys (of the
+// root object, or of each element of its "items").
+nlohmann::json Parse(std::string_view body, const LoadOptions& options) {
+  if (options.drop_metadata_fields.empty()) return nlohmann::json::parse(body);
+  std::vector<std::string> key_at;  // key_at[d]: the latest key seen at depth d
+  auto dropped = [&](const std::string& key) {
+    const auto& f = options.drop_metadata_fields;
+    return std::find(f.begin(), f.end(), key) != f.end();
+  };
+  return nlohmann::json::parse(
+      body, [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+        if (event != nlohmann::json::parse_event_t::key) return true;
+        size_t d = static_cast<size_t>(depth);
+        if (key_at.size() <= d) key_at.resize(d + 1);
+        key_at[d] = parsed.get<std::string>();
+        bool in_metadata = (d == 2 && key_at[1] == "metadata") ||
+                           (d == 4 && key_at[1] == "items" && key_at[3] == "metadata");
+        return !(in_metadata && dropped(key_at[d]));
+      });
 }
 
 }  // namespace
@@ -107,15 +261,19 @@ RawResult LoadJson(std::string_view text, const LoadOptions& options) {
     Span span;
     span.begin = pos;
     span.line = line;
-    Status s = ScanValue(text, pos, &line, options.max_depth, &span);
-    if (!s.ok()) {
-      out.status = s;
-      out.error_line = line;
+    ScanError err = ScanValue(text, pos, &line, options.max_depth, &span);
+    if (err.not_json) {
+      out.not_json = true;
+      return out;
+    }
+    if (!err.status.ok()) {
+      out.status = err.status;
+      out.error_line = err.line;
       return out;
     }
     std::string_view body = text.substr(span.begin, span.end - span.begin);
     try {
-      RawDocument doc{nlohmann::json::parse(body), span.line, std::move(span.item_lines)};
+      RawDocument doc{Parse(body, options), span.line, std::move(span.item_lines)};
       if (!doc.value.is_null()) out.documents.push_back(std::move(doc));
     } catch (const nlohmann::json::parse_error& e) {
       // e.byte is 1-based within `body`; count the lines up to it.

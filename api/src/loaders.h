@@ -20,6 +20,9 @@ struct RawResult {
   std::vector<RawDocument> documents;
   Status status;
   int error_line = 0;
+  // LoadJson only: the text starts like JSON but is not (bare words, single
+  // quotes, comments), so it is YAML flow style; nothing was loaded.
+  bool not_json = false;
 };
 
 RawResult LoadYaml(std::string_view text, const LoadOptions& options);

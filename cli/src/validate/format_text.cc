@@ -1,21 +1,24 @@
 // Text output: one compiler-style line per finding ("file:line: error: ..."),
-// which editors and CI log viewers turn into links, then a summary.
+// which editors and CI log viewers turn into links, then a summary. Names,
+// paths and messages come from the input: EscapeText keeps each finding on
+// its own visible line.
 #include "model.h"
+#include "text_escape.h"
 
 namespace switchboard::cli::validate {
 namespace {
 
 void Line(std::string& out, const Resource& r, const char* level, const std::string& text) {
-  out += r.file + ":" + std::to_string(r.line) + ": " + level + ": " + r.Display() + ": " + text +
-         "\n";
+  out += EscapeText(r.file) + ":" + std::to_string(r.line) + ": " + level + ": " +
+         EscapeText(r.Display()) + ": " + EscapeText(text) + "\n";
 }
 
 }  // namespace
 
 void WriteText(const RunResult& result, bool verbose, std::string& out) {
   for (const auto& p : result.problems) {
-    out +=
-        p.file + (p.line > 0 ? ":" + std::to_string(p.line) : "") + ": error: " + p.message + "\n";
+    out += EscapeText(p.file) + (p.line > 0 ? ":" + std::to_string(p.line) : "") +
+           ": error: " + EscapeText(p.message) + "\n";
   }
   for (const auto& r : result.resources) {
     if (!r.checked) {

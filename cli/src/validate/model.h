@@ -2,6 +2,7 @@
 // runner and the output formats.
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -18,6 +19,9 @@ struct Options {
   Format format = Format::kText;
   bool strict = false;   // warnings fail the run
   bool verbose = false;  // also list valid and skipped documents
+  // No Switchboard object among the inputs is an error unless this is set:
+  // a mistyped path must not pass a pipeline.
+  bool allow_empty = false;
   std::string default_namespace = "default";
 };
 
@@ -64,7 +68,11 @@ struct RunResult {
 
 // Writes the result in the chosen format to `out`.
 void WriteText(const RunResult& r, bool verbose, std::string& out);
-void WriteJson(const RunResult& r, std::string& out);
+// `flush`, when given, is called with `out` whenever it holds more than
+// 1 MiB, to write it out and clear it: a report of many resources need not
+// be held in memory whole.
+void WriteJson(const RunResult& r, std::string& out,
+               const std::function<void(std::string&)>& flush = {});
 void WriteJunit(const RunResult& r, std::string& out);
 void WriteTap(const RunResult& r, std::string& out);
 void WriteSarif(const RunResult& r, std::string& out);

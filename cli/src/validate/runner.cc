@@ -1,5 +1,6 @@
 #include "runner.h"
 
+#include <algorithm>
 #include <map>
 #include <tuple>
 
@@ -12,6 +13,39 @@ namespace {
 using Key = std::tuple<std::string, std::string, std::string>;  // kind, ns, name
 
 Key KeyOf(const Resource& r) { return {r.kind, r.ns, r.name}; }
+
+// "no PubSubBackend or NatsServer found in 2 file(s) (a.yaml, b.yaml): 3
+// document(s) of other kinds (ConfigMap, Deployment); ..."
+FileProblem NothingFound(const Options& options, const std::vector<std::string>& files,
+                         const RunResult& result) {
+  auto list = [](const std::vector<std::string>& items) {
+    std::string out;
+    for (size_t i = 0; i < items.size() && i < 3; ++i) out += (i ? ", " : "") + items[i];
+    if (items.size() > 3) out += ", ... (" + std::to_string(items.size()) + " in all)";
+    return out;
+  };
+  std::vector<std::string> inputs;
+  for (const auto& in : options.inputs) inputs.push_back(in == "-" ? "<stdin>" : in);
+  std::string what;
+  if (files.empty()) {
+    what = "no *.yaml, *.yml or *.json file in " + list(inputs);
+  } else {
+    std::vector<std::string> names, kinds;
+    for (const auto& f : files) names.push_back(f == "-" ? "<stdin>" : f);
+    for (const auto& r : result.resources) {
+      std::string k = r.kind.empty() ? "(no kind)" : r.kind;
+      if (std::find(kinds.begin(), kinds.end(), k) == kinds.end()) kinds.push_back(k);
+    }
+    what = "read " + std::to_string(files.size()) + " file(s) (" + list(names) + "): ";
+    what += result.resources.empty() ? "no documents (empty)"
+                                     : std::to_string(result.resources.size()) +
+                                           " document(s), of other kinds (" + list(kinds) + ")";
+  }
+  return {inputs.empty() ? "" : inputs.front(), 0,
+          "no PubSubBackend or NatsServer found: " + what +
+              "; check the paths, or pass --allow-empty if nothing to validate is expected",
+          false};
+}
 
 }  // namespace
 
@@ -32,16 +66,19 @@ RunResult Check(const Options& options, std::istream& stdin_stream) {
   }
   auto files = ExpandPaths(options.inputs, &result.problems);
   LoadInputs(files, stdin_stream, options.default_namespace, &result);
+  if (!options.allow_empty && result.problems.empty() && result.Checked() == 0) {
+    result.problems.push_back(NothingFound(options, files, result));
+  }
 
   validation::Context context;
   std::map<Key, const nlohmann::json*> existing;
-  for (const auto& r : context_run.resources) {
+  for (auto& r : context_run.resources) {
     if (r.kind == "PubSubBackend")
-      context.backends.push_back(r.object);
+      context.backends.push_back(std::move(r.object));
     else if (r.kind == "NatsServer")
-      context.servers.push_back(r.object);
+      context.servers.push_back(std::move(r.object));
     else if (r.kind == "Secret")
-      context.secrets.push_back(r.object);
+      context.secrets.push_back(std::move(r.object));
   }
   for (const auto& b : context.backends)
     existing[{"PubSubBackend", api::NamespaceOf(b), api::NameOf(b)}] = &b;
@@ -49,8 +86,10 @@ RunResult Check(const Options& options, std::istream& stdin_stream) {
     existing[{"NatsServer", api::NamespaceOf(s), api::NameOf(s)}] = &s;
   // Secrets given as inputs let the rules check referenced keys and the
   // RabbitMQ URL scheme (values are never printed).
-  for (const auto& r : result.resources) {
-    if (r.kind == "Secret" && r.api_version == "v1") context.secrets.push_back(r.object);
+  for (auto& r : result.resources) {
+    if (!r.checked && r.kind == "Secret" && r.api_version == "v1") {
+      context.secrets.push_back(std::move(r.object));
+    }
   }
 
   std::vector<nlohmann::json> objects;
@@ -72,6 +111,7 @@ RunResult Check(const Options& options, std::istream& stdin_stream) {
   for (size_t k = 0; k < positions.size(); ++k) {
     auto& r = result.resources[positions[k]];
     r.report = std::move(reports[k]);
+    r.object = std::move(objects[k]);  // the caller decides when to free it
     if (r.name.empty()) continue;
     auto [it, inserted] = first_seen.emplace(KeyOf(r), positions[k]);
     if (!inserted) {

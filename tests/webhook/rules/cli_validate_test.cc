@@ -277,4 +277,119 @@ TEST(ValidateCli, AgreesWithTheCrdSamplesAndTheE2eInvalidManifests) {
   }
 }
 
+namespace switchboard_validate_inputs {
+
+using switchboard::testing::TempDir;
+
+const char* kBackendJson = R"({"apiVersion": "pubsub.switchboard.dev/v1alpha1",
+ "kind": "PubSubBackend",
+ "metadata": {"name": "hatchet", "namespace": "team-a"},
+ "spec": {"kind": "nats", "nats": {"serverRef": {"name": "shared"},
+  "subjectPrefix": "hatchet.a", "subjectPrefix": "hatchet.b"}}}
+)";
+
+TEST(ValidateCli, NothingToValidateIsAnErrorUnlessAllowed) {
+  TempDir dir;
+  std::string empty = dir.WriteFile("empty.yaml", "");
+  std::string other =
+      dir.WriteFile("cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n");
+  std::filesystem::create_directories(dir.path() + "/nothing");
+  dir.WriteFile("nothing/notes.txt", "not a manifest\n");
+  struct Case {
+    std::vector<std::string> args;
+    std::string stdin_data;
+    std::string says;
+  };
+  for (const auto& c : std::vector<Case>{
+           {{empty}, "", "empty.yaml): no documents (empty)"},
+           {{"-"}, "", "(<stdin>): no documents"},
+           {{"-"}, "# just a comment\n---\n", "(<stdin>): no documents"},
+           {{dir.path() + "/nothing"}, "", "no *.yaml, *.yml or *.json file in"},
+           {{other}, "", "1 document(s), of other kinds (ConfigMap)"},
+       }) {
+    auto r = Validate(c.args, c.stdin_data);
+    EXPECT_EQ(r.exit_code, 1) << c.says << "\n" << r.out << r.err;
+    EXPECT_NE(r.out.find("no PubSubBackend or NatsServer found"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(c.says), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("--allow-empty"), std::string::npos) << r.out;
+    auto args = c.args;
+    args.insert(args.begin(), "--allow-empty");
+    auto allowed = Validate(args, c.stdin_data);
+    EXPECT_EQ(allowed.exit_code, 0) << c.says << "\n" << allowed.out;
+  }
+  // Machine-readable formats carry it as a failure too.
+  auto junit = Validate({"-o", "junit", empty});
+  EXPECT_EQ(junit.exit_code, 1);
+  EXPECT_NE(junit.out.find("no PubSubBackend or NatsServer found"), std::string::npos);
+}
+
+TEST(ValidateCli, DuplicateJsonKeysAreAnErrorWithKeyAndLine) {
+  TempDir dir;
+  std::string file = dir.WriteFile("dup.json", kBackendJson);
+  auto r = Validate({file});
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  EXPECT_NE(r.out.find(file + ":5: error: JSON: duplicate key \"subjectPrefix\" (first at line 5)"),
+            std::string::npos)
+      << r.out;
+  // As in YAML.
+  std::string yaml =
+      dir.WriteFile("dup.yaml", "kind: PubSubBackend\nspec:\n  kind: nats\n  kind: x\n");
+  auto y = Validate({yaml});
+  EXPECT_EQ(y.exit_code, 1);
+  EXPECT_NE(y.out.find(yaml + ":4: error: YAML: mapping key \"kind\" already defined"),
+            std::string::npos)
+      << y.out;
+}
+
+TEST(ValidateCli, YamlFlowStyleErrorsSayYaml) {
+  TempDir dir;
+  std::string file =
+      dir.WriteFile("flow.yaml", "{kind: PubSubBackend, spec: " + std::string(300, '[') +
+                                     std::string(300, ']') + "}\n");
+  auto r = Validate({file});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find(file + ":1: error: YAML: nesting deeper than"), std::string::npos) << r.out;
+}
+
+TEST(ValidateCli, SarifUrisArePercentEncoded) {
+  TempDir dir;
+  std::filesystem::create_directories(dir.path() + "/my dir");
+  std::string file =
+      dir.WriteFile("my dir/a b#1.yaml", switchboard::testing::ReadFile(Data("invalid.yaml")));
+  auto r = Validate({"-o", "sarif", file});
+  EXPECT_EQ(r.exit_code, 1);
+  json doc = json::parse(r.out);
+  std::string uri =
+      doc["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"];
+  EXPECT_NE(uri.find("/my%20dir/a%20b%231.yaml"), std::string::npos) << uri;
+  EXPECT_EQ(uri.find(' '), std::string::npos) << uri;
+}
+
+TEST(ValidateCli, TextOutputEscapesInvisibleCharacters) {
+  TempDir dir;
+  // A name with a line separator, a no-break space, an escape and a bidi
+  // override: each must show as an escape, none may reach the log raw.
+  std::string file =
+      dir.WriteFile("odd.json",
+                    R"({"apiVersion": "pubsub.switchboard.dev/v1alpha1", "kind": "PubSubBackend",
+ "metadata": {"name": "a\u2028b\u00a0c\u001bd\u202ee", "namespace": "team-a"},
+ "spec": {"kind": "nats", "nats": {"serverRef": {"name": "s"}, "subjectPrefix": "x"}}})");
+  auto r = Validate({file});
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  for (const char* escaped : {"a\\u2028b\\u00A0c\\x1Bd\\u202Ee"}) {
+    EXPECT_NE(r.out.find(escaped), std::string::npos) << r.out;
+  }
+  for (const char* raw : {"\xE2\x80\xA8", "\xC2\xA0", "\x1B", "\xE2\x80\xAE"}) {
+    EXPECT_EQ(r.out.find(raw), std::string::npos) << "raw bytes in:\n" << r.out;
+  }
+  // One line per finding: the separator did not start a new one.
+  for (size_t p = r.out.find('\n'), start = 0; p != std::string::npos;
+       start = p + 1, p = r.out.find('\n', start)) {
+    std::string line = r.out.substr(start, p - start);
+    EXPECT_TRUE(line.rfind(file, 0) == 0 || line.find("resource(s) checked") != std::string::npos)
+        << line;
+  }
+}
+
+}  // namespace switchboard_validate_inputs
 }  // namespace

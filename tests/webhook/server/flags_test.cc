@@ -21,6 +21,16 @@ TEST(Flags, ParsesEveryFlagInBothSpellings) {
   EXPECT_EQ(f->log_level, "debug");
 }
 
+TEST(Flags, LimitsAndDeadlines) {
+  auto f = ParseFlags({"--tls-cert-file=c", "--tls-key-file=k", "--max-connections", "64",
+                       "--request-timeout=2500ms", "--idle-timeout", "2m", "--worker-threads=0"});
+  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  EXPECT_EQ(f->max_connections, 64);
+  EXPECT_EQ(f->request_timeout, std::chrono::milliseconds(2500));
+  EXPECT_EQ(f->idle_timeout, std::chrono::minutes(2));
+  EXPECT_EQ(f->worker_threads, 0);
+}
+
 TEST(Flags, Defaults) {
   auto f = ParseFlags({"--tls-cert-file=c", "--tls-key-file=k"});
   ASSERT_TRUE(f.ok());
@@ -28,6 +38,9 @@ TEST(Flags, Defaults) {
   EXPECT_EQ(f->metrics_port, 8080);
   EXPECT_EQ(f->bind_address, "0.0.0.0");
   EXPECT_EQ(f->max_body_bytes, 4u << 20);
+  EXPECT_EQ(f->max_connections, 1024);
+  EXPECT_EQ(f->request_timeout, std::chrono::seconds(10));
+  EXPECT_EQ(f->idle_timeout, std::chrono::seconds(60));
 }
 
 TEST(Flags, HelpNeedsNothingElse) {
@@ -49,6 +62,9 @@ TEST(Flags, ErrorsNameTheFlag) {
            {{"--tls-cert-file=c", "--tls-key-file=k", "--max-body-bytes=10"}, "--max-body-bytes"},
            {{"--tls-cert-file=c", "--tls-key-file=k", "--nope"}, "unknown flag --nope"},
            {{"--tls-cert-file"}, "needs a value"},
+           {{"--tls-cert-file=c", "--tls-key-file=k", "--request-timeout=10"}, "--request-timeout"},
+           {{"--tls-cert-file=c", "--tls-key-file=k", "--idle-timeout=0s"}, "--idle-timeout"},
+           {{"--tls-cert-file=c", "--tls-key-file=k", "--max-connections=0"}, "--max-connections"},
            {{"stray"}, "unexpected argument"},
        }) {
     auto f = ParseFlags(b.args);

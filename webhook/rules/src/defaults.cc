@@ -166,7 +166,25 @@ namespace internal {
 
 nlohmann::json DefaultedForValidation(const nlohmann::json& object,
                                       const std::string& default_namespace) {
-  nlohmann::json copy = object;
+  // Labels, annotations, managedFields and the rest of metadata are not
+  // read by any rule and can be most of a large object: leave them out of
+  // the copy.
+  nlohmann::json copy;
+  if (object.is_object()) {
+    copy = nlohmann::json::object();
+    for (auto it = object.begin(); it != object.end(); ++it) {
+      if (it.key() != "metadata" || !it->is_object()) {
+        copy[it.key()] = it.value();
+        continue;
+      }
+      nlohmann::json& md = copy["metadata"] = nlohmann::json::object();
+      for (const char* field : {"name", "generateName", "namespace", "uid"}) {
+        if (auto f = it->find(field); f != it->end()) md[field] = *f;
+      }
+    }
+  } else {
+    copy = object;
+  }
   if (copy.is_object() && !default_namespace.empty()) {
     auto md = copy.find("metadata");
     if (md != copy.end() && md->is_object() && api::NamespaceOf(copy).empty()) {

@@ -30,7 +30,9 @@ void CheckBackendUpdate(const nlohmann::json& object, const nlohmann::json& old,
 void CheckServerUpdate(const nlohmann::json& object, const nlohmann::json& old, Sink& sink);
 
 // The object with defaults, judged in `default_namespace` when it has none
-// (metadata.namespace is set in the copy so keys and defaults agree).
+// (metadata.namespace is set in the copy so keys and defaults agree). Of
+// metadata only name, generateName, namespace and uid are copied: no rule
+// reads the rest (labels, annotations, managedFields).
 nlohmann::json DefaultedForValidation(const nlohmann::json& object,
                                       const std::string& default_namespace);
 

@@ -108,22 +108,47 @@ Report Validate(const nlohmann::json& object, const Context& context, Operation 
 std::vector<Report> ValidateAll(const std::vector<nlohmann::json>& objects, const Context& context,
                                 const std::string& default_namespace,
                                 const std::vector<const nlohmann::json*>& olds) {
-  std::vector<nlohmann::json> defaulted;
-  defaulted.reserve(objects.size());
-  for (const auto& o : objects) {
-    defaulted.push_back(internal::DefaultedForValidation(o, default_namespace));
+  // The index keeps pointers into NatsServers (their allowed namespaces are
+  // read while checking backends) and Secrets, but copies what it needs
+  // from PubSubBackends. So a backend's defaulted copy is made for the index,
+  // dropped, and made again when the backend is judged; holding one for
+  // every object would double the memory of a large input.
+  std::vector<nlohmann::json> defaulted_servers;  // and any other kind the index points into
+  std::vector<size_t> server_slot(objects.size(), SIZE_MAX);
+  for (size_t i = 0; i < objects.size(); ++i) {
+    if (api::KindOf(objects[i]) != api::kKindBackend) {
+      server_slot[i] = defaulted_servers.size();
+      defaulted_servers.push_back(internal::DefaultedForValidation(objects[i], default_namespace));
+    }
   }
   CrossIndex index;
   index.Reserve(objects.size() + context.backends.size() + context.servers.size());
   for (const auto& s : context.servers) AddToIndex(index, s);
   for (const auto& b : context.backends) AddToIndex(index, b);
   for (const auto& s : context.secrets) AddToIndex(index, s);
-  for (const auto& d : defaulted) AddToIndex(index, d);
+  for (size_t i = 0; i < objects.size(); ++i) {
+    if (server_slot[i] != SIZE_MAX) {
+      AddToIndex(index, defaulted_servers[server_slot[i]]);
+    } else if (!api::NamespaceOf(objects[i]).empty()) {
+      // The index reads backends through views, which apply the same
+      // defaults on read; only a missing namespace needs the copy.
+      AddToIndex(index, objects[i]);
+    } else {
+      AddToIndex(index, internal::DefaultedForValidation(objects[i], default_namespace));
+    }
+  }
   std::vector<Report> reports;
   reports.reserve(objects.size());
   for (size_t i = 0; i < objects.size(); ++i) {
     const nlohmann::json* old = i < olds.size() ? olds[i] : nullptr;
-    reports.push_back(ValidateOne(objects[i], defaulted[i], index, old, default_namespace));
+    if (server_slot[i] != SIZE_MAX) {
+      reports.push_back(ValidateOne(objects[i], defaulted_servers[server_slot[i]], index, old,
+                                    default_namespace));
+    } else {
+      reports.push_back(ValidateOne(objects[i],
+                                    internal::DefaultedForValidation(objects[i], default_namespace),
+                                    index, old, default_namespace));
+    }
   }
   return reports;
 }

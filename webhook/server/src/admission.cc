@@ -226,6 +226,10 @@ void Judge(const json& request, Webhook webhook, const ContextSource& context, O
         update && old != nullptr ? &old_completed : nullptr, DefaultNamespace(request));
     if (!report.ok()) {
       json details = {{"group", kGroup}, {"kind", kind}, {"name", out->name}};
+      // With the denial, the warnings `switchboard validate` shows for the
+      // same object: whichever webhook denies is the only one kubectl hears
+      // from, so nothing is printed twice.
+      respond->Warn(report.warnings);
       respond->Deny(report, details);
       return;
     }

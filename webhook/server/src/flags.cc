@@ -5,6 +5,8 @@
 #include <limits>
 #include <string_view>
 
+#include "switchboard/api/duration.h"
+
 namespace switchboard::webhook {
 namespace {
 
@@ -36,10 +38,18 @@ Flags:
   --kubeconfig FILE      cluster to watch for existing objects (default $KUBECONFIG,
                          else the in-cluster service account)
   --max-body-bytes N     largest request body accepted; larger gets 413 (default 4194304)
-  --worker-threads N     request threads, one per open connection (default 16)
+  --worker-threads N     threads serving connections, 0 for one per CPU up to 16 (default 0);
+                         connections do not take a thread each
+  --max-connections N    open HTTPS connections at most; at the limit the one idle the
+                         longest is closed to make room (default 1024)
+  --request-timeout D    deadline for a TLS handshake, for a whole request (headers and
+                         body, from its first byte) and for writing the answer; the
+                         connection is closed when missed (default 10s)
+  --idle-timeout D       keep-alive connections idle longer are closed (default 60s)
   --log-level LEVEL      debug|info|warn|error (default $SWITCHBOARD_LOG_LEVEL or info)
   --help                 this text
 
+Durations are Go-style: 500ms, 10s, 1m.
 Logs are JSON lines on stderr. SIGTERM or SIGINT stops it gracefully.
 )";
 }
@@ -79,6 +89,16 @@ Result<Flags> ParseFlags(const std::vector<std::string>& args) {
       *out = static_cast<int>(v);
       return Status::Ok();
     };
+    auto duration = [&](std::chrono::milliseconds* out) -> Status {
+      SB_RETURN_IF_ERROR(need_value());
+      auto ns = api::ParseDuration(value);
+      if (!ns.ok() || *ns < 1000000 || *ns > 3600LL * 1000000000) {
+        return Status::InvalidArgument(
+            name + " must be a duration from 1ms to 1h such as 10s, got \"" + value + "\"");
+      }
+      *out = std::chrono::milliseconds(*ns / 1000000);
+      return Status::Ok();
+    };
     if (name == "--tls-cert-file") {
       SB_RETURN_IF_ERROR(need_value());
       f.tls_cert_file = value;
@@ -109,10 +129,22 @@ Result<Flags> ParseFlags(const std::vector<std::string>& args) {
     } else if (name == "--worker-threads") {
       SB_RETURN_IF_ERROR(need_value());
       long long v = 0;
-      if (!ParseInt(value, 1, 1024, &v)) {
-        return Status::InvalidArgument("--worker-threads must be 1-1024, got \"" + value + "\"");
+      if (!ParseInt(value, 0, 1024, &v)) {
+        return Status::InvalidArgument("--worker-threads must be 0-1024, got \"" + value + "\"");
       }
       f.worker_threads = static_cast<int>(v);
+    } else if (name == "--max-connections") {
+      SB_RETURN_IF_ERROR(need_value());
+      long long v = 0;
+      if (!ParseInt(value, 1, 1000000, &v)) {
+        return Status::InvalidArgument("--max-connections must be 1-1000000, got \"" + value +
+                                       "\"");
+      }
+      f.max_connections = static_cast<int>(v);
+    } else if (name == "--request-timeout") {
+      SB_RETURN_IF_ERROR(duration(&f.request_timeout));
+    } else if (name == "--idle-timeout") {
+      SB_RETURN_IF_ERROR(duration(&f.idle_timeout));
     } else {
       return Status::InvalidArgument("unknown flag " + name + "; see --help");
     }

@@ -4,7 +4,9 @@
 #include <prometheus/registry.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <memory>
@@ -20,6 +22,27 @@
 
 namespace sb = switchboard;
 namespace slog = switchboard::log;
+
+namespace {
+
+// Each connection is a file descriptor; the default soft limit (often 1024)
+// would make accept() fail before --max-connections is reached. Raise the
+// soft limit towards the hard one; say so when even that is too low.
+void RaiseOpenFilesLimit(int max_connections) {
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return;
+  rlim_t want = static_cast<rlim_t>(max_connections) + 64;  // + kube client, files, metrics
+  if (lim.rlim_cur >= want) return;
+  lim.rlim_cur = std::min(want, lim.rlim_max);
+  setrlimit(RLIMIT_NOFILE, &lim);
+  if (lim.rlim_cur < want) {
+    slog::Warn(
+        "webhook", "open-files limit below --max-connections; lower it or raise the limit",
+        {{"limit", static_cast<uint64_t>(lim.rlim_cur)}, {"max_connections", max_connections}});
+  }
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   auto flags = sb::webhook::ParseFlags(std::vector<std::string>(argv + 1, argv + argc));
@@ -85,6 +108,10 @@ int main(int argc, char** argv) {
   options.key_file = flags->tls_key_file;
   options.max_body_bytes = flags->max_body_bytes;
   options.worker_threads = flags->worker_threads;
+  options.max_connections = flags->max_connections;
+  options.request_timeout = flags->request_timeout;
+  options.idle_timeout = flags->idle_timeout;
+  RaiseOpenFilesLimit(flags->max_connections);
   auto server = sb::webhook::WebhookServer::Start(options, *context, metrics);
   if (!server.ok()) {
     slog::Error("webhook", "cannot start the HTTPS server", {{"error", server.status().message()}});

@@ -1,6 +1,7 @@
 #include "switchboard/webhook/metrics.h"
 
 #include <prometheus/counter.h>
+#include <prometheus/gauge.h>
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
@@ -31,6 +32,11 @@ struct Metrics::Impl {
           .Name("switchboard_webhook_certificate_reloads_total")
           .Help("Serving certificate reloads after a file change, by result")
           .Register(*registry);
+  prometheus::Gauge& open_connections = prometheus::BuildGauge()
+                                            .Name("switchboard_webhook_open_connections")
+                                            .Help("HTTPS connections open right now")
+                                            .Register(*registry)
+                                            .Add({});
   prometheus::Histogram* duration_validate = nullptr;
   prometheus::Histogram* duration_mutate = nullptr;
 };
@@ -63,6 +69,10 @@ void Metrics::ObserveRejected(const std::string& reason) {
 void Metrics::ObserveCertReload(bool ok) {
   impl_->reloads.Add({{"result", ok ? "ok" : "error"}}).Increment();
 }
+
+void Metrics::ConnectionOpened() { impl_->open_connections.Increment(); }
+
+void Metrics::ConnectionClosed() { impl_->open_connections.Decrement(); }
 
 std::string Metrics::Serialize() const {
   return prometheus::TextSerializer().Serialize(impl_->registry->Collect());

@@ -30,6 +30,12 @@ struct LoadOptions {
   size_t max_alias_nodes = 100'000;
   // Deeper nesting is an error (and recursion in callers stays bounded).
   int max_depth = 200;
+  // Keys of each document's `metadata` mapping (of each item's, for List
+  // items) whose values are parsed but not kept: for callers that never read
+  // them. Labels, annotations and managedFields are often most of a large
+  // manifest, and a parsed key costs about six times its text. Syntax errors
+  // and duplicate keys inside them are still reported.
+  std::vector<std::string> drop_metadata_fields;
 };
 
 struct LoadResult {
@@ -40,9 +46,13 @@ struct LoadResult {
 
 // Loads every document of `text`: JSON (one or more concatenated values) when
 // the first non-blank character is '{' or '[', YAML (multi-document, `---`)
-// otherwise. Empty and null documents are skipped. YAML scalars resolve as
-// kubectl's YAML reader does (YAML 1.1 booleans yes/no/on/off included);
-// duplicate mapping keys are an error, as with kubectl. Never throws.
+// otherwise; a text that starts like JSON but is not (bare words, single
+// quotes, comments: YAML flow style) is read as YAML, and its errors are
+// labelled YAML. Empty and null documents are skipped. YAML scalars resolve
+// as kubectl's YAML reader does (YAML 1.1 booleans yes/no/on/off included);
+// duplicate mapping keys are an error in both formats, as with the API
+// server's strict field validation, naming the key and its line. Never
+// throws.
 LoadResult LoadDocuments(std::string_view text, const LoadOptions& options = {});
 
 // Reads a whole file / stream. NotFound or Unavailable (with the path and

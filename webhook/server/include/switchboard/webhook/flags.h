@@ -2,6 +2,7 @@
 // is unit-tested; main() prints Usage() for --help and errors.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -18,8 +19,11 @@ struct Flags {
   int metrics_port = 8080;           // plain-HTTP /metrics; 0 turns it off
   std::string kubeconfig;            // empty: $KUBECONFIG, else in-cluster config
   size_t max_body_bytes = 4u << 20;  // bigger request bodies get 413
-  int worker_threads = 16;           // one per open connection (cpp-httplib)
-  std::string log_level;             // debug|info|warn|error; empty: $SWITCHBOARD_LOG_LEVEL
+  int worker_threads = 0;            // event-loop threads; 0: one per CPU, at most 16
+  int max_connections = 1024;        // open HTTPS connections at most
+  std::chrono::milliseconds request_timeout{10000};  // handshake; request; response
+  std::chrono::milliseconds idle_timeout{60000};     // keep-alive between requests
+  std::string log_level;  // debug|info|warn|error; empty: $SWITCHBOARD_LOG_LEVEL
   bool help = false;
 };
 

@@ -3,6 +3,7 @@
 //   switchboard_webhook_request_duration_seconds{webhook}   (histogram)
 //   switchboard_webhook_rejected_requests_total{reason}     (413, 404 ...)
 //   switchboard_webhook_certificate_reloads_total{result}
+//   switchboard_webhook_open_connections                  (gauge)
 // Label values are normalised by the admission decision (kind is
 // PubSubBackend|NatsServer|other ...), so hostile requests cannot blow up
 // the number of series. Thread-safe.
@@ -29,6 +30,8 @@ class Metrics {
   void ObserveReview(admission::Webhook webhook, const admission::Outcome& outcome, double seconds);
   void ObserveRejected(const std::string& reason);
   void ObserveCertReload(bool ok);
+  void ConnectionOpened();
+  void ConnectionClosed();
 
   // Prometheus text exposition format of everything above.
   std::string Serialize() const;
