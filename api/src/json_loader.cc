@@ -222,20 +222,29 @@ ScanError ScanValue(std::string_view text, size_t pos, int* line, int max_depth,
 // root object, or of each element of its "items").
 nlohmann::json Parse(std::string_view body, const LoadOptions& options) {
   if (options.drop_metadata_fields.empty()) return nlohmann::json::parse(body);
-  std::vector<std::string> key_at;  // key_at[d]: the latest key seen at depth d
+  // Only the keys at depth 1 (root) and 3 (a List item) matter: they say
+  // whether a key at depth 2 or 4 is one of a document's metadata fields.
+  std::string root_key, item_key;
   auto dropped = [&](const std::string& key) {
     const auto& f = options.drop_metadata_fields;
     return std::find(f.begin(), f.end(), key) != f.end();
   };
   return nlohmann::json::parse(
       body, [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-        if (event != nlohmann::json::parse_event_t::key) return true;
-        size_t d = static_cast<size_t>(depth);
-        if (key_at.size() <= d) key_at.resize(d + 1);
-        key_at[d] = parsed.get<std::string>();
-        bool in_metadata = (d == 2 && key_at[1] == "metadata") ||
-                           (d == 4 && key_at[1] == "items" && key_at[3] == "metadata");
-        return !(in_metadata && dropped(key_at[d]));
+        if (event != nlohmann::json::parse_event_t::key || depth > 4) return true;
+        const auto& key = parsed.get_ref<const std::string&>();
+        switch (depth) {
+          case 1:
+            root_key = key;
+            return true;
+          case 2:
+            return !(root_key == "metadata" && dropped(key));
+          case 3:
+            item_key = key;
+            return true;
+          default:
+            return !(root_key == "items" && item_key == "metadata" && dropped(key));
+        }
       });
 }
 
