@@ -178,8 +178,15 @@ sign() {
 gen_certs() {
   # The serving certificate names the bind address and the Service IP: a
   # folder made for another address gets new certificates.
-  local sans="IP:127.0.0.1,IP:$addr,IP:$service_ip"
-  [ -f "$certs/.complete" ] && [ "$(cat "$certs/.complete")" = "$sans" ] && return 0
+  local sans="IP:127.0.0.1,IP:$addr,IP:$service_ip" made
+  if [ -f "$certs/.complete" ]; then
+    made=$(cat "$certs/.complete")
+    [ "$made" = "$sans" ] && return 0
+    # An empty stamp is from before the SANs were recorded: those
+    # certificates are the default profile's (127.0.0.1, 10.0.0.1). Keep
+    # them, or a running cluster's kubeconfig would get a CA it does not use.
+    [ -z "$made" ] && [ "$sans" = "IP:127.0.0.1,IP:127.0.0.1,IP:10.0.0.1" ] && return 0
+  fi
   rm -rf "$certs"
   mkdir -p "$certs"
   chmod 700 "$certs"
