@@ -23,8 +23,11 @@
 # Caching: each image is an OCI archive in $IMAGES_DIR (default
 # <repo>/.cache/images) named by a hash of everything that goes into it (for
 # the project image: the Dockerfile and every file of the build context), so
-# a warm machine rebuilds nothing and a changed source tree gets a new tag.
-# buildah's storage lives in $IMAGES_DIR/buildah (overlay driver).
+# a warm checkout rebuilds nothing and a changed source tree gets a new tag.
+# buildah's storage (the debian bases and every Dockerfile layer) is per
+# machine, like Go's build cache: $SWITCHBOARD_BUILDAH_DIR, default
+# ${XDG_CACHE_HOME:-~/.cache}/switchboard/buildah (overlay driver). So a fresh
+# clone on a warm machine (CI) re-exports cached layers instead of building.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -40,8 +43,9 @@ die() {
   exit 1
 }
 
+storage="${SWITCHBOARD_BUILDAH_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/switchboard/buildah}"
 bh() {
-  buildah --root "$images/buildah/root" --runroot "$images/buildah/run" --storage-driver overlay "$@"
+  buildah --root "$storage/root" --runroot "$storage/run" --storage-driver overlay "$@"
 }
 
 # chart_value SECTION KEY -> the first `KEY:` under nats.image / nats.reloader
@@ -263,10 +267,15 @@ build_switchboard() {
   bh bud --quiet --isolation chroot --network host --layers --pull=never \
     -f "$root/Dockerfile" -t "$name" "$root" >&2
   export_oci "$name"
-  # Old tags of the project image are superseded: keep the storage small.
+  # Old tags of the project image are superseded: drop their archives and
+  # their tags in the storage (the cached layers of the Dockerfile's steps
+  # stay; `rm -rf` the storage folder to reclaim all of it).
   local old
   for old in "$images"/localhost_switchboard_switchboard_*.oci.tar; do
     [ -e "$old" ] && [ "$old" != "$(archive "$name")" ] && rm -f "$old"
+  done
+  for old in $(bh images --format '{{.Name}}:{{.Tag}}' 2>/dev/null | grep "^$registry/switchboard:" || true); do
+    [ "$old" = "$name" ] || bh rmi "$old" >/dev/null 2>&1 || true
   done
   return 0
 }
