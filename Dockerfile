@@ -1,5 +1,7 @@
-# One image, two binaries: switchboard-operator and switchboard-webhook (the
-# Helm chart runs each as its own Deployment with `command:`).
+# One image, three binaries: switchboard-operator and switchboard-webhook (the
+# Helm chart runs each as its own Deployment with `command:`), and the
+# `switchboard` CLI, so `kubectl exec` or a one-off pod can run
+# `switchboard pubsub probe` with an engine's env Secret.
 #
 #   docker build -t ghcr.io/switchboard-dev/switchboard:0.1.0 .
 #
@@ -17,17 +19,16 @@ RUN bash scripts/install-deps.sh && rm -rf /var/lib/apt/lists/*
 COPY . .
 RUN cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release \
       -DSWITCHBOARD_TESTS=OFF -DSWITCHBOARD_BENCH=OFF \
-      -DSWITCHBOARD_COMPONENTS="common;api;kube;pubsub-runtime;webhook;operator" \
- && cmake --build /build -j "$(nproc)" --target switchboard-operator switchboard-webhook \
- && strip /build/bin/switchboard-operator /build/bin/switchboard-webhook
+ && cmake --build /build -j "$(nproc)" --target switchboard-operator switchboard-webhook switchboard \
+ && strip /build/bin/switchboard-operator /build/bin/switchboard-webhook /build/bin/switchboard
 
 FROM debian:bookworm-slim
 RUN apt-get update -qq \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      ca-certificates libnats3.4 libcpp-httplib0.11 libyaml-cpp0.7 \
+      ca-certificates libnats3.4 libcpp-httplib0.11 libyaml-cpp0.7 libyaml-0-2 \
       libprometheus-cpp-core1.0 libprometheus-cpp-pull1.0 libdeflate0 libssl3 zlib1g libcrypt1 \
  && rm -rf /var/lib/apt/lists/*
-COPY --from=build /build/bin/switchboard-operator /build/bin/switchboard-webhook /usr/local/bin/
+COPY --from=build /build/bin/switchboard-operator /build/bin/switchboard-webhook /build/bin/switchboard /usr/local/bin/
 # The chart's securityContext runs as 65532 with a read-only root file system.
 USER 65532:65532
 ENTRYPOINT ["/usr/local/bin/switchboard-operator"]

@@ -12,7 +12,7 @@ JOBS       ?= $(shell nproc)
 CTEST_JOBS ?= 2
 FUZZ_SECONDS ?= 60
 
-.PHONY: deps tools build build-asan test test-unit test-integration test-asan test-e2e \
+.PHONY: deps tools build build-asan test test-unit test-integration test-asan test-e2e test-node \
         run bench fuzz fuzz-check format format-check cluster-up cluster-down chart-crds clean help
 
 help:
@@ -49,11 +49,15 @@ test-asan: build-asan ## unit + integration under AddressSanitizer and UBSan
 test-e2e: build tools ## end-to-end tests (real kube-apiserver + etcd, kubectl, helm, nats-server)
 	cd $(BUILD) && ctest --output-on-failure -j 1 -L e2e
 
+test-node: build tools ## Switchboard in pods on a real node: images from the Dockerfile, helm install (root; see docs/node.md)
+	cd $(BUILD) && ctest --output-on-failure -j 1 -L node
+
 test: build tools ## the whole suite
 	$(MAKE) format-check
 	$(MAKE) test-asan
 	cd $(BUILD) && ctest --output-on-failure -j $(CTEST_JOBS) -L 'unit|integration'
 	$(MAKE) fuzz-check
+	cd $(BUILD) && ctest --output-on-failure -j 1 -L node
 	@# e2e last, so ctest's summary is the run's closing line.
 	cd $(BUILD) && ctest --output-on-failure -j 1 -L e2e
 

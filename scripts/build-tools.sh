@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # Builds the real Kubernetes pieces the end-to-end tests run against —
-# kube-apiserver, kube-controller-manager, etcd and helm — from their Go modules at pinned versions,
+# kube-apiserver, kube-controller-manager, etcd and helm — and, for the test
+# node (scripts/node.sh), kubelet, kube-scheduler and kube-proxy — from their
+# Go modules at pinned versions,
 # into an ignored cache folder. A binary already built at the pinned version
 # is reused, so a warm machine spends no time here.
 #
-# Usage: scripts/build-tools.sh [kube-apiserver|kube-controller-manager|etcd|helm ...]   (default: all)
+# Usage: scripts/build-tools.sh [TOOL ...]
+#   TOOL: kube-apiserver kube-controller-manager etcd helm (the default set)
+#         kubelet kube-scheduler kube-proxy (built only when named: the
+#         test node needs them, the API-server-only tests do not)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -23,14 +28,23 @@ log() { echo "build-tools: $*" >&2; }
 fresh() { [ -x "$bin/$1" ] && [ "$(cat "$bin/.$1.version" 2>/dev/null)" = "$2" ]; }
 mark() { echo "$2" >"$bin/.$1.version"; }
 
+# The commands built from k8s.io/kubernetes; main.go imports each one's
+# package so `go mod tidy` keeps all of their dependencies.
+k8s_cmds=(kube-apiserver kube-controller-manager kubelet kube-scheduler kube-proxy)
+
 # k8s_module -> prints the folder of a Go module that requires
-# k8s.io/kubernetes at $KUBE_VERSION, creating it on first use. Both
-# kube-apiserver and kube-controller-manager build from it, so the second
-# costs little more than its own packages.
+# k8s.io/kubernetes at $KUBE_VERSION, creating it on first use. Every
+# Kubernetes command builds from it, so each after the first costs little
+# more than its own packages. A folder made before a command was added to
+# k8s_cmds is tidied again (the existing downloads are reused).
 k8s_module() {
   local v="$KUBE_VERSION"
   local dir="$cache/src/kube-apiserver-$v"
   if grep -Eq "^\s*(require )?k8s.io/kubernetes v$v\b" "$dir/go.mod" 2>/dev/null; then
+    if ! grep -q 'cmd/kube-proxy/app' "$dir/main.go" 2>/dev/null; then
+      k8s_main >"$dir/main.go"
+      (cd "$dir" && { go mod tidy >/dev/null 2>&1 || go mod tidy; }) >&2
+    fi
     echo "$dir"
     return 0
   fi
@@ -56,21 +70,23 @@ GOMOD
         awk -v sv="$staging_version" '{print "\t" $1 " => " $1 " " sv}'
       echo ")"
     } >>go.mod
-    cat >main.go <<'GOMAIN'
-// Package main only exists so `go mod tidy` keeps the dependency graph of
-// the commands we build; the binaries are built from k8s.io/kubernetes.
-package main
-
-import (
-	_ "k8s.io/kubernetes/cmd/kube-apiserver/app"
-	_ "k8s.io/kubernetes/cmd/kube-controller-manager/app"
-)
-
-func main() {}
-GOMAIN
+    k8s_main >main.go
     go mod tidy >/dev/null 2>&1 || go mod tidy
   ) >&2
   echo "$dir"
+}
+
+k8s_main() {
+  echo '// Package main only exists so `go mod tidy` keeps the dependency graph of'
+  echo '// the commands we build; the binaries are built from k8s.io/kubernetes.'
+  echo 'package main'
+  echo
+  echo 'import ('
+  local c
+  for c in "${k8s_cmds[@]}"; do printf '\t_ "k8s.io/kubernetes/cmd/%s/app"\n' "$c"; done
+  echo ')'
+  echo
+  echo 'func main() {}'
 }
 
 # build_k8s_cmd NAME -> bin/NAME from k8s.io/kubernetes/cmd/NAME
@@ -148,7 +164,7 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(etcd kube-apiserver kube-controller-manager helm)
 for t in "${targets[@]}"; do
   case "$t" in
-    kube-apiserver | kube-controller-manager) build_k8s_cmd "$t" ;;
+    kube-apiserver | kube-controller-manager | kubelet | kube-scheduler | kube-proxy) build_k8s_cmd "$t" ;;
     etcd) build_etcd ;;
     helm) build_helm ;;
     *) echo "build-tools: unknown tool $t" >&2; exit 2 ;;

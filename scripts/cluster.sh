@@ -26,6 +26,19 @@
 #                          the namespace, garbage-collector, serviceaccount and
 #                          clusterrole-aggregation controllers; 0 runs the API
 #                          server alone (envtest).
+#   CLUSTER_PROFILE        "api" (default): the API server for API-only tests,
+#                          as below. "node": the control plane of the test
+#                          node (scripts/node.sh sets it): the API server on
+#                          CLUSTER_ADDRESS (an address on the node's bridge,
+#                          so pods reach it through the `kubernetes` Service),
+#                          ServiceAccount admission (pods get tokens), the
+#                          `kubernetes` endpoints kept by the lease reconciler,
+#                          webhooks dialled at their Service's ClusterIP, and
+#                          the full controller manager (every default
+#                          controller: deployments, replica sets, stateful
+#                          sets, endpoints, root CA ConfigMaps, ...).
+#   CLUSTER_ADDRESS        address the API server binds (default 127.0.0.1)
+#   CLUSTER_SERVICE_CIDR   Service IP range, a /24 (default 10.0.0.0/24)
 #
 # What runs: etcd, kube-apiserver and (by default) kube-controller-manager
 # limited to four controllers, so a deleted Namespace is finalized,
@@ -48,6 +61,17 @@ logs="$dir/logs"
 run="$dir/run"
 ready_timeout="${CLUSTER_READY_TIMEOUT:-120}"
 with_kcm="${CLUSTER_CONTROLLER_MANAGER:-1}"
+profile="${CLUSTER_PROFILE:-api}"
+addr="${CLUSTER_ADDRESS:-127.0.0.1}"
+service_cidr="${CLUSTER_SERVICE_CIDR:-10.0.0.0/24}"
+# The first address of the range is the `kubernetes` Service's ClusterIP.
+service_ip="${service_cidr%/*}"
+service_ip="${service_ip%.*}.$((${service_ip##*.} + 1))"
+case "$profile" in api | node) ;; *)
+  echo "cluster: CLUSTER_PROFILE must be api or node, not '$profile'" >&2
+  exit 2
+  ;;
+esac
 ETCD_PORT= ETCD_PEER_PORT= APISERVER_PORT=
 
 log() { echo "cluster: $*" >&2; }
@@ -152,7 +176,17 @@ sign() {
 }
 
 gen_certs() {
-  [ -f "$certs/.complete" ] && return 0
+  # The serving certificate names the bind address and the Service IP: a
+  # folder made for another address gets new certificates.
+  local sans="IP:127.0.0.1,IP:$addr,IP:$service_ip" made
+  if [ -f "$certs/.complete" ]; then
+    made=$(cat "$certs/.complete")
+    [ "$made" = "$sans" ] && return 0
+    # An empty stamp is from before the SANs were recorded: those
+    # certificates are the default profile's (127.0.0.1, 10.0.0.1). Keep
+    # them, or a running cluster's kubeconfig would get a CA it does not use.
+    [ -z "$made" ] && [ "$sans" = "IP:127.0.0.1,IP:127.0.0.1,IP:10.0.0.1" ] && return 0
+  fi
   rm -rf "$certs"
   mkdir -p "$certs"
   chmod 700 "$certs"
@@ -165,7 +199,7 @@ gen_certs() {
   sign apiserver "/CN=kube-apiserver" "basicConstraints=CA:FALSE
 keyUsage=critical,digitalSignature,keyEncipherment
 extendedKeyUsage=serverAuth
-subjectAltName=IP:127.0.0.1,IP:10.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local"
+subjectAltName=$sans,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc,DNS:kubernetes.default.svc.cluster.local"
   # The admin identity: group system:masters bypasses RBAC, as kubeadm's admin.
   sign admin "/O=system:masters/CN=switchboard-admin" "basicConstraints=CA:FALSE
 keyUsage=critical,digitalSignature,keyEncipherment
@@ -178,7 +212,7 @@ extendedKeyUsage=clientAuth" front-proxy-ca
   newkey "$certs/sa.key"
   openssl ec -in "$certs/sa.key" -pubout -out "$certs/sa.pub" 2>/dev/null
   chmod 600 "$certs"/*.key
-  touch "$certs/.complete"
+  echo "$sans" >"$certs/.complete"
 }
 
 # ---------------------------------------------------------------- servers
@@ -191,6 +225,23 @@ etcd_args() {
     --unsafe-no-fsync=true --log-level=warn --quota-backend-bytes=2147483648
 }
 
+# Differences of the node profile: pods are admitted with service-account
+# tokens, the `kubernetes` Service gets the API server's address as its
+# endpoint, webhooks are dialled at their Service's ClusterIP (kube-proxy on
+# the node routes it; the node's bridge holds the whole Service range, so
+# nothing leaves the machine), and the API server reaches kubelets (logs,
+# exec) with the admin certificate.
+apiserver_profile_args() {
+  if [ "$profile" = node ]; then
+    echo --endpoint-reconciler-type=lease --enable-aggregator-routing=false \
+      --kubelet-client-certificate="$certs/admin.crt" --kubelet-client-key="$certs/admin.key" \
+      --kubelet-preferred-address-types=InternalIP
+  else
+    echo --disable-admission-plugins=ServiceAccount \
+      --endpoint-reconciler-type=none --enable-aggregator-routing=true
+  fi
+}
+
 apiserver_args() {
   # Admission: the default set minus ServiceAccount (it would reject Pods
   # whose ServiceAccount no controller created). Authorization: Node,RBAC as
@@ -201,7 +252,7 @@ apiserver_args() {
   # webhook fails fast ("no endpoints") instead of sending traffic off the
   # machine. Tests register webhooks by URL on 127.0.0.1 instead.
   echo --etcd-servers="http://127.0.0.1:$ETCD_PORT" \
-    --bind-address=127.0.0.1 --advertise-address=127.0.0.1 --secure-port="$APISERVER_PORT" \
+    --bind-address="$addr" --advertise-address="$addr" --secure-port="$APISERVER_PORT" \
     --cert-dir="$certs" --tls-cert-file="$certs/apiserver.crt" --tls-private-key-file="$certs/apiserver.key" \
     --client-ca-file="$certs/ca.crt" \
     --requestheader-client-ca-file="$certs/front-proxy-ca.crt" \
@@ -213,9 +264,8 @@ apiserver_args() {
     --service-account-key-file="$certs/sa.pub" --service-account-signing-key-file="$certs/sa.key" \
     --api-audiences=https://kubernetes.default.svc.cluster.local \
     --authorization-mode=Node,RBAC \
-    --disable-admission-plugins=ServiceAccount \
-    --service-cluster-ip-range=10.0.0.0/24 --allow-privileged=true \
-    --endpoint-reconciler-type=none --enable-aggregator-routing=true \
+    --service-cluster-ip-range="$service_cidr" --allow-privileged=true \
+    $(apiserver_profile_args) \
     --v=1
 }
 
@@ -235,7 +285,7 @@ load_state() {
 
 readyz() {
   curl -sf --max-time 3 --cacert "$certs/ca.crt" --cert "$certs/admin.crt" --key "$certs/admin.key" \
-    "https://127.0.0.1:$APISERVER_PORT/readyz" >/dev/null 2>&1
+    "https://$addr:$APISERVER_PORT/readyz" >/dev/null 2>&1
 }
 
 etcd_healthy() { curl -sf --max-time 2 "http://127.0.0.1:$ETCD_PORT/health" >/dev/null 2>&1; }
@@ -274,8 +324,13 @@ start_etcd() {
 }
 
 start_apiserver() {
-  # $1 = keep: reuse APISERVER_PORT (restart-apiserver), otherwise pick one.
+  # $1 = keep: reuse APISERVER_PORT (restart-apiserver, or `up` after the
+  # API server died: clients holding the kubeconfig must find it again),
+  # otherwise pick one.
   local attempt
+  if [ "${1:-}" = keep ] && ! port_free "$APISERVER_PORT"; then
+    die "port $APISERVER_PORT of the stopped kube-apiserver is taken by another process ($(ss -Htlnp "sport = :$APISERVER_PORT" | head -1)); stop it, or run 'scripts/cluster.sh down' and 'up' for a new port"
+  fi
   for attempt in 1 2 3; do
     if [ "${1:-}" != keep ]; then
       APISERVER_PORT=$(free_port)
@@ -297,8 +352,15 @@ start_apiserver() {
 # collection of owned objects, default ServiceAccounts and aggregated
 # ClusterRoles, nothing that needs nodes.
 kcm_args() {
-  echo --kubeconfig="$dir/kubeconfig" --secure-port=0 --leader-elect=false \
-    --controllers=namespace,garbagecollector,serviceaccount,clusterrole-aggregation --v=1
+  echo --kubeconfig="$dir/kubeconfig" --secure-port=0 --leader-elect=false --v=1
+  if [ "$profile" = node ]; then
+    # Every default controller. The root CA goes into each namespace's
+    # kube-root-ca.crt ConfigMap, which pods' token volumes include.
+    echo --controllers='*' --root-ca-file="$certs/ca.crt" \
+      --service-account-private-key-file="$certs/sa.key" --service-cluster-ip-range="$service_cidr"
+  else
+    echo --controllers=namespace,garbagecollector,serviceaccount,clusterrole-aggregation
+  fi
 }
 
 kcm_synced() { kubectl --kubeconfig "$dir/kubeconfig" -n default get serviceaccount default >/dev/null 2>&1; }
@@ -314,7 +376,7 @@ start_controller_manager() {
 write_kubeconfig() {
   local kc="$dir/kubeconfig" tmp="$dir/kubeconfig.tmp"
   rm -f "$tmp"
-  KUBECONFIG="$tmp" kubectl config set-cluster switchboard --server="https://127.0.0.1:$APISERVER_PORT" \
+  KUBECONFIG="$tmp" kubectl config set-cluster switchboard --server="https://$addr:$APISERVER_PORT" \
     --certificate-authority="$certs/ca.crt" --embed-certs=true >/dev/null
   KUBECONFIG="$tmp" kubectl config set-credentials switchboard-admin \
     --client-certificate="$certs/admin.crt" --client-key="$certs/admin.key" --embed-certs=true >/dev/null
@@ -362,20 +424,31 @@ cmd_up() {
   local fresh_apiserver=yes
   if load_state && alive etcd && etcd_healthy; then
     if alive kube-apiserver && readyz; then
-      log "already running: https://127.0.0.1:$APISERVER_PORT"
+      log "already running: https://$addr:$APISERVER_PORT"
       fresh_apiserver=no
     else
+      # Same port: the kubeconfig stays valid, and the operator, config-sync
+      # or webhook already holding it reconnect by themselves.
       stop kube-apiserver
-      log "etcd running; (re)starting kube-apiserver"
-      start_apiserver
+      log "etcd running; restarting kube-apiserver on its port $APISERVER_PORT"
+      start_apiserver keep
     fi
   else
+    # etcd is gone (its data with it): start over, but keep the API
+    # server's port when there was one and it is free, so the kubeconfig
+    # clients hold still points at it.
+    local old_port="${APISERVER_PORT:-}"
     stop kube-controller-manager
     stop kube-apiserver
     stop etcd
     rm -rf "$dir/etcd"
     start_etcd
-    start_apiserver
+    if [ -n "$old_port" ] && port_free "$old_port"; then
+      APISERVER_PORT=$old_port
+      start_apiserver keep
+    else
+      start_apiserver
+    fi
   fi
   write_kubeconfig
   if [ "$with_kcm" = 0 ]; then
@@ -387,7 +460,7 @@ cmd_up() {
     start_controller_manager
   fi
   [ "$crds" = yes ] && install_crds
-  log "ready in $((SECONDS - t0))s: https://127.0.0.1:$APISERVER_PORT  KUBECONFIG=$dir/kubeconfig"
+  log "ready in $((SECONDS - t0))s: https://$addr:$APISERVER_PORT  KUBECONFIG=$dir/kubeconfig"
 }
 
 cmd_down() {
@@ -412,7 +485,7 @@ cmd_status() {
     rc=3
   fi
   if alive kube-apiserver && readyz; then
-    echo "kube-apiserver: ready pid $(cat "$run/kube-apiserver.pid") https://127.0.0.1:$APISERVER_PORT"
+    echo "kube-apiserver: ready pid $(cat "$run/kube-apiserver.pid") https://$addr:$APISERVER_PORT"
   else
     echo "kube-apiserver: not ready"
     rc=3

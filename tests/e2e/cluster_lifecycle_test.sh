@@ -38,15 +38,38 @@ new=$(cat "$CLUSTER_DIR/run/kube-apiserver.pid")
   fail "port changed"
 KUBECONFIG="$CLUSTER_DIR/kubeconfig" kubectl get --raw /readyz >/dev/null && pass "ready after restart" || fail "not ready after restart"
 
-# The apiserver crashing alone: `up` restarts just it on a new port.
-kill -KILL "$new"
-for _ in $(seq 100); do
-  [ -d "/proc/$new" ] && [ "$(awk '{print $3}' "/proc/$new/stat" 2>/dev/null)" != Z ] || break
-  sleep 0.1
-done
+# kill_wait PID -> SIGKILL and wait until it is gone (or a zombie).
+kill_wait() {
+  kill -KILL "$1"
+  for _ in $(seq 100); do
+    [ -d "/proc/$1" ] && [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ] || break
+    sleep 0.1
+  done
+}
+
+# The apiserver crashing alone: `up` restarts just it, on the SAME port, so
+# the kubeconfig that clients (operator, config-sync, webhook) already hold
+# stays valid.
+kc_sum=$(sha256sum <"$CLUSTER_DIR/kubeconfig")
+kill_wait "$new"
 bash "$cluster" up --no-crds
 KUBECONFIG="$CLUSTER_DIR/kubeconfig" kubectl get --raw /readyz >/dev/null && pass "up recovers a dead apiserver" ||
   fail "up did not recover"
+[ "$(sed -n 's/^APISERVER_PORT=//p' "$CLUSTER_DIR/run/ports.env")" = "$port" ] && pass "up after a crash keeps the port" ||
+  fail "up after a crash moved the API server off port $port"
+[ "$(sha256sum <"$CLUSTER_DIR/kubeconfig")" = "$kc_sum" ] && pass "up after a crash leaves the kubeconfig unchanged" ||
+  fail "kubeconfig rewritten after a crash"
+
+# etcd and the API server both gone: a fresh start, still on the same port.
+kill_wait "$(cat "$CLUSTER_DIR/run/kube-apiserver.pid")"
+kill_wait "$(cat "$CLUSTER_DIR/run/etcd.pid")"
+bash "$cluster" up --no-crds
+KUBECONFIG="$CLUSTER_DIR/kubeconfig" kubectl get --raw /readyz >/dev/null && pass "up recovers dead etcd + apiserver" ||
+  fail "up did not recover etcd + apiserver"
+[ "$(sed -n 's/^APISERVER_PORT=//p' "$CLUSTER_DIR/run/ports.env")" = "$port" ] && pass "fresh start keeps the port" ||
+  fail "fresh start moved the API server off port $port"
+[ "$(sha256sum <"$CLUSTER_DIR/kubeconfig")" = "$kc_sum" ] && pass "fresh start leaves the kubeconfig unchanged" ||
+  fail "kubeconfig rewritten after etcd + apiserver died"
 
 all=$(cat "$CLUSTER_DIR"/run/*.pid)
 bash "$cluster" down

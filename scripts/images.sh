@@ -1,0 +1,320 @@
+#!/usr/bin/env bash
+# Builds every image the test node runs, without a registry, and imports them
+# into a containerd. Nothing is pulled: the bases are made from Debian's
+# packages, the binaries from Go modules or Debian packages.
+#
+#   debian:bookworm, debian:bookworm-slim  mmdebstrap (minbase) from Debian's
+#                        archive, committed under the exact names the
+#                        Dockerfile's FROM lines use (docker.io/library/...)
+#   pause                Debian's catatonit (static) in `-P` (pause) mode
+#   switchboard          the repository's Dockerfile, built by Debian's buildah
+#   nats                 nats-server from its Go module at the version the
+#                        chart's values.yaml names, on bookworm-slim (the
+#                        chart's command needs /bin/sh)
+#   reloader             see reloader_image below
+#
+# Usage: scripts/images.sh COMMAND
+#   build              build what is missing; prints nothing on stdout
+#   names              print "KEY=full/name:tag" lines (pause, switchboard,
+#                      nats, reloader) for the images a build produces
+#   import SOCKET      build, then `ctr -n k8s.io images import` each OCI
+#                      archive into the containerd at SOCKET
+#
+# Caching: each image is an OCI archive in $IMAGES_DIR (default
+# <repo>/.cache/images) named by a hash of everything that goes into it (for
+# the project image: the Dockerfile and every file of the build context), so
+# a warm checkout rebuilds nothing and a changed source tree gets a new tag.
+# buildah's storage (the debian bases and every Dockerfile layer) is per
+# machine, like Go's build cache: $SWITCHBOARD_BUILDAH_DIR, default
+# ${XDG_CACHE_HOME:-~/.cache}/switchboard/buildah (overlay driver). So a fresh
+# clone on a warm machine (CI) re-exports cached layers instead of building.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+images="${IMAGES_DIR:-$root/.cache/images}"
+mkdir -p "$images"
+images=$(cd "$images" && pwd)
+values="$root/charts/switchboard/values.yaml"
+registry=localhost/switchboard
+
+log() { echo "images: $*" >&2; }
+die() {
+  log "error: $*"
+  exit 1
+}
+
+storage="${SWITCHBOARD_BUILDAH_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/switchboard/buildah}"
+bh() {
+  buildah --root "$storage/root" --runroot "$storage/run" --storage-driver overlay "$@"
+}
+
+# chart_value SECTION KEY -> the first `KEY:` under nats.image / nats.reloader
+# in values.yaml (the versions the chart names).
+nats_tag() { sed -n '/^nats:/,/^[a-z]/p' "$values" | sed -n '/^  image:/,/^  [a-z]/p' | sed -n 's/^ *tag: *//p' | head -1; }
+reloader_tag() { sed -n '/^nats:/,/^[a-z]/p' "$values" | sed -n '/^  reloader:/,/^  [a-z]/p' | sed -n 's/^ *tag: *//p' | head -1; }
+
+NATS_VERSION=$(nats_tag)
+NATS_VERSION=${NATS_VERSION%%-*} # 2.10.24-alpine -> 2.10.24 (ours is Debian-based)
+RELOADER_VERSION=$(reloader_tag)
+[ -n "$NATS_VERSION" ] && [ -n "$RELOADER_VERSION" ] || die "cannot read nats image tags from $values"
+
+# ignored PATH -> true when .dockerignore leaves PATH out of the build
+# context. Supports what that file uses: folders ("docs/"), globs ("**/*.md",
+# "build*/") and "!" exceptions; the last matching line wins, as in Docker.
+ignored() {
+  local f=$1 pat neg out=1 p
+  for pat in "${ignore_patterns[@]}"; do
+    neg=no
+    [ "${pat#!}" != "$pat" ] && neg=yes && pat=${pat#!}
+    p=${pat%/}
+    # shellcheck disable=SC2053
+    if [[ $f == $p || $f == $p/* || ($p == '**/'* && ($f == ${p#\*\*/} || $f == ${p#\*\*/}/*)) ]]; then
+      [ $neg = yes ] && out=1 || out=0
+    fi
+  done
+  return $out
+}
+
+# context_hash -> sha256 of the Dockerfile's build context: every tracked or
+# untracked, not git-ignored file that .dockerignore keeps, by path and
+# content, plus the Dockerfile. Matches what `COPY . .` sees.
+context_hash() {
+  ignore_patterns=()
+  local line
+  while IFS= read -r line; do
+    line=${line%%#*}
+    line=${line//[[:space:]]/}
+    [ -n "$line" ] && ignore_patterns+=("$line")
+  done <"$root/.dockerignore"
+  (
+    cd "$root"
+    sha256sum Dockerfile
+    git ls-files -z --cached --others --exclude-standard | sort -z |
+      while IFS= read -r -d '' f; do
+        [ -f "$f" ] && ! ignored "$f" && printf '%s\0' "$f"
+      done | xargs -0 -r sha256sum
+  ) | sha256sum | cut -c1-16
+}
+
+BASE_KEY=bookworm-minbase-1
+PAUSE_KEY=catatonit-1
+NATS_KEY="$NATS_VERSION-1"
+RELOADER_KEY="$RELOADER_VERSION-standin-1"
+
+names() {
+  echo "pause=$registry/pause:$PAUSE_KEY"
+  echo "switchboard=$registry/switchboard:$(context_hash)"
+  echo "nats=$registry/nats:$NATS_KEY"
+  echo "reloader=$registry/nats-server-config-reloader:$RELOADER_KEY"
+}
+
+# archive NAME -> path of the OCI archive for a full image name
+archive() { echo "$images/$(echo "$1" | tr '/:' '__').oci.tar"; }
+
+# export_oci NAME -> buildah image NAME as an OCI archive whose index.json
+# carries io.containerd.image.name, the annotation `ctr images import` names
+# images by (the CRI looks images up under their full name).
+export_oci() {
+  local name=$1 out tmp
+  out=$(archive "$name")
+  tmp=$(mktemp -d "$images/.export.XXXXXX")
+  bh push --quiet "$name" "oci:$tmp/layout:$name" >/dev/null
+  jq --arg n "$name" '.manifests |= map(.annotations += {"io.containerd.image.name": $n})' \
+    "$tmp/layout/index.json" >"$tmp/index.json"
+  mv "$tmp/index.json" "$tmp/layout/index.json"
+  tar -C "$tmp/layout" -cf "$out.tmp" .
+  mv "$out.tmp" "$out"
+  rm -rf "$tmp"
+}
+
+have() { bh inspect --type image "$1" >/dev/null 2>&1; }
+
+# ---------------------------------------------------------------- bases
+
+# The Dockerfile says FROM debian:bookworm and debian:bookworm-slim; the
+# CRI and buildah expand those to docker.io/library/debian:... . Both come
+# from one mmdebstrap (minbase: apt, bash, coreutils, no recommends); slim
+# drops docs, man pages and locales and tells dpkg to keep them out, as
+# Debian's slim images do.
+build_bases() {
+  have "docker.io/library/debian:bookworm" && have "docker.io/library/debian:bookworm-slim" && return 0
+  command -v mmdebstrap >/dev/null || die "mmdebstrap missing (scripts/install-deps.sh installs it)"
+  log "making debian:bookworm from Debian's packages (mmdebstrap, about 2 min)"
+  local tmp c
+  tmp=$(mktemp -d "$images/.base.XXXXXX")
+  mmdebstrap --quiet --variant=minbase --mode=root --format=tar bookworm "$tmp/rootfs.tar" >&2
+  c=$(bh from scratch)
+  bh add "$c" "$tmp/rootfs.tar" / >/dev/null
+  bh config --cmd /bin/bash --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$c"
+  bh commit --quiet "$c" docker.io/library/debian:bookworm >/dev/null
+  bh rm "$c" >/dev/null
+  c=$(bh from docker.io/library/debian:bookworm)
+  bh run --isolation chroot "$c" -- sh -c '
+    rm -rf /usr/share/doc/* /usr/share/man/* /usr/share/info/* /usr/share/locale/* /usr/share/groff/* /usr/share/lintian/*
+    printf "%s\n" "path-exclude /usr/share/doc/*" "path-include /usr/share/doc/*/copyright" \
+      "path-exclude /usr/share/man/*" "path-exclude /usr/share/info/*" "path-exclude /usr/share/locale/*" \
+      "path-exclude /usr/share/groff/*" "path-exclude /usr/share/lintian/*" >/etc/dpkg/dpkg.cfg.d/slim'
+  bh commit --quiet "$c" docker.io/library/debian:bookworm-slim >/dev/null
+  bh rm "$c" >/dev/null
+  rm -rf "$tmp"
+}
+
+# ---------------------------------------------------------------- images
+
+build_pause() {
+  local name=$1 c
+  [ -f "$(archive "$name")" ] && return 0
+  log "building $name (catatonit -P)"
+  # Debian builds catatonit statically: the binary alone is the image.
+  [ -x /usr/bin/catatonit ] || die "catatonit missing (scripts/install-deps.sh installs it)"
+  ! ldd /usr/bin/catatonit >/dev/null 2>&1 ||
+    die "/usr/bin/catatonit is not statically linked; the pause image has no libc"
+  c=$(bh from scratch)
+  bh copy "$c" /usr/bin/catatonit /pause >/dev/null
+  bh config --entrypoint '["/pause","-P"]' --user 65535:65535 "$c"
+  bh commit --quiet "$c" "$name" >/dev/null
+  bh rm "$c" >/dev/null
+  export_oci "$name"
+}
+
+# go_build MODULE VERSION PACKAGE OUT -> a static binary from a Go module
+go_build() {
+  local module=$1 version=$2 pkg=$3 out=$4 dir
+  dir="$images/src/$(basename "$pkg")-$version"
+  mkdir -p "$dir"
+  (
+    cd "$dir"
+    [ -f go.mod ] || printf 'module switchboard.dev/images/%s\n\ngo 1.24\n\nrequire %s %s\n' \
+      "$(basename "$pkg")" "$module" "$version" >go.mod
+    GOFLAGS="-trimpath -mod=mod" CGO_ENABLED=0 go build -ldflags="-s -w" -o "$out" "$pkg"
+  ) >&2
+}
+
+build_nats() {
+  local name=$1 tmp c
+  [ -f "$(archive "$name")" ] && return 0
+  build_bases
+  log "building $name (nats-server v$NATS_VERSION from its Go module)"
+  tmp=$(mktemp -d "$images/.nats.XXXXXX")
+  go_build github.com/nats-io/nats-server/v2 "v$NATS_VERSION" github.com/nats-io/nats-server/v2 "$tmp/nats-server"
+  c=$(bh from docker.io/library/debian:bookworm-slim)
+  bh copy "$c" "$tmp/nats-server" /usr/local/bin/nats-server >/dev/null
+  bh config --entrypoint '["/usr/local/bin/nats-server"]' --cmd '--config /etc/nats/nats.conf' "$c"
+  bh commit --quiet "$c" "$name" >/dev/null
+  bh rm "$c" >/dev/null
+  export_oci "$name"
+  rm -rf "$tmp"
+}
+
+# The chart's reloader is natsio/nats-server-config-reloader, built from the
+# github.com/nats-io/nack Go module, which the Go module proxy reachable
+# here refuses (403 "not available"). The node runs a stand-in that takes
+# the same flags the chart passes (-pid FILE, -config FILE ...) and does
+# what the reloader does: when a config file's content changes, send SIGHUP
+# to the pid in the pid file. It is a test fixture, not a release image.
+build_reloader() {
+  local name=$1 tmp c
+  [ -f "$(archive "$name")" ] && return 0
+  build_bases
+  log "building $name (stand-in with the reloader's flags)"
+  tmp=$(mktemp -d "$images/.reloader.XXXXXX")
+  cat >"$tmp/reloader" <<'SH'
+#!/bin/sh
+# Stand-in for nats-server-config-reloader (same flags): SIGHUP the pid in
+# -pid FILE whenever one of the -config FILEs changes content.
+set -u
+pidfile="" configs=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -pid) pidfile=$2; shift 2 ;;
+    -config) configs="$configs $2"; shift 2 ;;
+    *) echo "reloader: unknown flag $1" >&2; exit 2 ;;
+  esac
+done
+[ -n "$pidfile" ] && [ -n "$configs" ] || { echo "reloader: need -pid FILE and -config FILE" >&2; exit 2; }
+trap 'exit 0' TERM INT
+sums() { for f in $configs; do sha256sum "$f" 2>/dev/null || echo "missing $f"; done; }
+last=$(sums)
+echo "reloader: watching$configs"
+while :; do
+  sleep 1
+  now=$(sums)
+  [ "$now" = "$last" ] && continue
+  if [ -s "$pidfile" ] && kill -HUP "$(cat "$pidfile")" 2>/dev/null; then
+    echo "reloader: config changed; sent SIGHUP to $(cat "$pidfile")"
+    last=$now
+  fi
+done
+SH
+  chmod 755 "$tmp/reloader"
+  c=$(bh from docker.io/library/debian:bookworm-slim)
+  bh copy "$c" "$tmp/reloader" /usr/local/bin/nats-server-config-reloader >/dev/null
+  bh config --entrypoint '["/usr/local/bin/nats-server-config-reloader"]' "$c"
+  bh commit --quiet "$c" "$name" >/dev/null
+  bh rm "$c" >/dev/null
+  export_oci "$name"
+  rm -rf "$tmp"
+}
+
+# The release recipe itself: `buildah bud` on the repository's Dockerfile.
+# chroot isolation with the host's network, so the build stage's apt-get
+# reaches Debian's archive as `docker build` would.
+build_switchboard() {
+  local name=$1
+  [ -f "$(archive "$name")" ] && return 0
+  build_bases
+  log "building $name from the Dockerfile (the C++ build runs inside: several minutes cold)"
+  bh bud --quiet --isolation chroot --network host --layers --pull=never \
+    -f "$root/Dockerfile" -t "$name" "$root" >&2
+  export_oci "$name"
+  # Old tags of the project image are superseded: drop their archives and
+  # their tags in the storage (the cached layers of the Dockerfile's steps
+  # stay; `rm -rf` the storage folder to reclaim all of it).
+  local old
+  for old in "$images"/localhost_switchboard_switchboard_*.oci.tar; do
+    [ -e "$old" ] && [ "$old" != "$(archive "$name")" ] && rm -f "$old"
+  done
+  for old in $(bh images --format '{{.Name}}:{{.Tag}}' 2>/dev/null | grep "^$registry/switchboard:" || true); do
+    [ "$old" = "$name" ] || bh rmi "$old" >/dev/null 2>&1 || true
+  done
+  return 0
+}
+
+cmd_build() {
+  command -v buildah >/dev/null || die "buildah missing (scripts/install-deps.sh installs it)"
+  # One build at a time per cache folder.
+  exec 8>"$images/.lock"
+  flock 8
+  local line key name
+  # fd 3, not stdin: buildah reads stdin and would swallow the list.
+  while IFS= read -r -u 3 line; do
+    key=${line%%=*}
+    name=${line#*=}
+    "build_$key" "$name" </dev/null
+  done 3< <(names)
+}
+
+cmd_import() {
+  local sock=${1:?usage: images.sh import SOCKET}
+  cmd_build
+  local line name
+  while IFS= read -r -u 3 line; do
+    name=${line#*=}
+    # (the list is read whole: `grep -q` closing a pipe early would fail the
+    # pipeline under pipefail)
+    grep -qxF "$name" <<<"$(ctr --address "$sock" -n k8s.io images ls -q)" && continue
+    ctr --address "$sock" -n k8s.io images import "$(archive "$name")" >&2
+    grep -qxF "$name" <<<"$(ctr --address "$sock" -n k8s.io images ls -q)" ||
+      die "import of $name did not register that name"
+  done 3< <(names)
+}
+
+case "${1:-}" in
+  build) cmd_build ;;
+  names) names ;;
+  import) shift; cmd_import "$@" ;;
+  *)
+    sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' >&2
+    exit 2
+    ;;
+esac

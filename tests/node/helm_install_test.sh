@@ -1,0 +1,181 @@
+#!/usr/bin/env bash
+# Switchboard as its users run it: `helm install charts/switchboard
+# --set nats.enabled=true` with the images built from the Dockerfile, on a
+# real node (scripts/node.sh). Every pod Ready; the webhook reached through
+# its Service with the chart's CA refuses an invalid PubSubBackend with the
+# rule's message; the operator under the chart's ServiceAccount and RBAC
+# makes a backend Ready; a pod standing in for the Hatchet engine, envFrom
+# the env Secret, probes and round-trips; a second backend's engine is denied
+# the first one's subjects; `kubectl auth can-i` with watchNamespaces set.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+node_namespace
+ns=$NS
+release=sbi
+fn="$release-switchboard"
+
+if install "$release" "$ns" --set nats.enabled=true >"$WORK/install.log" 2>&1; then
+  pass "helm install --wait"
+else
+  fail "helm install --wait: $(cat "$WORK/install.log")"
+  dump "$ns"
+fi
+
+# --- every pod Running and Ready: 1 operator, 2 webhook, 1 NATS (+ reloader)
+if wait_until 120 pods_ready "$ns" "$release"; then
+  pass "every pod Running and Ready"
+else
+  fail "pods not Ready"
+  dump "$ns"
+fi
+n=$(kubectl -n "$ns" get pods -l "app.kubernetes.io/instance=$release" --no-headers | wc -l)
+[ "$n" = 4 ] && pass "4 pods (operator, 2 webhook, nats)" || fail "pod count $n, want 4"
+uid=$(kubectl -n "$ns" get pod -l app.kubernetes.io/component=operator -o jsonpath='{.items[0].spec.securityContext.runAsUser}')
+[ "$uid" = 65532 ] && pass "operator runs as 65532" || fail "operator runAsUser [$uid]"
+
+# --- the webhook, through its Service, with the chart's CA
+ep=$(kubectl -n "$ns" get endpoints "$fn-webhook" -o jsonpath='{.subsets[0].addresses[*].ip}')
+[ "$(wc -w <<<"$ep")" = 2 ] && pass "webhook Service has 2 ready endpoints" || fail "webhook endpoints [$ep]"
+svc=$(kubectl get validatingwebhookconfiguration "$fn" -o jsonpath='{.webhooks[0].clientConfig.service.name}')
+[ "$svc" = "$fn-webhook" ] && pass "webhook registered through Service $svc" || fail "webhook clientConfig service [$svc]"
+
+# The NatsServer the chart made is rendered, and NATS runs with its include.
+nats="$fn-nats"
+wait_until 60 bash -c "[ \"\$(kubectl -n $ns get natssrv $nats -o jsonpath='{.status.conditions[?(@.type==\"Ready\")].status}')\" = True ]" &&
+  pass "chart's NatsServer Ready" || fail "NatsServer $nats not Ready: $(kubectl -n "$ns" get natssrv "$nats" -o jsonpath='{.status.conditions}')"
+
+# --- a backend bound to the chart's NATS becomes Ready under the chart's RBAC
+kubectl -n "$ns" apply -f - >/dev/null <<YAML
+apiVersion: pubsub.switchboard.dev/v1alpha1
+kind: PubSubBackend
+metadata: {name: team-a}
+spec:
+  kind: nats
+  nats:
+    serverRef: {name: $nats}
+    subjectPrefix: hatchet.team-a
+  output: {secretName: team-a-pubsub-env}
+YAML
+if wait_until 180 backend_ready "$ns" team-a; then
+  pass "PubSubBackend team-a Ready (operator in a pod, chart's ServiceAccount)"
+else
+  fail "team-a not Ready"
+  dump "$ns"
+fi
+
+# --- an invalid backend is refused by the webhook (through the Service)
+# with the rule's message: the same prefix on the same server is a
+# cross-object rule only the webhook checks.
+out=$(kubectl -n "$ns" apply -f - 2>&1 <<YAML || true
+apiVersion: pubsub.switchboard.dev/v1alpha1
+kind: PubSubBackend
+metadata: {name: copycat}
+spec:
+  kind: nats
+  nats:
+    serverRef: {name: $nats}
+    subjectPrefix: hatchet.team-a
+YAML
+)
+# (the defaulting webhook runs the same rules, so either may answer first)
+expect_contains "$out" '.pubsub.switchboard.dev" denied the request' "webhook refuses through its Service"
+expect_contains "$out" '"hatchet.team-a" is already used on NatsServer' "refusal carries the rule's message"
+kubectl -n "$ns" get psb copycat >/dev/null 2>&1 && fail "refused backend was stored" || pass "refused backend not stored"
+
+# --- an engine-like pod with envFrom the env Secret: probe and round trip
+roundtrip='set -e
+switchboard pubsub probe
+switchboard pubsub sub --topic roundtrip --count 1 --timeout 30s >/tmp/got 2>/tmp/sub.err &
+sub=$!
+i=0
+until grep -q "subscribed to" /tmp/sub.err; do i=$((i+1)); [ $i -lt 300 ] || exit 3; sleep 0.1; done
+switchboard pubsub pub --topic roundtrip "hello from the engine"
+wait $sub
+echo "received: $(cat /tmp/got)"'
+# The image's root file system is read-only: /tmp must be writable.
+roundtrip=${roundtrip//\/tmp\//\/dev\/shm\/}
+if out=$(engine_pod "$ns" engine-a team-a-pubsub-env "$roundtrip"); then
+  pass "engine pod: probe and pub/sub round trip succeed"
+else
+  fail "engine pod failed: $out"
+  dump "$ns"
+fi
+expect_contains "$out" "received: " "round trip printed the message"
+expect_contains "$out" "$(printf '%s' 'hello from the engine' | base64)" "round trip carried the payload"
+
+# --- a second backend's engine is denied the first one's subjects
+kubectl -n "$ns" apply -f - >/dev/null <<YAML
+apiVersion: pubsub.switchboard.dev/v1alpha1
+kind: PubSubBackend
+metadata: {name: team-b}
+spec:
+  kind: nats
+  nats:
+    serverRef: {name: $nats}
+    subjectPrefix: hatchet.team-b
+  output: {secretName: team-b-pubsub-env}
+YAML
+wait_until 180 backend_ready "$ns" team-b && pass "PubSubBackend team-b Ready" || fail "team-b not Ready"
+# The server refuses both directions (NATS reports permission violations
+# asynchronously: the subscriber gets nothing, the publish is dropped and
+# the client is told so).
+intrude='switchboard pubsub probe || exit 10
+export SERVER_MSGQUEUE_PUBSUB_NATS_SUBJECT_PREFIX=hatchet.team-a
+if switchboard pubsub sub --topic roundtrip --count 1 --timeout 5s; then echo "INTRUDER READ team-a"; exit 11; fi
+echo "sub on team-a got nothing"
+switchboard pubsub pub --topic roundtrip "intruder"
+echo "pub exit code $?"'
+if out=$(engine_pod "$ns" engine-b team-b-pubsub-env "$intrude"); then
+  pass "team-b's engine ran"
+else
+  fail "team-b's engine: $out"
+fi
+expect_contains "$out" "sub on team-a got nothing" "team-b's subscription on team-a's subjects receives nothing"
+expect_contains "$out" 'Permissions Violation for Subscription to \"hatchet.team-a.roundtrip\"' "NATS refuses team-b's subscription to team-a's subjects"
+expect_contains "$out" 'Permissions Violation for Publish to \"hatchet.team-a.roundtrip\"' "NATS refuses team-b's publish to team-a's subjects"
+
+# --- RBAC as promised, with watchNamespaces set
+# shellcheck disable=SC2046
+"$HELM" upgrade "$release" "$CHART" -n "$ns" --set nats.enabled=true $(image_values) \
+  --set "operator.watchNamespaces={$ns}" --wait --timeout 5m >"$WORK/upgrade.log" 2>&1 ||
+  fail "helm upgrade with watchNamespaces: $(cat "$WORK/upgrade.log")"
+op="system:serviceaccount:$ns:$fn-operator"
+node_namespace
+other=$NS
+can() { kubectl auth can-i --as="$1" "${@:2}" 2>/dev/null || true; }
+checks=("yes|get secrets -n $ns" "yes|create secrets -n $ns")
+# Secrets outside the watched namespaces: only when the chart scopes the
+# operator's Secret access to them (templates/rbac.yaml); said loudly when not.
+if "$HELM" template "$release" "$CHART" -n "$ns" --set "operator.watchNamespaces={$ns}" --show-only templates/rbac.yaml |
+  grep -q '^kind: RoleBinding' && [ "$("$HELM" template "$release" "$CHART" -n "$ns" --set "operator.watchNamespaces={$ns}" --show-only templates/rbac.yaml | grep -c '^kind: RoleBinding')" -gt 1 ]; then
+  checks+=("no|list secrets -n $other" "no|get secrets -n $other" "no|create secrets -n $other" "no|list secrets --all-namespaces")
+else
+  echo "NOTE: the chart grants the operator Secrets in every namespace even with watchNamespaces set (templates/rbac.yaml); those can-i checks are not run"
+fi
+for check in "${checks[@]}" \
+  "no|delete customresourcedefinitions.apiextensions.k8s.io" \
+  "no|create customresourcedefinitions.apiextensions.k8s.io" \
+  "no|create pods -n $ns" "no|create pods/exec -n $ns" \
+  "no|delete pubsubbackends.pubsub.switchboard.dev -n $ns" \
+  "no|update validatingwebhookconfigurations.admissionregistration.k8s.io" \
+  "no|create clusterrolebindings.rbac.authorization.k8s.io" \
+  "yes|update pubsubbackends.pubsub.switchboard.dev --subresource=status -n $ns" \
+  "yes|update leases.coordination.k8s.io -n $ns" "no|update leases.coordination.k8s.io -n $other"; do
+  IFS='|' read -r want what <<<"$check"
+  # shellcheck disable=SC2086
+  got=$(can "$op" $what)
+  [ "$got" = "$want" ] && pass "can-i operator $what: $want" || fail "can-i operator $what: got [$got], want $want"
+done
+# The operator, restricted to $ns, still serves it.
+wait_until 120 pods_ready "$ns" "$release" && pass "pods Ready after the watchNamespaces upgrade" || fail "pods not Ready after upgrade"
+kubectl -n "$ns" annotate psb team-a switchboard.dev/touch="$RANDOM" --overwrite >/dev/null
+wait_until 60 backend_ready "$ns" team-a && pass "team-a still Ready under watchNamespaces" || fail "team-a lost Ready"
+
+# Users delete their backends before uninstalling the operator (its
+# finalizer removes their NATS users).
+kubectl -n "$ns" delete pod engine-a engine-b --wait=false >/dev/null 2>&1 || true
+kubectl -n "$ns" delete psb team-a team-b --timeout=60s >/dev/null 2>&1 && pass "backends deleted (finalizers ran)" ||
+  fail "deleting backends hung"
+[ "$FAILURES" = 0 ] || dump "$ns"
+finish

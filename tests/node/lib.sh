@@ -1,0 +1,120 @@
+# Shared helpers for the node tests (sourced): the e2e helpers plus the
+# node's environment, the images and a helm install of the chart with the
+# images overridden to the local ones (and nothing else special).
+: "${SWITCHBOARD_SOURCE_DIR:?run through ctest (needs SWITCHBOARD_SOURCE_DIR)}"
+eval "$(bash "$SWITCHBOARD_SOURCE_DIR/scripts/node.sh" env)"
+# shellcheck source=../e2e/lib.sh
+. "$SWITCHBOARD_SOURCE_DIR/tests/e2e/lib.sh"
+
+HELM="${SWITCHBOARD_TOOLS_DIR:-$SRC/.cache/tools}/bin/helm"
+CHART="$SRC/charts/switchboard"
+WORK=$(mktemp -d)
+RELEASES=()
+
+# node_namespace -> sets NS to a new namespace of this test (not in a
+# subshell, so the teardown knows it)
+node_namespace() {
+  NS="node-${TEST_NAME//_/-}-$RANDOM"
+  NS=${NS:0:63}
+  kubectl create namespace "$NS" >/dev/null
+  TEST_NAMESPACES+=("$NS")
+}
+
+# teardown: as a user would, backends first while the operator still runs
+# its finalizer, then the releases, then the namespaces. A finalizer still
+# stuck after that is reported and removed so the namespace can go.
+teardown() {
+  local ns r
+  for ns in "${TEST_NAMESPACES[@]}"; do
+    kubectl -n "$ns" delete pubsubbackends.pubsub.switchboard.dev --all --timeout=60s >/dev/null 2>&1 || true
+  done
+  for r in "${RELEASES[@]}"; do
+    "$HELM" uninstall "${r#*/}" -n "${r%%/*}" --wait --timeout 2m >/dev/null 2>&1 || true
+  done
+  for ns in "${TEST_NAMESPACES[@]}"; do
+    local o
+    for o in $(kubectl -n "$ns" get pubsubbackends.pubsub.switchboard.dev,natsservers.pubsub.switchboard.dev -o name 2>/dev/null); do
+      echo "teardown: $ns/$o still there; removing its finalizers" >&2
+      kubectl -n "$ns" patch "$o" --type=merge -p '{"metadata":{"finalizers":null}}' >/dev/null 2>&1 || true
+    done
+    kubectl delete namespace "$ns" --wait=false >/dev/null 2>&1 || true
+  done
+  rm -rf "$WORK"
+}
+trap teardown EXIT
+
+# install RELEASE NS ARGS... -> helm install --wait with the local images;
+# the release is uninstalled by the teardown unless the test did it.
+install() {
+  local release=$1 ns=$2
+  shift 2
+  RELEASES+=("$ns/$release")
+  # shellcheck disable=SC2046
+  "$HELM" install "$release" "$CHART" -n "$ns" $(image_values) "$@" --wait --timeout 5m
+}
+
+# image_values -> --set flags pointing the chart at the locally built images
+image_values() {
+  echo --set "image.repository=${SWITCHBOARD_IMAGE_SWITCHBOARD%:*}" --set "image.tag=${SWITCHBOARD_IMAGE_SWITCHBOARD##*:}" \
+    --set "nats.image.repository=${SWITCHBOARD_IMAGE_NATS%:*}" --set "nats.image.tag=${SWITCHBOARD_IMAGE_NATS##*:}" \
+    --set "nats.reloader.repository=${SWITCHBOARD_IMAGE_RELOADER%:*}" --set "nats.reloader.tag=${SWITCHBOARD_IMAGE_RELOADER##*:}"
+}
+
+# dump NS -> what a person debugging a failed pod looks at first
+dump() {
+  local ns=$1
+  echo "---- pods in $ns" >&2
+  kubectl -n "$ns" get pods -o wide >&2 || true
+  kubectl -n "$ns" get events --sort-by=.lastTimestamp 2>/dev/null | tail -n 30 >&2 || true
+  local p
+  for p in $(kubectl -n "$ns" get pods -o name 2>/dev/null); do
+    echo "---- logs $p" >&2
+    kubectl -n "$ns" logs "$p" --all-containers --tail=30 >&2 || true
+  done
+  kubectl -n "$ns" get psb,natssrv -o yaml 2>/dev/null | grep -A30 '^  status:' | head -80 >&2 || true
+}
+
+# pods_ready NS RELEASE -> every pod of the release is Running with all
+# containers ready
+pods_ready() {
+  local out
+  out=$(kubectl -n "$1" get pods -l "app.kubernetes.io/instance=$2" -o jsonpath='{range .items[*]}{.status.phase}{" "}{range .status.containerStatuses[*]}{.ready}{" "}{end}{"\n"}{end}')
+  [ -n "$out" ] && ! grep -qvE '^Running( true)+ *$' <<<"$out"
+}
+
+# backend_ready NS NAME
+backend_ready() {
+  [ "$(kubectl -n "$1" get psb "$2" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" = True ]
+}
+
+# engine_pod NS NAME SECRET SCRIPT -> a pod standing in for the Hatchet
+# engine: the project image, envFrom the env Secret exactly as the README
+# shows for hatchet-charts, running SCRIPT with /bin/sh; waits until it
+# finished and prints its log. Returns 0 when it Succeeded.
+engine_pod() {
+  local ns=$1 name=$2 secret=$3 script=$4 phase i
+  kubectl -n "$ns" apply -f - >/dev/null <<YAML
+apiVersion: v1
+kind: Pod
+metadata:
+  name: $name
+spec:
+  restartPolicy: Never
+  securityContext: {runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532}
+  containers:
+    - name: engine
+      image: $SWITCHBOARD_IMAGE_SWITCHBOARD
+      imagePullPolicy: Never
+      command: [/bin/sh, -c, $(jq -Rs . <<<"$script")]
+      envFrom:
+        - secretRef: {name: $secret}
+      securityContext: {allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: {drop: [ALL]}}
+YAML
+  for ((i = 0; i < 1200; i++)); do
+    phase=$(kubectl -n "$ns" get pod "$name" -o jsonpath='{.status.phase}' 2>/dev/null || true)
+    [ "$phase" = Succeeded ] || [ "$phase" = Failed ] && break
+    sleep 0.1
+  done
+  kubectl -n "$ns" logs "$name" 2>&1 || true
+  [ "$phase" = Succeeded ]
+}
