@@ -22,7 +22,7 @@ export HELM_CACHE_HOME="$work/helm-cache" HELM_CONFIG_HOME="$work/helm-config" H
 # helm built without release ldflags would assume 1.20.
 kv=(--kube-version "$("$tools/bin/kube-apiserver" --version | awk '{print $2}')")
 
-ns=$(new_namespace)
+new_namespace ns
 release="sb$RANDOM"
 cleanup() {
   "$HELM" uninstall "$release" -n "$ns" --wait=false >/dev/null 2>&1 || true

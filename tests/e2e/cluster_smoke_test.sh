@@ -5,7 +5,7 @@
 # controller manager finalizes namespaces and collects garbage.
 . "$(dirname "$0")/lib.sh"
 
-ns=$(new_namespace)
+new_namespace ns
 
 out=$(kubectl auth can-i '*' '*' --all-namespaces 2>&1 || true)
 expect_contains "$out" yes "admin kubeconfig is cluster-admin"

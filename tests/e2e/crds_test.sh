@@ -6,7 +6,7 @@
 # teaches the API.
 . "$(dirname "$0")/lib.sh"
 
-ns=$(new_namespace)
+new_namespace ns
 invalid_dir="$(dirname "$0")/testdata/invalid"
 
 # --- Established, names, category

@@ -36,19 +36,21 @@ wait_until() {
   return 1
 }
 
-# new_namespace -> creates a fresh namespace for this test, prints its name,
-# and registers cleanup. The cleanup deletes the objects inside first, so it
+# new_namespace VAR [PREFIX] -> creates a fresh namespace for this test,
+# stores its name in VAR and registers it for cleanup. It assigns rather than
+# prints: `ns=$(new_namespace)` would run in a subshell and the registration
+# would be lost with it. The cleanup deletes the objects inside first, so it
 # also leaves nothing behind on a cluster run without kube-controller-manager
 # (CLUSTER_CONTROLLER_MANAGER=0), where a deleted namespace stays
 # Terminating.
 TEST_NAMESPACES=()
 new_namespace() {
-  local ns
-  ns="e2e-${TEST_NAME//_/-}-$RANDOM"
-  ns=${ns:0:63}
-  kubectl create namespace "$ns" >/dev/null
-  TEST_NAMESPACES+=("$ns")
-  echo "$ns"
+  local name
+  name="${2:-e2e}-${TEST_NAME//_/-}-$RANDOM"
+  name=${name:0:63}
+  kubectl create namespace "$name" >/dev/null
+  TEST_NAMESPACES+=("$name")
+  printf -v "$1" '%s' "$name"
 }
 
 cleanup_namespaces() {

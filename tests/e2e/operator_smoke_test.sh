@@ -16,7 +16,7 @@ if [ ! -f "$SWITCHBOARD_CLUSTER_DIR/run/kube-controller-manager.pid" ]; then
   exit 77
 fi
 
-ns=$(new_namespace)
+new_namespace ns
 log="$(mktemp)"
 "$exe" --kubeconfig "$KUBECONFIG" --namespaces="$ns" --metrics-addr=0 --health-addr=0 --probe-timeout=1s \
   >"$log" 2>&1 &

@@ -11,14 +11,8 @@ CHART="$SRC/charts/switchboard"
 WORK=$(mktemp -d)
 RELEASES=()
 
-# node_namespace -> sets NS to a new namespace of this test (not in a
-# subshell, so the teardown knows it)
-node_namespace() {
-  NS="node-${TEST_NAME//_/-}-$RANDOM"
-  NS=${NS:0:63}
-  kubectl create namespace "$NS" >/dev/null
-  TEST_NAMESPACES+=("$NS")
-}
+# node_namespace -> sets NS to a new namespace of this test
+node_namespace() { new_namespace NS node; }
 
 # teardown: as a user would, backends first while the operator still runs
 # its finalizer, then the releases, then the namespaces. A finalizer still
