@@ -125,8 +125,12 @@ class Connection : public TrackedConnection, public std::enable_shared_from_this
     server_.metrics->ConnectionClosed();
   }
 
+  // Counted from the moment it is accepted, on the accepting thread: were it
+  // counted only in Start(), on its own loop, accepts in between would all
+  // pass the --max-connections check and the cap would be exceeded for good.
+  void Register() { id_ = server_.connections.Add(weak_from_this()); }
+
   void Start() {
-    id_ = server_.connections.Add(weak_from_this());
     tcp_layer().expires_after(server_.options.request_timeout);
     stream_.async_handshake(
         ssl::stream_base::server,
@@ -336,6 +340,7 @@ void WebhookServer::Impl::OnAccept(beast::error_code ec, tcp::socket socket) {
     beast::error_code ignored;
     socket.set_option(tcp::no_delay(true), ignored);
     auto connection = std::make_shared<Connection>(*this, std::move(socket));
+    connection->Register();
     // Started on its own loop, so that all its handlers run there.
     asio::post(connection->executor(), [connection] { connection->Start(); });
   }
