@@ -327,7 +327,17 @@ start_apiserver() {
   # $1 = keep: reuse APISERVER_PORT (restart-apiserver, or `up` after the
   # API server died: clients holding the kubeconfig must find it again),
   # otherwise pick one.
-  local attempt
+  local attempt i
+  if [ "${1:-}" = keep ]; then
+    # A killed API server can still hold its listening socket for a moment
+    # after it shows as gone: a Go process's leader thread turns zombie
+    # while the others are still exiting, and the socket closes with the
+    # last of them. Wait for that, with a deadline, before judging.
+    for ((i = 0; i < 100; i++)); do
+      port_free "$APISERVER_PORT" && break
+      sleep 0.1
+    done
+  fi
   if [ "${1:-}" = keep ] && ! port_free "$APISERVER_PORT"; then
     die "port $APISERVER_PORT of the stopped kube-apiserver is taken by another process ($(ss -Htlnp "sport = :$APISERVER_PORT" | head -1)); stop it, or run 'scripts/cluster.sh down' and 'up' for a new port"
   fi

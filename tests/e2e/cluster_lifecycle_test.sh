@@ -30,10 +30,14 @@ bash "$cluster" up --no-crds
 [ "$(cat "$CLUSTER_DIR"/run/*.pid | sort | tr '\n' ' ')" = "$pids" ] && pass "second up keeps the same processes" ||
   fail "second up restarted processes"
 
+# gone PID -> the process has exited: no longer in /proc, or a zombie that
+# its (new) parent has not reaped yet.
+gone() { [ ! -d "/proc/$1" ] || [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" = Z ]; }
+
 old=$(cat "$CLUSTER_DIR/run/kube-apiserver.pid")
 bash "$cluster" restart-apiserver
 new=$(cat "$CLUSTER_DIR/run/kube-apiserver.pid")
-[ "$old" != "$new" ] && [ ! -d "/proc/$old" ] && pass "restart-apiserver replaced the process" || fail "apiserver pid $old -> $new"
+[ "$old" != "$new" ] && gone "$old" && pass "restart-apiserver replaced the process" || fail "apiserver pid $old -> $new"
 [ "$(sed -n 's/^APISERVER_PORT=//p' "$CLUSTER_DIR/run/ports.env")" = "$port" ] && pass "same port after restart" ||
   fail "port changed"
 KUBECONFIG="$CLUSTER_DIR/kubeconfig" kubectl get --raw /readyz >/dev/null && pass "ready after restart" || fail "not ready after restart"
@@ -42,7 +46,7 @@ KUBECONFIG="$CLUSTER_DIR/kubeconfig" kubectl get --raw /readyz >/dev/null && pas
 kill_wait() {
   kill -KILL "$1"
   for _ in $(seq 100); do
-    [ -d "/proc/$1" ] && [ "$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" != Z ] || break
+    gone "$1" && break
     sleep 0.1
   done
 }
@@ -74,7 +78,7 @@ KUBECONFIG="$CLUSTER_DIR/kubeconfig" kubectl get --raw /readyz >/dev/null && pas
 all=$(cat "$CLUSTER_DIR"/run/*.pid)
 bash "$cluster" down
 for p in $all; do
-  if [ -d "/proc/$p" ] && [ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" != Z ]; then fail "pid $p still running"; fi
+  gone "$p" || fail "pid $p still running"
 done
 pass "down stopped $(echo $all | wc -w) processes"
 left=$(ls "$CLUSTER_DIR")
