@@ -46,17 +46,7 @@ wait_until 60 bash -c "[ \"\$(kubectl -n $ns get natssrv $nats -o jsonpath='{.st
   pass "chart's NatsServer Ready" || fail "NatsServer $nats not Ready: $(kubectl -n "$ns" get natssrv "$nats" -o jsonpath='{.status.conditions}')"
 
 # --- a backend bound to the chart's NATS becomes Ready under the chart's RBAC
-kubectl -n "$ns" apply -f - >/dev/null <<YAML
-apiVersion: pubsub.switchboard.dev/v1alpha1
-kind: PubSubBackend
-metadata: {name: team-a}
-spec:
-  kind: nats
-  nats:
-    serverRef: {name: $nats}
-    subjectPrefix: hatchet.team-a
-  output: {secretName: team-a-pubsub-env}
-YAML
+apply_backend "$ns" team-a "$nats"
 if wait_until 180 backend_ready "$ns" team-a; then
   pass "PubSubBackend team-a Ready (operator in a pod, chart's ServiceAccount)"
 else
@@ -105,17 +95,7 @@ expect_contains "$out" "received: " "round trip printed the message"
 expect_contains "$out" "$(printf '%s' 'hello from the engine' | base64)" "round trip carried the payload"
 
 # --- a second backend's engine is denied the first one's subjects
-kubectl -n "$ns" apply -f - >/dev/null <<YAML
-apiVersion: pubsub.switchboard.dev/v1alpha1
-kind: PubSubBackend
-metadata: {name: team-b}
-spec:
-  kind: nats
-  nats:
-    serverRef: {name: $nats}
-    subjectPrefix: hatchet.team-b
-  output: {secretName: team-b-pubsub-env}
-YAML
+apply_backend "$ns" team-b "$nats"
 wait_until 180 backend_ready "$ns" team-b && pass "PubSubBackend team-b Ready" || fail "team-b not Ready"
 # The server refuses both directions (NATS reports permission violations
 # asynchronously: the subscriber gets nothing, the publish is dropped and

@@ -14,6 +14,22 @@ RELEASES=()
 # node_namespace -> sets NS to a new namespace of this test
 node_namespace() { new_namespace NS node; }
 
+# apply_backend NS NAME SERVER -> a nats PubSubBackend NAME bound to the
+# NatsServer SERVER, prefix hatchet.NAME, env Secret NAME-pubsub-env
+apply_backend() {
+  kubectl -n "$1" apply -f - >/dev/null <<YAML
+apiVersion: pubsub.switchboard.dev/v1alpha1
+kind: PubSubBackend
+metadata: {name: $2}
+spec:
+  kind: nats
+  nats:
+    serverRef: {name: $3}
+    subjectPrefix: hatchet.$2
+  output: {secretName: $2-pubsub-env}
+YAML
+}
+
 # teardown: as a user would, backends first while the operator still runs
 # its finalizer, then the releases, then the namespaces. A finalizer still
 # stuck after that is reported and removed so the namespace can go.

@@ -26,17 +26,7 @@ wait_until 120 pods_ready "$ns" "$release" && pass "5 pods Ready" || {
 
 # A user's own Secret in the release namespace, and a backend.
 kubectl -n "$ns" create secret generic my-own-secret --from-literal=k=v >/dev/null
-kubectl -n "$ns" apply -f - >/dev/null <<YAML
-apiVersion: pubsub.switchboard.dev/v1alpha1
-kind: PubSubBackend
-metadata: {name: team-a}
-spec:
-  kind: nats
-  nats:
-    serverRef: {name: $nats}
-    subjectPrefix: hatchet.team-a
-  output: {secretName: team-a-pubsub-env}
-YAML
+apply_backend "$ns" team-a "$nats"
 wait_until 180 backend_ready "$ns" team-a && pass "team-a Ready" || {
   fail "team-a not Ready"
   dump "$ns"
@@ -100,17 +90,7 @@ else
   fail "no new leader after deleting $leader (holder: $(holder))"
 fi
 # The new leader reconciles: a new backend gets Ready under it.
-kubectl -n "$ns" apply -f - >/dev/null <<YAML
-apiVersion: pubsub.switchboard.dev/v1alpha1
-kind: PubSubBackend
-metadata: {name: team-c}
-spec:
-  kind: nats
-  nats:
-    serverRef: {name: $nats}
-    subjectPrefix: hatchet.team-c
-  output: {secretName: team-c-pubsub-env}
-YAML
+apply_backend "$ns" team-c "$nats"
 wait_until 180 backend_ready "$ns" team-c && pass "new leader makes team-c Ready" || fail "team-c not Ready under the new leader"
 wait "$watcher" || true
 if [ -s "$WORK/samples" ]; then
