@@ -148,9 +148,13 @@ port_free() { ! ss -Htln "sport = :$1" 2>/dev/null | grep -q .; }
 # so parallel clusters (one per build dir) rarely pick the same; the caller
 # retries when a server then fails to bind.
 free_port() {
-  local p i
+  local p i ephemeral_low
+  ephemeral_low=$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+  [ "${ephemeral_low:-0}" -gt 11000 ] 2>/dev/null || ephemeral_low=32768
   for ((i = 0; i < 200; i++)); do
-    p=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+    # Below the kernel's ephemeral range: a port in it can be taken by any
+    # outgoing connection between this check and the server's bind.
+    p=$((10000 + (RANDOM * 32768 + RANDOM) % (ephemeral_low - 10000)))
     if port_free "$p"; then
       echo "$p"
       return 0
