@@ -8,19 +8,19 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
-#include "switchboard/admission/admission.h"
+#include "switchboard/webhook_admission/admission.h"
 
 namespace {
 
-using switchboard::admission::Outcome;
-using switchboard::admission::Review;
-using switchboard::admission::StaticContextSource;
-using switchboard::admission::Webhook;
+using switchboard::webhook_admission::Outcome;
+using switchboard::webhook_admission::Review;
+using switchboard::webhook_admission::StaticContextSource;
+using switchboard::webhook_admission::Webhook;
 
 // Existing objects, so the cross-object rules run too.
 const StaticContextSource& Context() {
   static const StaticContextSource* source = [] {
-    switchboard::validation::Context c;
+    switchboard::rules::Context c;
     c.servers.push_back(nlohmann::json::parse(R"({"apiVersion":"pubsub.switchboard.dev/v1alpha1",
       "kind":"NatsServer","metadata":{"namespace":"team-a","name":"shared"},
       "spec":{"url":"nats://nats:4222","allowedNamespaces":{"from":"All"}}})"));

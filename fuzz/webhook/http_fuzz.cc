@@ -19,13 +19,13 @@
 
 #include "http_handler.h"
 #include "http_reader.h"
-#include "switchboard/admission/context_source.h"
 #include "switchboard/common/log.h"
-#include "switchboard/webhook/metrics.h"
+#include "switchboard/webhook_admission/context_source.h"
+#include "switchboard/webhook_server/metrics.h"
 
 namespace {
 
-namespace wh = switchboard::webhook;
+namespace wh = switchboard::webhook_server;
 
 constexpr size_t kMaxBody = 4096;  // small, so the fuzzer reaches it
 constexpr size_t kMaxHeader = 1024;
@@ -42,7 +42,7 @@ void Check(bool ok) {
 }
 
 std::vector<Outcome> Run(std::string_view bytes, size_t cut) {
-  static switchboard::admission::StaticContextSource context;
+  static switchboard::webhook_admission::StaticContextSource context;
   static wh::Metrics metrics;
   static wh::RequestHandler handler(kMaxBody, context, metrics);
   wh::RequestReader reader(wh::HttpLimits{kMaxBody, kMaxHeader});

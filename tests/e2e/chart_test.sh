@@ -70,14 +70,13 @@ expect_contains "$out" "cert-manager.io/inject-ca-from: $ns/$release-switchboard
 out=$("$HELM" template "$release" "$chart" -n "$ns" "${kv[@]}" --set operator.serviceAccount.create=false 2>&1 || true)
 expect_contains "$out" "operator.serviceAccount.name is required" "missing SA name is a clear error"
 
-# --- the binaries accept the flags the chart gives them (when they are built:
-# SWITCHBOARD_COMPONENTS with operator and webhook)
+# --- the binaries accept the flags the chart gives them
 "$HELM" template "$release" "$chart" -n "$ns" "${kv[@]}" --set operator.watchNamespaces='{team-a,team-b}' \
   --show-only templates/operator-deployment.yaml --show-only templates/webhook-deployment.yaml >"$work/deploy.yaml"
 for comp in operator webhook; do
   exe="${SWITCHBOARD_BINARY_DIR:-/nonexistent}/bin/switchboard-$comp"
   if [ ! -x "$exe" ]; then
-    echo "skip: $exe not built; flags of the $comp Deployment not checked"
+    fail "$exe is not built (the chart test needs the build tree): flags of the $comp Deployment not checked"
     continue
   fi
   mapfile -t args < <(kubectl create --dry-run=client -o json -f "$work/deploy.yaml" | jq -r --arg n "$release-switchboard-$comp" \

@@ -6,10 +6,10 @@
 //   build/bin/bench_render --benchmark_filter=Render
 #include <benchmark/benchmark.h>
 
-#include "switchboard/operator/credentials.h"
-#include "switchboard/operator/env.h"
-#include "switchboard/operator/render.h"
-#include "switchboard/operator/rotation.h"
+#include "switchboard/operator_logic/credentials.h"
+#include "switchboard/operator_logic/env.h"
+#include "switchboard/operator_logic/render.h"
+#include "switchboard/operator_logic/rotation.h"
 
 namespace switchboard::operator_logic {
 namespace {

@@ -30,10 +30,10 @@
 #include <thread>
 #include <vector>
 
-#include "switchboard/admission/admission.h"
 #include "switchboard/common/log.h"
-#include "switchboard/webhook/metrics.h"
-#include "switchboard/webhook/server.h"
+#include "switchboard/webhook_admission/admission.h"
+#include "switchboard/webhook_server/metrics.h"
+#include "switchboard/webhook_server/server.h"
 
 namespace {
 
@@ -159,7 +159,7 @@ std::unique_ptr<httplib::SSLClient> Client(int port) {
   return c;
 }
 
-void DecisionOnly(const sb::admission::ContextSource& ctx, const std::string& body,
+void DecisionOnly(const sb::webhook_admission::ContextSource& ctx, const std::string& body,
                   double seconds) {
   phase_cpu_start = CpuSeconds();
   std::vector<double> us;
@@ -167,7 +167,8 @@ void DecisionOnly(const sb::admission::ContextSource& ctx, const std::string& bo
   auto start = Clock::now();
   while (Clock::now() < end) {
     auto t0 = Clock::now();
-    auto out = sb::admission::Review(body, sb::admission::Webhook::kValidating, ctx);
+    auto out =
+        sb::webhook_admission::Review(body, sb::webhook_admission::Webhook::kValidating, ctx);
     us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
     if (out.result != "allowed") {
       std::fprintf(stderr, "unexpected verdict: %s\n", out.body.c_str());
@@ -268,19 +269,19 @@ int main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
   sb::log::SetLevel(sb::log::Level::kWarn);
 
-  sb::validation::Context context;
+  sb::rules::Context context;
   for (int i = 0; i < 20; ++i) context.servers.push_back(Server(i));
   for (int i = 0; i < 200; ++i) context.backends.push_back(Backend(i));
-  sb::admission::StaticContextSource source(std::move(context));
-  sb::webhook::Metrics metrics;
+  sb::webhook_admission::StaticContextSource source(std::move(context));
+  sb::webhook_server::Metrics metrics;
   Certs certs = MakeCerts();
-  sb::webhook::ServerOptions options;
+  sb::webhook_server::ServerOptions options;
   options.bind_address = "127.0.0.1";
   options.port = serve_port > 0 ? serve_port : 0;
   options.cert_file = certs.cert;
   options.key_file = certs.key;
   options.worker_threads = threads;
-  auto server = sb::webhook::WebhookServer::Start(options, source, metrics);
+  auto server = sb::webhook_server::WebhookServer::Start(options, source, metrics);
   if (!server.ok()) {
     std::fprintf(stderr, "%s\n", server.status().ToString().c_str());
     return 1;

@@ -18,7 +18,7 @@ void Key(std::string& out, const char* key, int indent, bool first) {
   out += "\": ";
 }
 
-void Findings(std::string& out, const std::vector<validation::Finding>& fs) {
+void Findings(std::string& out, const std::vector<rules::Finding>& fs) {
   if (fs.empty()) {
     out += "[]";
     return;

@@ -36,7 +36,7 @@ std::string Xml(std::string_view s) {
   return out;
 }
 
-std::string Lines(const std::vector<validation::Finding>& fs) {
+std::string Lines(const std::vector<rules::Finding>& fs) {
   std::string out;
   for (const auto& f : fs) out += f.ToString() + "\n";
   return out;

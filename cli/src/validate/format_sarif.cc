@@ -40,7 +40,7 @@ void WriteSarif(const RunResult& r, std::string& out) {
   }
   for (const auto& res : r.resources) {
     if (!res.checked) continue;
-    auto add = [&](const validation::Finding& f, bool error) {
+    auto add = [&](const rules::Finding& f, bool error) {
       auto [rid, idx] = rule_of(f.rule);
       results.push_back({{"ruleId", rid},
                          {"ruleIndex", idx},

@@ -6,7 +6,7 @@
 namespace switchboard::cli::validate {
 namespace {
 
-void Block(std::string& out, const char* key, const std::vector<validation::Finding>& fs) {
+void Block(std::string& out, const char* key, const std::vector<rules::Finding>& fs) {
   if (fs.empty()) return;
   out += std::string("  ") + key + ":\n";
   for (const auto& f : fs) {

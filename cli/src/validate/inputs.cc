@@ -89,7 +89,7 @@ void LoadInputs(const std::vector<std::string>& files, std::istream& stdin_strea
         r.ns = default_namespace;
         r.object["metadata"]["namespace"] = default_namespace;
       }
-      r.checked = validation::IsSwitchboardObject(r.object);
+      r.checked = rules::IsSwitchboardObject(r.object);
       if (!r.checked) {
         r.skip_reason =
             r.kind.empty() ? "no kind: not a Kubernetes object" : "not a Switchboard kind";

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "switchboard/validation/validate.h"
+#include "switchboard/rules/validate.h"
 
 namespace switchboard::cli::validate {
 
@@ -35,7 +35,7 @@ struct Resource {
   bool checked = false;     // a Switchboard object, judged by the rules
   std::string skip_reason;  // when not checked
   nlohmann::json object;    // moved out (null) once judged
-  validation::Report report;
+  rules::Report report;
 
   std::string Display() const;  // "PubSubBackend team-a/hatchet"
   bool failed(bool strict) const {

@@ -70,7 +70,7 @@ RunResult Check(const Options& options, std::istream& stdin_stream) {
     result.problems.push_back(NothingFound(options, files, result));
   }
 
-  validation::Context context;
+  rules::Context context;
   std::map<Key, const nlohmann::json*> existing;
   for (auto& r : context_run.resources) {
     if (r.kind == "PubSubBackend")
@@ -106,8 +106,8 @@ RunResult Check(const Options& options, std::istream& stdin_stream) {
     olds.push_back(it == existing.end() ? nullptr : it->second);
     positions.push_back(i);
   }
-  std::vector<validation::Report> reports =
-      validation::ValidateAll(objects, context, options.default_namespace, olds);
+  std::vector<rules::Report> reports =
+      rules::ValidateAll(objects, context, options.default_namespace, olds);
   for (size_t k = 0; k < positions.size(); ++k) {
     auto& r = result.resources[positions[k]];
     r.report = std::move(reports[k]);

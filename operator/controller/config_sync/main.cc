@@ -19,9 +19,9 @@
 #include <vector>
 
 #include "switchboard/common/log.h"
-#include "switchboard/controller/config_sync.h"
-#include "switchboard/controller/options.h"
 #include "switchboard/kube/client.h"
+#include "switchboard/operator_controller/config_sync.h"
+#include "switchboard/operator_controller/options.h"
 
 namespace {
 
@@ -72,7 +72,7 @@ int main(int argc, char** argv) {
     else if (a == "--pid")
       pid = static_cast<pid_t>(std::atol(v.c_str()));
     else if (a == "--interval") {
-      auto d = controller::ParseDuration(v);
+      auto d = operator_controller::ParseDuration(v);
       if (!d.ok()) {
         std::fprintf(stderr, "switchboard-config-sync: --interval: %s\n",
                      d.status().message().c_str());
@@ -115,9 +115,9 @@ int main(int argc, char** argv) {
     auto obj = (*client)->Get(kube::resources::Secret(), ns, secret);
     std::string error;
     if (obj.ok()) {
-      auto value = controller::SecretValue(obj->dump(), key);
+      auto value = operator_controller::SecretValue(obj->dump(), key);
       if (value.ok()) {
-        auto wrote = controller::WriteFileIfChanged(file, *value);
+        auto wrote = operator_controller::WriteFileIfChanged(file, *value);
         if (!wrote.ok()) {
           error = wrote.status().ToString();
         } else if (*wrote) {
@@ -135,7 +135,7 @@ int main(int argc, char** argv) {
     if (pending_reload) {
       pid_t target = pid;
       if (!pid_file.empty()) {
-        auto p = controller::ReadPidFile(pid_file);
+        auto p = operator_controller::ReadPidFile(pid_file);
         target = p.ok() ? *p : 0;
         if (!p.ok()) error = p.status().ToString();
       }

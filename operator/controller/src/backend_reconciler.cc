@@ -9,17 +9,17 @@
 #include "secret_io.h"
 #include "switchboard/api/views.h"
 #include "switchboard/common/log.h"
-#include "switchboard/controller/reconcilers.h"
-#include "switchboard/operator/cluster_render.h"
-#include "switchboard/operator/conditions.h"
-#include "switchboard/operator/env.h"
-#include "switchboard/operator/objects.h"
-#include "switchboard/operator/rotation.h"
-#include "switchboard/operator/secrets.h"
-#include "switchboard/operator/time_util.h"
-#include "switchboard/validation/validate.h"
+#include "switchboard/operator_controller/reconcilers.h"
+#include "switchboard/operator_logic/cluster_render.h"
+#include "switchboard/operator_logic/conditions.h"
+#include "switchboard/operator_logic/env.h"
+#include "switchboard/operator_logic/objects.h"
+#include "switchboard/operator_logic/rotation.h"
+#include "switchboard/operator_logic/secrets.h"
+#include "switchboard/operator_logic/time_util.h"
+#include "switchboard/rules/validate.h"
 
-namespace switchboard::controller {
+namespace switchboard::operator_controller {
 namespace logic = ::switchboard::operator_logic;
 namespace reasons = ::switchboard::operator_logic::reasons;
 using logic::Step;
@@ -136,8 +136,8 @@ struct BackendReconciler::Facts {
   // The objects the shared rules compare `self` with: only backends on the
   // same server that could clash (same prefix or username, nested
   // prefixes), and the referenced server.
-  validation::Context Build(const ReconcileContext& ctx, const api::BackendView& self) {
-    validation::Context vc;
+  rules::Context Build(const ReconcileContext& ctx, const api::BackendView& self) {
+    rules::Context vc;
     if (self.kind() != "nats") return vc;
     const std::string server = self.server().ToString();
     const std::string prefix = self.subject_prefix();
@@ -258,7 +258,7 @@ struct BackendReconciler::Impl {
                 Action::AwaitChange());
   }
 
-  Result<Action> Invalid(const validation::Report& report) {
+  Result<Action> Invalid(const rules::Report& report) {
     std::string msg;
     for (const auto& f : report.errors) msg += (msg.empty() ? "" : "; ") + f.ToString();
     auto r = Fail(Step::kValidate, reasons::kInvalidSpec, msg, Action::Terminal());
@@ -665,8 +665,8 @@ Result<Action> BackendReconciler::Reconcile(const std::string& key) {
                        Action::AwaitChange());
     }
   }
-  validation::Report report =
-      validation::Validate(obj, facts_->Build(ctx_, impl.view), validation::Operation::kCreate);
+  rules::Report report =
+      rules::Validate(obj, facts_->Build(ctx_, impl.view), rules::Operation::kCreate);
   if (!report.ok()) return impl.Invalid(report);
   impl.Passed(Step::kValidate, "");
   if (server) impl.Passed(Step::kResolveServer, "");
@@ -678,4 +678,4 @@ Result<Action> BackendReconciler::Reconcile(const std::string& key) {
   return impl.Invalid({{{"spec.kind", "must be nats, rabbitmq or postgres"}}});
 }
 
-}  // namespace switchboard::controller
+}  // namespace switchboard::operator_controller

@@ -1,9 +1,9 @@
 #include "config_index.h"
 
-#include "switchboard/operator/cluster_render.h"
-#include "switchboard/operator/objects.h"
+#include "switchboard/operator_logic/cluster_render.h"
+#include "switchboard/operator_logic/objects.h"
 
-namespace switchboard::controller {
+namespace switchboard::operator_controller {
 namespace logic = ::switchboard::operator_logic;
 
 ConfigIndex::Entry_& ConfigIndex::Refresh(const json& secret, const std::string& key) {
@@ -43,4 +43,4 @@ std::chrono::steady_clock::time_point ConfigIndex::SeenAt(const json* secret) {
   return it == by_secret_.end() ? std::chrono::steady_clock::time_point{} : it->second.seen;
 }
 
-}  // namespace switchboard::controller
+}  // namespace switchboard::operator_controller

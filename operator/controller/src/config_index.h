@@ -13,7 +13,7 @@
 
 #include "k8s_util.h"
 
-namespace switchboard::controller {
+namespace switchboard::operator_controller {
 
 class ConfigIndex {
  public:
@@ -39,4 +39,4 @@ class ConfigIndex {
   std::map<std::string, Entry_> by_secret_;  // "<ns>/<name>"; guarded by mu_
 };
 
-}  // namespace switchboard::controller
+}  // namespace switchboard::operator_controller

@@ -1,4 +1,4 @@
-#include "switchboard/controller/config_sync.h"
+#include "switchboard/operator_controller/config_sync.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -11,7 +11,7 @@
 
 #include "switchboard/common/base64.h"
 
-namespace switchboard::controller {
+namespace switchboard::operator_controller {
 namespace {
 
 Result<std::string> Base64Decode(const std::string& in) {
@@ -75,4 +75,4 @@ Result<pid_t> ReadPidFile(const std::string& path) {
   return static_cast<pid_t>(pid);
 }
 
-}  // namespace switchboard::controller
+}  // namespace switchboard::operator_controller

@@ -1,8 +1,8 @@
-#include "switchboard/controller/controller.h"
+#include "switchboard/operator_controller/controller.h"
 
 #include "switchboard/common/log.h"
 
-namespace switchboard::controller {
+namespace switchboard::operator_controller {
 
 Controller::Controller(std::string kind, Reconciler* reconciler, Metrics* metrics, int workers,
                        kube::WorkQueue::Options queue_options)
@@ -71,4 +71,4 @@ void Controller::Worker() {
   }
 }
 
-}  // namespace switchboard::controller
+}  // namespace switchboard::operator_controller

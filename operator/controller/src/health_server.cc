@@ -1,12 +1,12 @@
-#include "switchboard/controller/health_server.h"
+#include "switchboard/operator_controller/health_server.h"
 
 #include <httplib.h>
 
 #include <thread>
 
-#include "switchboard/controller/options.h"
+#include "switchboard/operator_controller/options.h"
 
-namespace switchboard::controller {
+namespace switchboard::operator_controller {
 
 struct HealthServer::Impl {
   std::function<std::string()> ready;
@@ -57,4 +57,4 @@ void HealthServer::Stop() {
   if (impl_->thread.joinable()) impl_->thread.join();
 }
 
-}  // namespace switchboard::controller
+}  // namespace switchboard::operator_controller

@@ -1,6 +1,6 @@
 #include "k8s_util.h"
 
-namespace switchboard::controller {
+namespace switchboard::operator_controller {
 namespace {
 const json* Meta(const json& obj) {
   auto meta = obj.find("metadata");
@@ -52,4 +52,4 @@ json StatusOf(const json& obj) {
   return s != obj.end() && s->is_object() ? *s : json::object();
 }
 
-}  // namespace switchboard::controller
+}  // namespace switchboard::operator_controller

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace switchboard::controller {
+namespace switchboard::operator_controller {
 
 using json = nlohmann::json;
 
@@ -20,4 +20,4 @@ std::string Annotation(const json& obj, std::string_view key);
 // obj.status, or an empty object.
 json StatusOf(const json& obj);
 
-}  // namespace switchboard::controller
+}  // namespace switchboard::operator_controller

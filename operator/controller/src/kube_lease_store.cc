@@ -1,6 +1,6 @@
-#include "switchboard/controller/kube_lease_store.h"
+#include "switchboard/operator_controller/kube_lease_store.h"
 
-namespace switchboard::controller {
+namespace switchboard::operator_controller {
 namespace {
 
 using kube::json;
@@ -66,4 +66,4 @@ std::unique_ptr<LeaseStore> NewKubeLeaseStore(kube::Client* client, std::string 
   return std::make_unique<KubeLeaseStore>(client, std::move(ns), std::move(name));
 }
 
-}  // namespace switchboard::controller
+}  // namespace switchboard::operator_controller

@@ -1,10 +1,10 @@
-#include "switchboard/controller/leader_election.h"
+#include "switchboard/operator_controller/leader_election.h"
 
 #include <ctime>
 
 #include "switchboard/common/log.h"
 
-namespace switchboard::controller {
+namespace switchboard::operator_controller {
 
 std::string MicroTimeNow() {
   auto now = std::chrono::system_clock::now();
@@ -140,4 +140,4 @@ Status LeaderElector::Release() {
   return s;
 }
 
-}  // namespace switchboard::controller
+}  // namespace switchboard::operator_controller

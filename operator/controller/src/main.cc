@@ -7,18 +7,18 @@
 #include <vector>
 
 #include "switchboard/common/log.h"
-#include "switchboard/controller/operator.h"
-#include "switchboard/controller/options.h"
+#include "switchboard/operator_controller/operator.h"
+#include "switchboard/operator_controller/options.h"
 
 int main(int argc, char** argv) {
   using namespace switchboard;
-  auto opts = controller::ParseOptions(std::vector<std::string>(argv + 1, argv + argc));
+  auto opts = operator_controller::ParseOptions(std::vector<std::string>(argv + 1, argv + argc));
   if (!opts.ok()) {
     std::fprintf(stderr, "switchboard-operator: %s\n", opts.status().message().c_str());
     return 2;
   }
   if (opts->help) {
-    std::fputs(controller::Usage().c_str(), stdout);
+    std::fputs(operator_controller::Usage().c_str(), stdout);
     return 0;
   }
   if (!opts->log_level.empty()) {
@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   signal(SIGPIPE, SIG_IGN);
 
-  controller::Operator op(*opts);
+  operator_controller::Operator op(*opts);
   std::thread signals([&] {
     int sig = 0;
     sigwait(&set, &sig);

@@ -1,4 +1,4 @@
-#include "switchboard/controller/metrics.h"
+#include "switchboard/operator_controller/metrics.h"
 
 #include <prometheus/counter.h>
 #include <prometheus/exposer.h>
@@ -9,9 +9,9 @@
 
 #include <exception>
 
-#include "switchboard/controller/options.h"
+#include "switchboard/operator_controller/options.h"
 
-namespace switchboard::controller {
+namespace switchboard::operator_controller {
 
 struct Metrics::Families {
   prometheus::Family<prometheus::Counter>* reconciles;
@@ -83,4 +83,4 @@ std::string Metrics::Text() const {
   return serializer.Serialize(registry_->Collect());
 }
 
-}  // namespace switchboard::controller
+}  // namespace switchboard::operator_controller

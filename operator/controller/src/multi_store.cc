@@ -1,6 +1,6 @@
-#include "switchboard/controller/multi_store.h"
+#include "switchboard/operator_controller/multi_store.h"
 
-namespace switchboard::controller {
+namespace switchboard::operator_controller {
 
 MultiStore::MultiStore(kube::Client* client, kube::ResourceRef resource,
                        const std::vector<std::string>& namespaces, kube::WatcherOptions opts)
@@ -80,4 +80,4 @@ size_t MultiStore::Size() const {
   return n;
 }
 
-}  // namespace switchboard::controller
+}  // namespace switchboard::operator_controller

@@ -1,4 +1,4 @@
-#include "switchboard/controller/operator.h"
+#include "switchboard/operator_controller/operator.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -14,19 +14,19 @@
 #include "secret_io.h"
 #include "switchboard/api/views.h"
 #include "switchboard/common/log.h"
-#include "switchboard/controller/controller.h"
-#include "switchboard/controller/health_server.h"
-#include "switchboard/controller/kube_lease_store.h"
-#include "switchboard/controller/leader_election.h"
-#include "switchboard/controller/metrics.h"
-#include "switchboard/controller/multi_store.h"
-#include "switchboard/controller/reconcilers.h"
 #include "switchboard/kube/client.h"
 #include "switchboard/kube/event_recorder.h"
 #include "switchboard/kube/watcher.h"
-#include "switchboard/operator/objects.h"
+#include "switchboard/operator_controller/controller.h"
+#include "switchboard/operator_controller/health_server.h"
+#include "switchboard/operator_controller/kube_lease_store.h"
+#include "switchboard/operator_controller/leader_election.h"
+#include "switchboard/operator_controller/metrics.h"
+#include "switchboard/operator_controller/multi_store.h"
+#include "switchboard/operator_controller/reconcilers.h"
+#include "switchboard/operator_logic/objects.h"
 
-namespace switchboard::controller {
+namespace switchboard::operator_controller {
 namespace {
 
 constexpr const char* kLogger = "operator";
@@ -325,4 +325,4 @@ Status Operator::Impl::Run() {
   return Status::Ok();
 }
 
-}  // namespace switchboard::controller
+}  // namespace switchboard::operator_controller

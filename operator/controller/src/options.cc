@@ -1,4 +1,4 @@
-#include "switchboard/controller/options.h"
+#include "switchboard/operator_controller/options.h"
 
 #include <charconv>
 #include <functional>
@@ -8,7 +8,7 @@
 #include "switchboard/api/duration.h"
 #include "switchboard/common/log.h"
 
-namespace switchboard::controller {
+namespace switchboard::operator_controller {
 namespace {
 
 bool ParseInt(std::string_view text, long long* out) {
@@ -234,4 +234,4 @@ Durations: 500ms, 5s, 10m, 1h, 1m30s. Addresses: host:port or :port.
 )";
 }
 
-}  // namespace switchboard::controller
+}  // namespace switchboard::operator_controller

@@ -1,9 +1,9 @@
 #include "probe_pool.h"
 
-#include "switchboard/operator/conditions.h"
-#include "switchboard/operator/time_util.h"
+#include "switchboard/operator_logic/conditions.h"
+#include "switchboard/operator_logic/time_util.h"
 
-namespace switchboard::controller {
+namespace switchboard::operator_controller {
 
 ProbePool::ProbePool(int threads, std::function<void(const std::string&)> on_done,
                      std::function<void(const std::string&)> observe, Prober prober)
@@ -95,4 +95,4 @@ void ProbePool::Run() {
   }
 }
 
-}  // namespace switchboard::controller
+}  // namespace switchboard::operator_controller

@@ -24,7 +24,7 @@
 #include "switchboard/common/status.h"
 #include "switchboard/pubsub/probe.h"
 
-namespace switchboard::controller {
+namespace switchboard::operator_controller {
 
 struct ProbeJob {
   std::string fingerprint;
@@ -76,4 +76,4 @@ class ProbePool {
   std::vector<std::thread> threads_;
 };
 
-}  // namespace switchboard::controller
+}  // namespace switchboard::operator_controller

@@ -1,8 +1,8 @@
 #include "secret_io.h"
 
-#include "switchboard/operator/objects.h"
+#include "switchboard/operator_logic/objects.h"
 
-namespace switchboard::controller {
+namespace switchboard::operator_controller {
 namespace logic = ::switchboard::operator_logic;
 
 namespace {
@@ -136,4 +136,4 @@ Status DeleteOwnedSecret(kube::Client* client, const json* cached, const std::st
   return Status::Ok();
 }
 
-}  // namespace switchboard::controller
+}  // namespace switchboard::operator_controller

@@ -12,7 +12,7 @@
 #include "switchboard/common/status.h"
 #include "switchboard/kube/client.h"
 
-namespace switchboard::controller {
+namespace switchboard::operator_controller {
 
 // Secrets this process created in the last few seconds. The informer sees
 // a create a moment after it succeeded, and every write also wakes the
@@ -54,4 +54,4 @@ Result<json> GetSecretOrNull(kube::Client* client, const std::string& ns, const 
 // precondition; others are left alone.
 Status DeleteOwnedSecret(kube::Client* client, const json* cached, const std::string& owner_uid);
 
-}  // namespace switchboard::controller
+}  // namespace switchboard::operator_controller

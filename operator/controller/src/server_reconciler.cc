@@ -5,15 +5,15 @@
 #include "secret_io.h"
 #include "switchboard/api/views.h"
 #include "switchboard/common/log.h"
-#include "switchboard/controller/reconcilers.h"
-#include "switchboard/operator/cluster_render.h"
-#include "switchboard/operator/conditions.h"
-#include "switchboard/operator/objects.h"
-#include "switchboard/operator/secrets.h"
-#include "switchboard/operator/time_util.h"
-#include "switchboard/validation/validate.h"
+#include "switchboard/operator_controller/reconcilers.h"
+#include "switchboard/operator_logic/cluster_render.h"
+#include "switchboard/operator_logic/conditions.h"
+#include "switchboard/operator_logic/objects.h"
+#include "switchboard/operator_logic/secrets.h"
+#include "switchboard/operator_logic/time_util.h"
+#include "switchboard/rules/validate.h"
 
-namespace switchboard::controller {
+namespace switchboard::operator_controller {
 namespace logic = ::switchboard::operator_logic;
 namespace reasons = ::switchboard::operator_logic::reasons;
 
@@ -70,7 +70,7 @@ Result<Action> ServerReconciler::Reconcile(const std::string& key) {
     return WriteServerStatus(ctx_, obj, status);
   };
 
-  validation::Report report = validation::Validate(obj, {}, validation::Operation::kCreate);
+  rules::Report report = rules::Validate(obj, {}, rules::Operation::kCreate);
   if (!report.ok()) {
     std::string msg;
     for (const auto& f : report.errors) msg += (msg.empty() ? "" : "; ") + f.ToString();
@@ -160,4 +160,4 @@ Result<Action> ServerReconciler::Reconcile(const std::string& key) {
   return Action::AwaitChange();
 }
 
-}  // namespace switchboard::controller
+}  // namespace switchboard::operator_controller

@@ -1,8 +1,8 @@
-#include "switchboard/operator/cluster_render.h"
+#include "switchboard/operator_logic/cluster_render.h"
 
 #include "switchboard/api/views.h"
-#include "switchboard/operator/objects.h"
-#include "switchboard/operator/rotation.h"
+#include "switchboard/operator_logic/objects.h"
+#include "switchboard/operator_logic/rotation.h"
 
 namespace switchboard::operator_logic {
 namespace {

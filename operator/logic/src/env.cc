@@ -1,4 +1,4 @@
-#include "switchboard/operator/env.h"
+#include "switchboard/operator_logic/env.h"
 
 #include "hash.h"
 

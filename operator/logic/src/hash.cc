@@ -2,7 +2,7 @@
 
 #include <array>
 
-#include "switchboard/operator/render.h"
+#include "switchboard/operator_logic/render.h"
 
 namespace switchboard::operator_logic {
 namespace internal {

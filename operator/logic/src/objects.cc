@@ -1,4 +1,4 @@
-#include "switchboard/operator/objects.h"
+#include "switchboard/operator_logic/objects.h"
 
 #include "switchboard/api/names.h"
 #include "switchboard/common/base64.h"

@@ -2,7 +2,7 @@
 // quantity parser the rules use too (api/quantity.h).
 #include "switchboard/api/quantity.h"
 
-#include "switchboard/operator/render.h"
+#include "switchboard/operator_logic/render.h"
 
 namespace switchboard::operator_logic {
 

@@ -1,10 +1,10 @@
-#include "switchboard/operator/render.h"
+#include "switchboard/operator_logic/render.h"
 
 #include <algorithm>
 #include <unordered_map>
 
 #include "nats_conf.h"
-#include "switchboard/operator/credentials.h"
+#include "switchboard/operator_logic/credentials.h"
 
 namespace switchboard::operator_logic {
 namespace {

@@ -1,6 +1,6 @@
-#include "switchboard/operator/secrets.h"
+#include "switchboard/operator_logic/secrets.h"
 
-#include "switchboard/operator/objects.h"
+#include "switchboard/operator_logic/objects.h"
 
 namespace switchboard::operator_logic {
 

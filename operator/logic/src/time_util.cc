@@ -1,4 +1,4 @@
-#include "switchboard/operator/time_util.h"
+#include "switchboard/operator_logic/time_util.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,10 +1,10 @@
-#include "switchboard/controller/config_sync.h"
+#include "switchboard/operator_controller/config_sync.h"
 
 #include <gtest/gtest.h>
 
 #include "switchboard/testing/temp_dir.h"
 
-namespace switchboard::controller {
+namespace switchboard::operator_controller {
 namespace {
 
 TEST(ConfigSync, WritesOnlyWhenChanged) {
@@ -43,4 +43,4 @@ TEST(ConfigSync, PidFile) {
 }
 
 }  // namespace
-}  // namespace switchboard::controller
+}  // namespace switchboard::operator_controller

@@ -1,7 +1,7 @@
 // The controller loop with a scripted Reconciler (the thing under test is
 // the loop, not a reconciler): one reconcile per key at a time, errors back
 // off and retry, Terminal and AwaitChange are not retried, RequeueAfter is.
-#include "switchboard/controller/controller.h"
+#include "switchboard/operator_controller/controller.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 
 #include "switchboard/testing/wait.h"
 
-namespace switchboard::controller {
+namespace switchboard::operator_controller {
 namespace {
 
 using namespace std::chrono_literals;
@@ -115,4 +115,4 @@ TEST(Controller, StopWaitsForTheRunningReconcile) {
 }
 
 }  // namespace
-}  // namespace switchboard::controller
+}  // namespace switchboard::operator_controller

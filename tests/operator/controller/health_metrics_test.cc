@@ -3,11 +3,11 @@
 
 #include <atomic>
 
-#include "switchboard/controller/health_server.h"
-#include "switchboard/controller/metrics.h"
+#include "switchboard/operator_controller/health_server.h"
+#include "switchboard/operator_controller/metrics.h"
 #include "switchboard/testing/net.h"
 
-namespace switchboard::controller {
+namespace switchboard::operator_controller {
 namespace {
 
 TEST(HealthServer, HealthzAlwaysReadyzFollowsCallback) {
@@ -66,4 +66,4 @@ TEST(Metrics, BadAddressIsAnError) {
 }
 
 }  // namespace
-}  // namespace switchboard::controller
+}  // namespace switchboard::operator_controller

@@ -2,7 +2,7 @@
 // fake on purpose: it lets a test expire a lease or fail a renewal at an exact
 // moment, which a real API server cannot be told to do. The real-server path
 // is covered by the e2e test (operator_e2e_test: standby replica).
-#include "switchboard/controller/leader_election.h"
+#include "switchboard/operator_controller/leader_election.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 
 #include "switchboard/testing/wait.h"
 
-namespace switchboard::controller {
+namespace switchboard::operator_controller {
 namespace {
 
 using namespace std::chrono_literals;
@@ -135,4 +135,4 @@ TEST(LeaderElection, StopEndsAcquire) {
 }
 
 }  // namespace
-}  // namespace switchboard::controller
+}  // namespace switchboard::operator_controller

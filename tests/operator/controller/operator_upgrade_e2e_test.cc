@@ -15,10 +15,10 @@
 #include "e2e_harness.h"
 #include "switchboard/kube/client.h"
 #include "switchboard/kube/config.h"
-#include "switchboard/operator/credentials.h"
-#include "switchboard/operator/env.h"
-#include "switchboard/operator/objects.h"
-#include "switchboard/operator/render.h"
+#include "switchboard/operator_logic/credentials.h"
+#include "switchboard/operator_logic/env.h"
+#include "switchboard/operator_logic/objects.h"
+#include "switchboard/operator_logic/render.h"
 #include "switchboard/testing/wait.h"
 
 namespace switchboard::e2e {

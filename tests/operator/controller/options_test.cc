@@ -1,8 +1,8 @@
-#include "switchboard/controller/options.h"
+#include "switchboard/operator_controller/options.h"
 
 #include <gtest/gtest.h>
 
-namespace switchboard::controller {
+namespace switchboard::operator_controller {
 namespace {
 
 TEST(ParseDuration, AcceptsGoStyleDurations) {
@@ -88,4 +88,4 @@ TEST(ParseOptions, ErrorsNameTheFlag) {
 }
 
 }  // namespace
-}  // namespace switchboard::controller
+}  // namespace switchboard::operator_controller

@@ -14,7 +14,7 @@
 
 #include "switchboard/testing/wait.h"
 
-namespace switchboard::controller {
+namespace switchboard::operator_controller {
 namespace {
 
 using namespace std::chrono_literals;
@@ -120,4 +120,4 @@ TEST(ProbePool, FallbackOnlyWhenThePrimaryIsRefused) {
 }
 
 }  // namespace
-}  // namespace switchboard::controller
+}  // namespace switchboard::operator_controller

@@ -1,6 +1,6 @@
 // CollectInstallations: which backends put users into a NatsServer's file,
 // from cluster objects alone. Table of cases, then determinism.
-#include "switchboard/operator/cluster_render.h"
+#include "switchboard/operator_logic/cluster_render.h"
 
 #include <gtest/gtest.h>
 
@@ -8,9 +8,9 @@
 #include <map>
 #include <random>
 
-#include "switchboard/operator/objects.h"
-#include "switchboard/operator/rotation.h"
-#include "switchboard/operator/secrets.h"
+#include "switchboard/operator_logic/objects.h"
+#include "switchboard/operator_logic/rotation.h"
+#include "switchboard/operator_logic/secrets.h"
 
 namespace switchboard::operator_logic {
 namespace {

@@ -1,4 +1,4 @@
-#include "switchboard/operator/conditions.h"
+#include "switchboard/operator_logic/conditions.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "switchboard/operator/credentials.h"
+#include "switchboard/operator_logic/credentials.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-#include "switchboard/operator/objects.h"
+#include "switchboard/operator_logic/objects.h"
 
 #include <gtest/gtest.h>
 
-#include "switchboard/operator/secrets.h"
+#include "switchboard/operator_logic/secrets.h"
 
 namespace switchboard::operator_logic {
 namespace {

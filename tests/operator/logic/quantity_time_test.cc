@@ -1,7 +1,7 @@
 #include <gtest/gtest.h>
 
-#include "switchboard/operator/render.h"
-#include "switchboard/operator/time_util.h"
+#include "switchboard/operator_logic/render.h"
+#include "switchboard/operator_logic/time_util.h"
 
 namespace switchboard::operator_logic {
 namespace {

@@ -14,8 +14,8 @@
 #include <mutex>
 #include <random>
 
-#include "switchboard/operator/credentials.h"
-#include "switchboard/operator/render.h"
+#include "switchboard/operator_logic/credentials.h"
+#include "switchboard/operator_logic/render.h"
 #include "switchboard/testing/nats_server.h"
 #include "switchboard/testing/process.h"
 #include "switchboard/testing/temp_dir.h"

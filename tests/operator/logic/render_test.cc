@@ -1,4 +1,4 @@
-#include "switchboard/operator/render.h"
+#include "switchboard/operator_logic/render.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "switchboard/operator/rotation.h"
+#include "switchboard/operator_logic/rotation.h"
 
 #include <gtest/gtest.h>
 

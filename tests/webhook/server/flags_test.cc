@@ -1,8 +1,8 @@
-#include "switchboard/webhook/flags.h"
+#include "switchboard/webhook_server/flags.h"
 
 #include <gtest/gtest.h>
 
-namespace switchboard::webhook {
+namespace switchboard::webhook_server {
 namespace {
 
 TEST(Flags, ParsesEveryFlagInBothSpellings) {
@@ -74,4 +74,4 @@ TEST(Flags, ErrorsNameTheFlag) {
 }
 
 }  // namespace
-}  // namespace switchboard::webhook
+}  // namespace switchboard::webhook_server

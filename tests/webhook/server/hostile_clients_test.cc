@@ -30,10 +30,10 @@
 #include "raw_tls_client.h"
 #include "switchboard/testing/temp_dir.h"
 #include "switchboard/testing/wait.h"
-#include "switchboard/webhook/server.h"
+#include "switchboard/webhook_server/server.h"
 #include "test_certs.h"
 
-namespace switchboard::webhook {
+namespace switchboard::webhook_server {
 namespace {
 
 using nlohmann::json;
@@ -153,8 +153,8 @@ class HostileClientsTest : public ::testing::Test {
   testing::TempDir dir_;
   testing::TestCerts certs_;
   int timeout_ = 0;
-  admission::StaticContextSource source_;
-  webhook::Metrics metrics_;
+  webhook_admission::StaticContextSource source_;
+  webhook_server::Metrics metrics_;
   std::unique_ptr<WebhookServer> server_;
   int port_ = 0;
 };
@@ -320,8 +320,8 @@ TEST_F(HostileClientsTest, ChunkedBodyOverTheLimitKeepsMemoryBounded) {
   if (child == 0) {
     close(port_pipe[0]);
     close(stop_pipe[1]);
-    admission::StaticContextSource source;
-    webhook::Metrics metrics;
+    webhook_admission::StaticContextSource source;
+    webhook_server::Metrics metrics;
     auto s = WebhookServer::Start(o, source, metrics);
     int port = s.ok() ? (*s)->port() : -1;
     if (write(port_pipe[1], &port, sizeof(port)) != sizeof(port)) _exit(3);
@@ -428,4 +428,4 @@ TEST_F(HostileClientsTest, StopClosesIdleConnectionsAndReturns) {
 }
 
 }  // namespace
-}  // namespace switchboard::webhook
+}  // namespace switchboard::webhook_server

@@ -1,7 +1,7 @@
 // The real HTTPS server on a free loopback port, with certificates made by
 // the openssl command in the test: health, a review round trip, the body
 // limit, TLS 1.2 as the floor, and certificate rotation without restart.
-#include "switchboard/webhook/server.h"
+#include "switchboard/webhook_server/server.h"
 
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -16,7 +16,7 @@
 #include "switchboard/testing/wait.h"
 #include "test_certs.h"
 
-namespace switchboard::webhook {
+namespace switchboard::webhook_server {
 namespace {
 
 using nlohmann::json;
@@ -81,7 +81,7 @@ class ServerTest : public ::testing::Test {
   testing::TempDir dir_;
   testing::TestCerts certs_;
   std::string cert_, key_;
-  admission::StaticContextSource source_;
+  webhook_admission::StaticContextSource source_;
   Metrics metrics_;
   std::unique_ptr<WebhookServer> server_;
 };
@@ -102,10 +102,10 @@ TEST_F(ServerTest, HealthAndReadiness) {
 }
 
 TEST_F(ServerTest, ReadyzWaitsForTheCache) {
-  class Unsynced : public admission::ContextSource {
+  class Unsynced : public webhook_admission::ContextSource {
    public:
-    std::shared_ptr<const admission::ContextSnapshot> Snapshot() const override {
-      return std::make_shared<const admission::ContextSnapshot>(validation::Context{});
+    std::shared_ptr<const webhook_admission::ContextSnapshot> Snapshot() const override {
+      return std::make_shared<const webhook_admission::ContextSnapshot>(rules::Context{});
     }
     bool Synced() const override { return false; }
   } unsynced;
@@ -220,4 +220,4 @@ TEST_F(ServerTest, BrokenCertificateFileFailsStartWithItsName) {
 }
 
 }  // namespace
-}  // namespace switchboard::webhook
+}  // namespace switchboard::webhook_server

@@ -17,11 +17,11 @@
 #include <vector>
 
 #include "switchboard/api/documents.h"
+#include "switchboard/rules/validate.h"
 #include "switchboard/testing/net.h"
 #include "switchboard/testing/process.h"
 #include "switchboard/testing/temp_dir.h"
 #include "switchboard/testing/wait.h"
-#include "switchboard/validation/validate.h"
 #include "test_certs.h"
 
 namespace switchboard {
@@ -62,7 +62,7 @@ RunResult Kubectl(std::vector<std::string> args, const std::string& stdin_data =
 
 // The rule set's verdict on a manifest file, computed in-process: what the
 // webhook must say.
-validation::Report RulesOn(const std::string& path, const std::string& ns, json* object = nullptr) {
+rules::Report RulesOn(const std::string& path, const std::string& ns, json* object = nullptr) {
   auto text = api::ReadFileText(path);
   EXPECT_TRUE(text.ok()) << path;
   auto loaded = api::LoadDocuments(*text);
@@ -70,7 +70,7 @@ validation::Report RulesOn(const std::string& path, const std::string& ns, json*
   json o = loaded.documents.at(0).value;
   o["metadata"]["namespace"] = ns;
   if (object != nullptr) *object = o;
-  return validation::Validate(o, {});
+  return rules::Validate(o, {});
 }
 
 std::string WebhookConfigs() {
@@ -210,7 +210,7 @@ TEST_F(WebhookE2E, InvalidSamplesFailWithTheWebhooksMessage) {
   for (const auto& entry : fs::directory_iterator(dir)) {
     std::string path = entry.path().string();
     SCOPED_TRACE(path);
-    validation::Report report = RulesOn(path, env->ns_a);
+    rules::Report report = RulesOn(path, env->ns_a);
     RunResult apply = Kubectl({"-n", env->ns_a, "apply", "-f", path});
     EXPECT_NE(apply.exit_code, 0) << apply.out;
     RunResult dry = Kubectl({"-n", env->ns_a, "apply", "--dry-run=server", "-f", path});
@@ -257,7 +257,7 @@ TEST_F(WebhookE2E, ValidSamplesPassAndReceiveTheirDefaults) {
     std::string path = samples + name;
     SCOPED_TRACE(path);
     json object;
-    validation::Report report = RulesOn(path, env->ns_a, &object);
+    rules::Report report = RulesOn(path, env->ns_a, &object);
     ASSERT_TRUE(report.ok()) << report.errors[0].ToString();
     RunResult dry = Kubectl({"-n", env->ns_a, "apply", "--dry-run=server", "-f", path});
     EXPECT_EQ(dry.exit_code, 0) << dry.err;
@@ -266,7 +266,7 @@ TEST_F(WebhookE2E, ValidSamplesPassAndReceiveTheirDefaults) {
     RunResult get = Kubectl({"-n", env->ns_a, "get", "-f", path, "-o", "json"});
     ASSERT_EQ(get.exit_code, 0) << get.err;
     json stored = json::parse(get.out);
-    EXPECT_EQ(stored["spec"], validation::DefaultedCopy(object)["spec"]);
+    EXPECT_EQ(stored["spec"], rules::DefaultedCopy(object)["spec"]);
     if (auto v = SwitchboardValidate(path)) {
       EXPECT_EQ(v->exit_code, 0) << v->out << v->err;
     }

@@ -1,4 +1,4 @@
-#include "switchboard/webhook/cert_reloader.h"
+#include "switchboard/webhook_server/cert_reloader.h"
 
 #include <openssl/err.h>
 #include <openssl/evp.h>
@@ -13,7 +13,7 @@
 
 #include "switchboard/common/log.h"
 
-namespace switchboard::webhook {
+namespace switchboard::webhook_server {
 namespace {
 
 struct X509Free {
@@ -217,4 +217,4 @@ int CertReloader::reloads() const {
   return state_->reloads;
 }
 
-}  // namespace switchboard::webhook
+}  // namespace switchboard::webhook_server

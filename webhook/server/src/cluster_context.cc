@@ -2,12 +2,12 @@
 
 #include "switchboard/common/log.h"
 
-namespace switchboard::webhook {
+namespace switchboard::webhook_server {
 
 ClusterContext::ClusterContext(kube::Client* client)
     : backends_(client, kube::resources::PubSubBackend(), ""),
       servers_(client, kube::resources::NatsServer(), ""),
-      snapshot_(std::make_shared<const admission::ContextSnapshot>(validation::Context{})) {
+      snapshot_(std::make_shared<const webhook_admission::ContextSnapshot>(rules::Context{})) {
   kube::StoreEventHandler bump;
   bump.on_add = [this](const kube::ObjectPtr&) { ++generation_; };
   bump.on_update = [this](const kube::ObjectPtr&, const kube::ObjectPtr&) { ++generation_; };
@@ -32,16 +32,16 @@ bool ClusterContext::Synced() const {
   return backends_.store().HasSynced() && servers_.store().HasSynced();
 }
 
-std::shared_ptr<const admission::ContextSnapshot> ClusterContext::Snapshot() const {
+std::shared_ptr<const webhook_admission::ContextSnapshot> ClusterContext::Snapshot() const {
   uint64_t generation = generation_.load();
   std::lock_guard<std::mutex> lock(mu_);
   if (generation == built_generation_) return snapshot_;
-  validation::Context next;
+  rules::Context next;
   for (const auto& o : backends_.store().List()) next.backends.push_back(*o);
   for (const auto& o : servers_.store().List()) next.servers.push_back(*o);
-  snapshot_ = std::make_shared<const admission::ContextSnapshot>(std::move(next));
+  snapshot_ = std::make_shared<const webhook_admission::ContextSnapshot>(std::move(next));
   built_generation_ = generation;
   return snapshot_;
 }
 
-}  // namespace switchboard::webhook
+}  // namespace switchboard::webhook_server

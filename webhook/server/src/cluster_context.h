@@ -7,19 +7,19 @@
 #include <memory>
 #include <mutex>
 
-#include "switchboard/admission/context_source.h"
 #include "switchboard/kube/client.h"
 #include "switchboard/kube/watcher.h"
+#include "switchboard/webhook_admission/context_source.h"
 
-namespace switchboard::webhook {
+namespace switchboard::webhook_server {
 
-class ClusterContext : public admission::ContextSource {
+class ClusterContext : public webhook_admission::ContextSource {
  public:
   // `client` must outlive this object. Starts both informers.
   explicit ClusterContext(kube::Client* client);
   ~ClusterContext() override;  // stops the informers
 
-  std::shared_ptr<const admission::ContextSnapshot> Snapshot() const override;
+  std::shared_ptr<const webhook_admission::ContextSnapshot> Snapshot() const override;
   bool Synced() const override;
 
  private:
@@ -29,8 +29,8 @@ class ClusterContext : public admission::ContextSource {
   // Bumped by every cache event; Snapshot() rebuilds when it moved on.
   std::atomic<uint64_t> generation_{1};
   mutable std::mutex mu_;
-  mutable uint64_t built_generation_ = 0;                               // guarded by mu_
-  mutable std::shared_ptr<const admission::ContextSnapshot> snapshot_;  // guarded by mu_
+  mutable uint64_t built_generation_ = 0;                                       // guarded by mu_
+  mutable std::shared_ptr<const webhook_admission::ContextSnapshot> snapshot_;  // guarded by mu_
 };
 
-}  // namespace switchboard::webhook
+}  // namespace switchboard::webhook_server

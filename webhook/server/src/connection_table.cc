@@ -2,7 +2,7 @@
 
 #include <vector>
 
-namespace switchboard::webhook {
+namespace switchboard::webhook_server {
 
 uint64_t ConnectionTable::Add(std::weak_ptr<TrackedConnection> connection) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -58,4 +58,4 @@ void ConnectionTable::ShutdownAll() {
   }
 }
 
-}  // namespace switchboard::webhook
+}  // namespace switchboard::webhook_server

@@ -16,7 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace switchboard::webhook {
+namespace switchboard::webhook_server {
 
 class TrackedConnection {
  public:
@@ -55,4 +55,4 @@ class ConnectionTable {
   std::unordered_map<uint64_t, std::weak_ptr<TrackedConnection>> all_;  // guarded by mu_
 };
 
-}  // namespace switchboard::webhook
+}  // namespace switchboard::webhook_server

@@ -1,4 +1,4 @@
-#include "switchboard/webhook/flags.h"
+#include "switchboard/webhook_server/flags.h"
 
 #include <charconv>
 #include <cstdlib>
@@ -7,7 +7,7 @@
 
 #include "switchboard/api/duration.h"
 
-namespace switchboard::webhook {
+namespace switchboard::webhook_server {
 namespace {
 
 bool ParseInt(std::string_view text, long long min, long long max, long long* out) {
@@ -156,4 +156,4 @@ Result<Flags> ParseFlags(const std::vector<std::string>& args) {
   return f;
 }
 
-}  // namespace switchboard::webhook
+}  // namespace switchboard::webhook_server

@@ -4,10 +4,10 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
-#include "switchboard/admission/admission.h"
 #include "switchboard/common/log.h"
+#include "switchboard/webhook_admission/admission.h"
 
-namespace switchboard::webhook {
+namespace switchboard::webhook_server {
 namespace {
 
 std::string ErrorJson(int code, const std::string& message) {
@@ -23,8 +23,8 @@ std::string Clip(std::string_view s) {
 
 }  // namespace
 
-RequestHandler::RequestHandler(size_t max_body_bytes, const admission::ContextSource& context,
-                               Metrics& metrics)
+RequestHandler::RequestHandler(size_t max_body_bytes,
+                               const webhook_admission::ContextSource& context, Metrics& metrics)
     : max_body_bytes_(max_body_bytes), context_(&context), metrics_(&metrics) {}
 
 HttpResponse RequestHandler::Handle(const HttpRequest& request, const std::string& remote) const {
@@ -39,9 +39,9 @@ HttpResponse RequestHandler::Handle(const HttpRequest& request, const std::strin
   };
   if (path == "/validate" || path == "/mutate") {
     if (method != "POST") return wrong_method("POST");
-    return Review(
-        path == "/validate" ? admission::Webhook::kValidating : admission::Webhook::kMutating,
-        request, remote);
+    return Review(path == "/validate" ? webhook_admission::Webhook::kValidating
+                                      : webhook_admission::Webhook::kMutating,
+                  request, remote);
   }
   if (path == "/healthz" || path == "/readyz" || path == "/metrics") {
     if (method != "GET") return wrong_method("GET");
@@ -84,17 +84,17 @@ HttpResponse RequestHandler::Reject(int status, const std::string& reason,
   return {status, "application/json", ErrorJson(status, message)};
 }
 
-HttpResponse RequestHandler::Review(admission::Webhook webhook, const HttpRequest& request,
+HttpResponse RequestHandler::Review(webhook_admission::Webhook webhook, const HttpRequest& request,
                                     const std::string& remote) const {
   auto start = std::chrono::steady_clock::now();
-  admission::Outcome out = admission::Review(request.body, webhook, *context_);
+  webhook_admission::Outcome out = webhook_admission::Review(request.body, webhook, *context_);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   metrics_->ObserveReview(webhook, out, seconds);
   HttpResponse response{out.http_status, "application/json", std::move(out.body)};
 
   if (out.result == "allowed" && log::GetLevel() > log::Level::kDebug) return response;
   nlohmann::json fields = {
-      {"webhook", webhook == admission::Webhook::kValidating ? "validate" : "mutate"},
+      {"webhook", webhook == webhook_admission::Webhook::kValidating ? "validate" : "mutate"},
       {"uid", out.uid},
       {"kind", out.kind},
       {"operation", out.operation},
@@ -116,4 +116,4 @@ HttpResponse RequestHandler::Review(admission::Webhook webhook, const HttpReques
   return response;
 }
 
-}  // namespace switchboard::webhook
+}  // namespace switchboard::webhook_server

@@ -7,10 +7,10 @@
 #include <string>
 
 #include "http_reader.h"
-#include "switchboard/admission/context_source.h"
-#include "switchboard/webhook/metrics.h"
+#include "switchboard/webhook_admission/context_source.h"
+#include "switchboard/webhook_server/metrics.h"
 
-namespace switchboard::webhook {
+namespace switchboard::webhook_server {
 
 struct HttpResponse {
   int status = 200;
@@ -22,7 +22,8 @@ class RequestHandler {
  public:
   // `context` and `metrics` must outlive the handler. `max_body_bytes` is
   // only quoted in the 413 message (the reader enforces it).
-  RequestHandler(size_t max_body_bytes, const admission::ContextSource& context, Metrics& metrics);
+  RequestHandler(size_t max_body_bytes, const webhook_admission::ContextSource& context,
+                 Metrics& metrics);
 
   // POST /validate, POST /mutate, GET /healthz, /readyz, /metrics; 404 for
   // other paths, 405 for other methods. `remote` is only logged.
@@ -33,14 +34,14 @@ class RequestHandler {
   HttpResponse Refused(const HttpRefusal& refusal, const std::string& remote) const;
 
  private:
-  HttpResponse Review(admission::Webhook webhook, const HttpRequest& request,
+  HttpResponse Review(webhook_admission::Webhook webhook, const HttpRequest& request,
                       const std::string& remote) const;
   HttpResponse Reject(int status, const std::string& reason, const std::string& message,
                       const std::string& path, const std::string& remote) const;
 
   size_t max_body_bytes_;
-  const admission::ContextSource* context_;
+  const webhook_admission::ContextSource* context_;
   Metrics* metrics_;
 };
 
-}  // namespace switchboard::webhook
+}  // namespace switchboard::webhook_server

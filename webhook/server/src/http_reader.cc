@@ -4,7 +4,7 @@
 #include <boost/beast/http/error.hpp>
 #include <utility>
 
-namespace switchboard::webhook {
+namespace switchboard::webhook_server {
 
 namespace http = boost::beast::http;
 
@@ -78,4 +78,4 @@ HttpRequest RequestReader::TakeRequest() {
   return out;
 }
 
-}  // namespace switchboard::webhook
+}  // namespace switchboard::webhook_server

@@ -23,7 +23,7 @@
 #include <string>
 #include <string_view>
 
-namespace switchboard::webhook {
+namespace switchboard::webhook_server {
 
 struct HttpLimits {
   size_t max_body_bytes = 4u << 20;
@@ -81,4 +81,4 @@ class RequestReader {
   bool refused_ = false;
 };
 
-}  // namespace switchboard::webhook
+}  // namespace switchboard::webhook_server

@@ -34,10 +34,10 @@
 #include "http_handler.h"
 #include "http_reader.h"
 #include "switchboard/common/log.h"
-#include "switchboard/webhook/cert_reloader.h"
-#include "switchboard/webhook/server.h"
+#include "switchboard/webhook_server/cert_reloader.h"
+#include "switchboard/webhook_server/server.h"
 
-namespace switchboard::webhook {
+namespace switchboard::webhook_server {
 namespace {
 
 namespace asio = boost::asio;
@@ -370,9 +370,9 @@ void WebhookServer::Stop() {
   impl_->threads.clear();
 }
 
-Result<std::unique_ptr<WebhookServer>> WebhookServer::Start(const ServerOptions& options,
-                                                            const admission::ContextSource& context,
-                                                            Metrics& metrics) {
+Result<std::unique_ptr<WebhookServer>> WebhookServer::Start(
+    const ServerOptions& options, const webhook_admission::ContextSource& context,
+    Metrics& metrics) {
   // One loop per CPU by default, at most 16: on a large node a webhook has
   // no use for more (and a CPU limit does not change hardware_concurrency).
   int threads = options.worker_threads > 0
@@ -446,4 +446,4 @@ Result<std::unique_ptr<WebhookServer>> WebhookServer::Start(const ServerOptions&
   return std::unique_ptr<WebhookServer>(new WebhookServer(std::move(impl)));
 }
 
-}  // namespace switchboard::webhook
+}  // namespace switchboard::webhook_server

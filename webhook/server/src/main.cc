@@ -16,9 +16,9 @@
 #include "cluster_context.h"
 #include "switchboard/common/log.h"
 #include "switchboard/kube/config.h"
-#include "switchboard/webhook/flags.h"
-#include "switchboard/webhook/metrics.h"
-#include "switchboard/webhook/server.h"
+#include "switchboard/webhook_server/flags.h"
+#include "switchboard/webhook_server/metrics.h"
+#include "switchboard/webhook_server/server.h"
 
 namespace sb = switchboard;
 namespace slog = switchboard::log;
@@ -45,13 +45,13 @@ void RaiseOpenFilesLimit(int max_connections) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  auto flags = sb::webhook::ParseFlags(std::vector<std::string>(argv + 1, argv + argc));
+  auto flags = sb::webhook_server::ParseFlags(std::vector<std::string>(argv + 1, argv + argc));
   if (!flags.ok()) {
     std::fprintf(stderr, "switchboard-webhook: %s\n", flags.status().message().c_str());
     return 2;
   }
   if (flags->help) {
-    std::fputs(sb::webhook::Usage().c_str(), stdout);
+    std::fputs(sb::webhook_server::Usage().c_str(), stdout);
     return 0;
   }
   if (!flags->log_level.empty()) {
@@ -85,9 +85,9 @@ int main(int argc, char** argv) {
                 {{"error", client.status().message()}});
     return 1;
   }
-  auto context = std::make_unique<sb::webhook::ClusterContext>(client->get());
+  auto context = std::make_unique<sb::webhook_server::ClusterContext>(client->get());
 
-  sb::webhook::Metrics metrics;
+  sb::webhook_server::Metrics metrics;
   std::unique_ptr<prometheus::Exposer> exposer;
   if (flags->metrics_port != 0) {
     std::string address = flags->bind_address + ":" + std::to_string(flags->metrics_port);
@@ -101,7 +101,7 @@ int main(int argc, char** argv) {
     }
   }
 
-  sb::webhook::ServerOptions options;
+  sb::webhook_server::ServerOptions options;
   options.bind_address = flags->bind_address;
   options.port = flags->port;
   options.cert_file = flags->tls_cert_file;
@@ -112,7 +112,7 @@ int main(int argc, char** argv) {
   options.request_timeout = flags->request_timeout;
   options.idle_timeout = flags->idle_timeout;
   RaiseOpenFilesLimit(flags->max_connections);
-  auto server = sb::webhook::WebhookServer::Start(options, *context, metrics);
+  auto server = sb::webhook_server::WebhookServer::Start(options, *context, metrics);
   if (!server.ok()) {
     slog::Error("webhook", "cannot start the HTTPS server", {{"error", server.status().message()}});
     return 1;

@@ -1,4 +1,4 @@
-#include "switchboard/webhook/metrics.h"
+#include "switchboard/webhook_server/metrics.h"
 
 #include <prometheus/counter.h>
 #include <prometheus/gauge.h>
@@ -6,7 +6,7 @@
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
-namespace switchboard::webhook {
+namespace switchboard::webhook_server {
 
 struct Metrics::Impl {
   std::shared_ptr<prometheus::Registry> registry = std::make_shared<prometheus::Registry>();
@@ -50,9 +50,9 @@ Metrics::Metrics() : impl_(std::make_unique<Impl>()) {
 
 Metrics::~Metrics() = default;
 
-void Metrics::ObserveReview(admission::Webhook webhook, const admission::Outcome& outcome,
-                            double seconds) {
-  bool validating = webhook == admission::Webhook::kValidating;
+void Metrics::ObserveReview(webhook_admission::Webhook webhook,
+                            const webhook_admission::Outcome& outcome, double seconds) {
+  bool validating = webhook == webhook_admission::Webhook::kValidating;
   impl_->requests
       .Add({{"webhook", validating ? "validate" : "mutate"},
             {"kind", outcome.kind},
@@ -80,4 +80,4 @@ std::string Metrics::Serialize() const {
 
 std::shared_ptr<prometheus::Registry> Metrics::registry() const { return impl_->registry; }
 
-}  // namespace switchboard::webhook
+}  // namespace switchboard::webhook_server

@@ -1,0 +1,53 @@
+// The operator's Prometheus metrics (prometheus-cpp). One Metrics object per
+// process; every method is thread-safe (prometheus-cpp metrics are atomic).
+//
+//   switchboard_reconcile_total{kind,result}            counter
+//     result: success | requeue | error | invalid
+//   switchboard_reconcile_duration_seconds{kind}        histogram
+//   switchboard_workqueue_depth{kind}                   gauge
+//   switchboard_probe_total{result}                     counter
+//     result: Probed or the Ready=False reason (ServerUnreachable, AuthFailed, ...)
+//   switchboard_leader                                  gauge, 1 while this replica leads
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "switchboard/common/status.h"
+
+namespace prometheus {
+class Registry;
+class Exposer;
+}  // namespace prometheus
+
+namespace switchboard::operator_controller {
+
+class Metrics {
+ public:
+  Metrics();
+  ~Metrics();
+  Metrics(const Metrics&) = delete;
+  Metrics& operator=(const Metrics&) = delete;
+
+  void ObserveReconcile(const std::string& kind, const std::string& result, double seconds);
+  void SetQueueDepth(const std::string& kind, double depth);
+  void ObserveProbe(const std::string& result);
+  void SetLeader(bool leader);
+
+  // Starts serving /metrics on `addr` (host:port, :port; see ParseHostPort).
+  // A disabled address ("0") is OK and serves nothing.
+  Status Serve(const std::string& addr);
+
+  // The text exposition of every metric (what /metrics returns); for tests.
+  std::string Text() const;
+
+  std::shared_ptr<prometheus::Registry> registry() const { return registry_; }
+
+ private:
+  struct Families;
+  std::shared_ptr<prometheus::Registry> registry_;
+  std::unique_ptr<Families> f_;
+  std::unique_ptr<prometheus::Exposer> exposer_;
+};
+
+}  // namespace switchboard::operator_controller

@@ -1,0 +1,59 @@
+// Command-line options of `switchboard-operator` (documented in
+// operator/README.md, which the Helm chart follows). Parsing is pure: no
+// environment lookups except where a flag says so (KUBECONFIG is resolved by
+// the caller), so it is tested with tables of argv.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "switchboard/common/status.h"
+
+namespace switchboard::operator_controller {
+
+using Millis = std::chrono::milliseconds;
+
+struct Options {
+  std::string kubeconfig;               // --kubeconfig; empty: $KUBECONFIG, else in-cluster
+  std::vector<std::string> namespaces;  // --namespaces a,b; empty: all namespaces
+  bool leader_elect = false;            // --leader-elect
+  std::string lease_namespace;          // --lease-namespace; empty: the pod's or "default"
+  std::string lease_name = "switchboard-operator";  // --lease-name
+  std::string identity;                             // --identity; empty: <hostname>_<pid>
+  Millis lease_duration{15000};                     // --lease-duration
+  Millis renew_deadline{10000};                     // --renew-deadline
+  Millis retry_period{2000};                        // --retry-period
+  std::string health_addr = ":8081";                // --health-addr; "0" disables
+  std::string metrics_addr = ":8080";               // --metrics-addr; "0" disables
+  int workers = 4;                                  // --workers
+  int probe_workers = 8;                            // --probe-workers
+  Millis probe_timeout{5000};                       // --probe-timeout: one probe's deadline
+  Millis probe_interval{300000};  // --probe-interval: re-probe a Ready backend this often
+  Millis resync_period{0};        // --resync-period: 0 = never re-list on a timer
+  std::string field_manager = "switchboard-operator";  // --field-manager (server-side apply)
+  std::string log_level;                               // --log-level debug|info|warn|error
+  bool help = false;                                   // --help
+};
+
+// Parses "500ms", "5s", "10m", "1h", "1m30s". Errors name the text and the fix.
+Result<Millis> ParseDuration(std::string_view text);
+
+// Parses "host:port", ":port" (all interfaces) or "0" (disabled: port -1).
+struct HostPort {
+  std::string host;  // "" = all interfaces
+  int port = -1;     // -1 = disabled
+};
+Result<HostPort> ParseHostPort(std::string_view text);
+
+// Parses argv (argv[0] skipped). Accepts --flag=value and --flag value;
+// booleans accept --flag, --flag=true|false. Unknown flags and bad values are
+// errors naming the flag; semantic checks (renew-deadline < lease-duration,
+// workers >= 1) too.
+Result<Options> ParseOptions(const std::vector<std::string>& args);
+
+// The --help text.
+std::string Usage();
+
+}  // namespace switchboard::operator_controller

@@ -1,0 +1,111 @@
+// The two reconcilers of switchboard-operator: thin steps around
+// operator/logic, the only decision core. Each step reads (informer caches:
+// PubSubBackends, NatsServers, and the Secrets labelled
+// app.kubernetes.io/managed-by=switchboard; a Secret a user references is
+// read by name), decides (pure logic: PlanCredentials, CollectInstallations +
+// RenderNatsConfig, ComputeBackendStatus, ProbeFailureReason,
+// ReadyTransitionEvent), applies (writes only what changed) and reports
+// (status and events only on change). Neither puts a password into a log
+// line, an event or a status.
+//
+// PubSubBackend (BackendReconciler::Reconcile), per key:
+//   being deleted -> finalizer: wait until the server's config Secret no
+//                    longer holds its users (the render leaves deleting
+//                    backends out), delete its Secrets, drop the finalizer.
+//                    Bounded: ServerGone, ConfigTargetMissing, or
+//                    CleanupTimedOut after 60 s, each with a Warning event.
+//   finalizer     -> pubsub.switchboard.dev/cleanup (the old
+//                    pubsub.switchboard.dev/finalizer is replaced)
+//   resolve       -> ServerNotFound, NamespaceNotAllowed
+//   validate      -> InvalidSpec (shared rules); Terminal
+//   nats          -> credentials (PlanCredentials on the stored state),
+//                    env Secret (SecretConflict when its name is taken: the
+//                    credentials Secret is marked so the render leaves the
+//                    user out), the user in the config Secret
+//                    (ConfigNotReloaded until the server reconciler wrote
+//                    it), probe on the ProbePool; Ready only when it passed
+//   rabbitmq / postgres -> env Secret only; Ready=True EnvSecretWritten
+//
+// NatsServer (ServerReconciler::Reconcile): CollectInstallations from the
+// caches, RenderNatsConfig, write the config Secret when the bytes differ,
+// status (installations, configHash, Ready). Level-based: no memory of
+// which backends reported; any replica renders the same bytes.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "switchboard/common/status.h"
+#include "switchboard/kube/client.h"
+#include "switchboard/kube/event_recorder.h"
+#include "switchboard/operator_controller/controller.h"
+#include "switchboard/operator_controller/metrics.h"
+#include "switchboard/operator_controller/multi_store.h"
+
+namespace switchboard::operator_controller {
+
+class ProbePool;
+class ConfigIndex;
+class RecentWrites;
+
+// What both reconcilers share. Pointers are not owned and outlive them.
+struct ReconcileContext {
+  kube::Client* client = nullptr;
+  MultiStore* backends = nullptr;
+  MultiStore* servers = nullptr;
+  MultiStore* secrets = nullptr;  // label-selected: managed-by=switchboard
+  ProbePool* probes = nullptr;
+  ConfigIndex* configs = nullptr;
+  RecentWrites* recent = nullptr;           // may be null
+  kube::EventRecorder* recorder = nullptr;  // may be null
+  Metrics* metrics = nullptr;               // may be null
+  std::function<void(const std::string&)> enqueue_server;
+  std::function<void(const std::string&)> enqueue_backend;
+  std::chrono::milliseconds probe_timeout{5000};
+  std::chrono::milliseconds probe_interval{300000};
+  // Retry of a failed probe while the server is expected to reload.
+  std::chrono::milliseconds reload_retry{500};
+  // How long after the config Secret changed a refused probe still means
+  // "not reloaded yet" rather than "wrong credentials".
+  std::chrono::milliseconds reload_window{30000};
+  // Config Secret writes per server are at least this far apart: every
+  // write makes the NATS servers reload, and a burst of new backends must
+  // not become a burst of reloads.
+  std::chrono::milliseconds min_write_interval{1000};
+  // A finalizer waits this long for a render without its users.
+  std::chrono::milliseconds cleanup_timeout{60000};
+  std::string ca_dir;  // where NatsServer CA bundles are written for probes
+};
+
+class BackendReconciler : public Reconciler {
+ public:
+  explicit BackendReconciler(ReconcileContext ctx);
+  ~BackendReconciler() override;
+  Result<Action> Reconcile(const std::string& key) override;
+
+  // What the shared rules compare a backend with, per cached object
+  // version: reading them from every cached backend's JSON on every
+  // reconcile would make a reconcile O(all backends) in string copies.
+  struct Facts;
+
+ private:
+  struct Impl;
+  ReconcileContext ctx_;
+  std::unique_ptr<Facts> facts_;
+};
+
+class ServerReconciler : public Reconciler {
+ public:
+  explicit ServerReconciler(ReconcileContext ctx);
+  ~ServerReconciler() override;
+  Result<Action> Reconcile(const std::string& key) override;
+
+ private:
+  struct State;
+  ReconcileContext ctx_;
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace switchboard::operator_controller

@@ -1,0 +1,39 @@
+// Private: the rule groups Validate() runs. Each takes the defaulted object
+// (see defaults.cc) and adds findings; none throws, whatever the JSON shape.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "sink.h"
+
+namespace switchboard::rules::internal {
+
+class CrossIndex;
+
+// Field names and types against the CRD schema: unknown fields (with a
+// "did you mean"), wrong types, required members. Returns false when the
+// object is too malformed for the semantic rules (not an object, no spec).
+bool CheckSchema(const nlohmann::json& object, Sink& sink);
+
+// apiVersion, metadata.name/namespace.
+void CheckMetadata(const nlohmann::json& object, Sink& sink);
+
+void CheckBackend(const nlohmann::json& object, const nlohmann::json& original, Sink& sink);
+void CheckServer(const nlohmann::json& object, Sink& sink);
+
+// `field` is where the value lives ("spec.url"); seeds are comma-separated.
+void CheckNatsUrls(std::string_view urls, const std::string& field, Sink& sink);
+void CheckSubjectPrefix(std::string_view prefix, const std::string& field, Sink& sink);
+
+void CheckBackendUpdate(const nlohmann::json& object, const nlohmann::json& old, Sink& sink);
+void CheckServerUpdate(const nlohmann::json& object, const nlohmann::json& old, Sink& sink);
+
+// The object with defaults, judged in `default_namespace` when it has none
+// (metadata.namespace is set in the copy so keys and defaults agree). Of
+// metadata only name, generateName, namespace and uid are copied: no rule
+// reads the rest (labels, annotations, managedFields).
+nlohmann::json DefaultedForValidation(const nlohmann::json& object,
+                                      const std::string& default_namespace);
+
+}  // namespace switchboard::rules::internal

@@ -1,0 +1,160 @@
+// NatsServer rules that need only the object itself.
+#include <set>
+
+#include "rules.h"
+#include "switchboard/api/constants.h"
+#include "switchboard/api/json_fields.h"
+#include "switchboard/api/names.h"
+#include "switchboard/api/quantity.h"
+
+namespace switchboard::rules::internal {
+namespace {
+
+using api::Field;
+using api::Path;
+
+// The CRD's pattern for quantity strings: ^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|k|M|G)?$
+// (the API server rejects other forms, so the CLI must too).
+bool CrdQuantityForm(std::string_view s) {
+  size_t i = 0;
+  auto digits = [&] {
+    size_t start = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    return i > start;
+  };
+  if (!digits()) return false;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    if (!digits()) return false;
+  }
+  std::string_view suffix = s.substr(i);
+  return suffix.empty() || suffix == "Ki" || suffix == "Mi" || suffix == "Gi" || suffix == "k" ||
+         suffix == "M" || suffix == "G";
+}
+
+std::optional<int64_t> Bytes(const nlohmann::json* v, const std::string& field, Sink& sink) {
+  if (v == nullptr || v->is_null() || !(v->is_number() || v->is_string())) return std::nullopt;
+  if (v->is_string() && !CrdQuantityForm(v->get_ref<const std::string&>())) {
+    sink.Error("quantity", field,
+               Quote(v->get_ref<const std::string&>()) +
+                   " is not an accepted size; write bytes (16777216) or a number with Ki, Mi, Gi, "
+                   "k, M or G (16Mi)");
+    return std::nullopt;
+  }
+  auto r = api::ParseQuantity(*v);
+  if (!r.ok()) {
+    sink.Error("quantity", field, r.status().message());
+    return std::nullopt;
+  }
+  return *r;
+}
+
+std::string Mi(int64_t bytes) {
+  return api::FormatBytes(bytes) + " (" + std::to_string(bytes) + " bytes)";
+}
+
+}  // namespace
+
+void CheckServer(const nlohmann::json& object, Sink& sink) {
+  const auto* spec = Field(object, "spec");
+  if (auto url = api::String(Field(spec, "url"))) CheckNatsUrls(*url, "spec.url", sink);
+
+  auto payload = Bytes(Field(spec, "maxPayload"), "spec.maxPayload", sink);
+  if (payload) {
+    if (*payload < api::kEngineMaxPayload) {
+      sink.Error("max-payload", "spec.maxPayload",
+                 "is " + Mi(*payload) +
+                     ", below 16Mi; Hatchet's engine refuses to start on a server whose "
+                     "max_payload is under 16Mi: set at least 16Mi");
+    } else if (*payload > api::kNatsMaxPayloadLimit) {
+      sink.Error("max-payload", "spec.maxPayload",
+                 "is " + Mi(*payload) + ", above NATS's hard limit of 64Mi; set 16Mi to 64Mi");
+    } else if (*payload > api::kEngineMaxPayload) {
+      sink.Warn("max-payload", "spec.maxPayload",
+                "is " + Mi(*payload) +
+                    "; above 16Mi NATS warns and every client buffers more per message; 16Mi is "
+                    "what the engine needs");
+    }
+  }
+  const auto* pending_field = Field(spec, "maxPending");
+  auto pending = Bytes(pending_field, "spec.maxPending", sink);
+  if (pending) {
+    if (*pending > api::kNatsMaxPayloadLimit) {
+      sink.Error("max-pending", "spec.maxPending",
+                 "is " + Mi(*pending) + ", above 64Mi; set at most 64Mi");
+    } else if (*pending < 1) {
+      sink.Error("max-pending", "spec.maxPending", "must be positive; e.g. 64Mi");
+    }
+  }
+  int64_t effective_pending = pending.value_or(api::kNatsDefaultMaxPending);
+  if (payload && *payload <= api::kNatsMaxPayloadLimit && *payload > effective_pending &&
+      (pending || pending_field == nullptr || pending_field->is_null())) {
+    sink.Error("max-pending", "spec.maxPayload",
+               "is " + Mi(*payload) + ", more than spec.maxPending " + Mi(effective_pending) +
+                   "; nats-server exits when max_payload exceeds max_pending: lower maxPayload "
+                   "or raise maxPending");
+  }
+
+  if (auto iso = api::String(Field(spec, "isolation"))) {
+    if (*iso != "Permissions" && *iso != "Accounts") {
+      sink.Error("isolation", "spec.isolation",
+                 Quote(*iso) + " is not an isolation mode; use Permissions or Accounts");
+    }
+  }
+  const auto* config = Field(spec, "config");
+  if (auto name = api::String(Field(config, "secretName"))) {
+    if (std::string err = api::CheckDnsSubdomain(*name); !err.empty()) {
+      sink.Error("name", "spec.config.secretName", Quote(*name) + " " + err);
+    }
+  }
+  if (auto key = api::String(Field(config, "key"))) {
+    if (std::string err = api::CheckSecretKey(*key); !err.empty()) {
+      sink.Error("secret-ref", "spec.config.key", Quote(*key) + " " + err);
+    }
+  }
+  const auto* ca = Path(object, {"spec", "tls", "caSecretRef"});
+  if (auto name = api::String(Field(ca, "name"))) {
+    if (std::string err = api::CheckDnsSubdomain(*name); !err.empty()) {
+      sink.Error("name", "spec.tls.caSecretRef.name", Quote(*name) + " " + err);
+    }
+  }
+  if (auto key = api::String(Field(ca, "key"))) {
+    if (std::string err = api::CheckSecretKey(*key); !err.empty()) {
+      sink.Error("secret-ref", "spec.tls.caSecretRef.key", Quote(*key) + " " + err);
+    }
+  }
+
+  const auto* allowed = Field(spec, "allowedNamespaces");
+  auto from = api::String(Field(allowed, "from"));
+  std::string from_value(from.value_or(api::kDefaultAllowedFrom));
+  if (from && *from != "Same" && *from != "All" && *from != "List") {
+    sink.Error("allowed-namespaces", "spec.allowedNamespaces.from",
+               Quote(*from) + " is not allowed; use Same, All or List");
+  }
+  const auto* names = Field(allowed, "names");
+  if (names != nullptr && names->is_array()) {
+    if (from_value != "List") {
+      sink.Error("allowed-namespaces", "spec.allowedNamespaces.names",
+                 "is only used with from: List (from is " + from_value +
+                     "); set spec.allowedNamespaces.from: List or remove names");
+    }
+    std::set<std::string> seen;
+    for (size_t i = 0; i < names->size(); ++i) {
+      auto n = api::String(&(*names)[i]);
+      if (!n) continue;
+      std::string field = "spec.allowedNamespaces.names[" + std::to_string(i) + "]";
+      if (std::string err = api::CheckDnsLabel(*n); !err.empty()) {
+        sink.Error("name", field, Quote(*n) + " " + err);
+      } else if (!seen.insert(std::string(*n)).second) {
+        sink.Warn("allowed-namespaces", field, Quote(*n) + " is listed twice; remove one");
+      }
+    }
+  }
+  if (from_value == "List" && (names == nullptr || !names->is_array() || names->empty())) {
+    sink.Error("allowed-namespaces", "spec.allowedNamespaces.names",
+               "is required (and must not be empty) with from: List; list the namespaces that "
+               "may bind, or use from: Same or All");
+  }
+}
+
+}  // namespace switchboard::rules::internal
