@@ -19,6 +19,7 @@ class Sink {
     report_->warnings.push_back({std::move(field), std::move(message), std::string(rule)});
   }
   size_t errors() const { return report_->errors.size(); }
+  size_t warnings() const { return report_->warnings.size(); }
 
  private:
   Report* report_;

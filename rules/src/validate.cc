@@ -2,6 +2,8 @@
 // own rules, cross-object rules (CrossIndex) and UPDATE rules, in that order.
 #include "switchboard/rules/validate.h"
 
+#include <deque>
+
 #include "cross_index.h"
 #include "rules.h"
 #include "switchboard/api/constants.h"
@@ -19,21 +21,14 @@ std::string_view GroupOf(std::string_view api_version) {
   return slash == std::string_view::npos ? std::string_view() : api_version.substr(0, slash);
 }
 
-void AddToIndex(CrossIndex& index, const nlohmann::json& object) {
-  std::string kind = api::KindOf(object);
-  if (kind == api::kKindBackend)
-    index.AddBackend(object);
-  else if (kind == api::kKindServer)
-    index.AddServer(object);
-  else if (kind == "Secret")
-    index.AddSecret(object);
-}
-
 // The whole rule set for one object. `defaulted` is
-// DefaultedForValidation(object, default_namespace).
+// DefaultedForValidation(object, default_namespace). `cross(sink)` runs the
+// cross-object rules; it is called between the object's own rules and the
+// UPDATE rules, so findings keep that order.
+template <typename Cross>
 Report ValidateOne(const nlohmann::json& object, const nlohmann::json& defaulted,
-                   const CrossIndex& index, const nlohmann::json* old,
-                   const std::string& default_namespace) {
+                   const nlohmann::json* old, const std::string& default_namespace,
+                   const Cross& cross) {
   Report report;
   Sink sink(&report);
   if (!object.is_object()) {
@@ -67,14 +62,24 @@ Report ValidateOne(const nlohmann::json& object, const nlohmann::json& defaulted
   }
   if (backend) {
     internal::CheckBackend(defaulted, object, sink);
-    index.CheckBackend(defaulted, sink);
+    cross(sink);
     if (old_defaulted.is_object()) internal::CheckBackendUpdate(defaulted, old_defaulted, sink);
   } else {
     internal::CheckServer(defaulted, sink);
-    index.CheckServer(defaulted, sink);
+    cross(sink);
     if (old_defaulted.is_object()) internal::CheckServerUpdate(defaulted, old_defaulted, sink);
   }
   return report;
+}
+
+// A Secret, or the facts of a PubSubBackend or NatsServer, into the index.
+// The index borrows NatsServers and Secrets: `object` must outlive it.
+void AddToIndex(CrossIndex& index, const nlohmann::json& object) {
+  if (api::KindOf(object) == "Secret") {
+    index.AddSecret(object);
+  } else {
+    index.Add(CrossIndex::FactsOf(object));
+  }
 }
 
 }  // namespace
@@ -91,8 +96,9 @@ ContextIndex& ContextIndex::operator=(ContextIndex&&) noexcept = default;
 Report Validate(const nlohmann::json& object, const ContextIndex& context, Operation op,
                 const nlohmann::json* old, const std::string& default_namespace) {
   nlohmann::json defaulted = internal::DefaultedForValidation(object, default_namespace);
-  return ValidateOne(object, defaulted, context.impl(), op == Operation::kUpdate ? old : nullptr,
-                     default_namespace);
+  return ValidateOne(
+      object, defaulted, op == Operation::kUpdate ? old : nullptr, default_namespace,
+      [&](Sink& sink) { context.impl().Check(CrossIndex::FactsOf(defaulted), sink); });
 }
 
 Report Validate(const nlohmann::json& object, const Context& context, Operation op,
@@ -105,52 +111,91 @@ Report Validate(const nlohmann::json& object, const Context& context, Operation 
   return Validate(object, context, op, old, "default");
 }
 
+// One object judged by Add(): its report so far, where the cross-object
+// findings go in it, and its id in the index.
+struct Pending {
+  Report report;
+  size_t errors_at = 0, warnings_at = 0;
+  size_t id = SIZE_MAX;  // SIZE_MAX: the rules stopped before the cross-object step
+};
+
+struct Batch::State {
+  std::string default_namespace;
+  CrossIndex index;
+  // NatsServers (defaulted) and Secrets given to Add: the index points into them.
+  std::deque<nlohmann::json> kept;
+  std::vector<Pending> pending;
+};
+
+Batch::Batch(const Context& context, std::string default_namespace)
+    : state_(std::make_unique<State>()) {
+  state_->default_namespace = std::move(default_namespace);
+  for (const auto& s : context.servers) AddToIndex(state_->index, s);
+  for (const auto& b : context.backends) AddToIndex(state_->index, b);
+  for (const auto& s : context.secrets) AddToIndex(state_->index, s);
+}
+Batch::~Batch() = default;
+Batch::Batch(Batch&&) noexcept = default;
+Batch& Batch::operator=(Batch&&) noexcept = default;
+
+void Batch::Add(const nlohmann::json& object, const nlohmann::json* old) {
+  State& st = *state_;
+  std::string kind = api::KindOf(object);
+  nlohmann::json defaulted = internal::DefaultedForValidation(object, st.default_namespace);
+  const nlohmann::json* judged = &defaulted;
+  size_t id = SIZE_MAX;
+  if (kind == api::kKindServer) {
+    // The index reads a server's allowed namespaces when checking backends.
+    judged = &st.kept.emplace_back(std::move(defaulted));
+    id = st.index.Add(CrossIndex::FactsOf(*judged));
+  } else if (kind == api::kKindBackend) {
+    id = st.index.Add(CrossIndex::FactsOf(defaulted));
+  } else if (kind == "Secret") {
+    st.index.AddSecret(st.kept.emplace_back(object));
+  }
+  Pending p;
+  p.report = ValidateOne(object, *judged, old, st.default_namespace, [&](Sink& sink) {
+    p.errors_at = sink.errors();
+    p.warnings_at = sink.warnings();
+    p.id = id;
+  });
+  st.pending.push_back(std::move(p));
+}
+
+void Batch::AddSecret(nlohmann::json secret) {
+  state_->index.AddSecret(state_->kept.emplace_back(std::move(secret)));
+}
+
+std::vector<Report> Batch::Finish() {
+  State& st = *state_;
+  std::vector<Report> reports;
+  reports.reserve(st.pending.size());
+  for (auto& p : st.pending) {
+    if (p.id != SIZE_MAX) {
+      Report cross;
+      Sink sink(&cross);
+      st.index.Check(p.id, sink);
+      auto splice = [](std::vector<Finding>& into, size_t at, std::vector<Finding>& from) {
+        into.insert(into.begin() + static_cast<std::ptrdiff_t>(at),
+                    std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+      };
+      splice(p.report.errors, p.errors_at, cross.errors);
+      splice(p.report.warnings, p.warnings_at, cross.warnings);
+    }
+    reports.push_back(std::move(p.report));
+  }
+  st.pending = {};
+  return reports;
+}
+
 std::vector<Report> ValidateAll(const std::vector<nlohmann::json>& objects, const Context& context,
                                 const std::string& default_namespace,
                                 const std::vector<const nlohmann::json*>& olds) {
-  // The index keeps pointers into NatsServers (their allowed namespaces are
-  // read while checking backends) and Secrets, but copies what it needs
-  // from PubSubBackends. So a backend's defaulted copy is made for the index,
-  // dropped, and made again when the backend is judged; holding one for
-  // every object would double the memory of a large input.
-  std::vector<nlohmann::json> defaulted_servers;  // and any other kind the index points into
-  std::vector<size_t> server_slot(objects.size(), SIZE_MAX);
+  Batch batch(context, default_namespace);
   for (size_t i = 0; i < objects.size(); ++i) {
-    if (api::KindOf(objects[i]) != api::kKindBackend) {
-      server_slot[i] = defaulted_servers.size();
-      defaulted_servers.push_back(internal::DefaultedForValidation(objects[i], default_namespace));
-    }
+    batch.Add(objects[i], i < olds.size() ? olds[i] : nullptr);
   }
-  CrossIndex index;
-  index.Reserve(objects.size() + context.backends.size() + context.servers.size());
-  for (const auto& s : context.servers) AddToIndex(index, s);
-  for (const auto& b : context.backends) AddToIndex(index, b);
-  for (const auto& s : context.secrets) AddToIndex(index, s);
-  for (size_t i = 0; i < objects.size(); ++i) {
-    if (server_slot[i] != SIZE_MAX) {
-      AddToIndex(index, defaulted_servers[server_slot[i]]);
-    } else if (!api::NamespaceOf(objects[i]).empty()) {
-      // The index reads backends through views, which apply the same
-      // defaults on read; only a missing namespace needs the copy.
-      AddToIndex(index, objects[i]);
-    } else {
-      AddToIndex(index, internal::DefaultedForValidation(objects[i], default_namespace));
-    }
-  }
-  std::vector<Report> reports;
-  reports.reserve(objects.size());
-  for (size_t i = 0; i < objects.size(); ++i) {
-    const nlohmann::json* old = i < olds.size() ? olds[i] : nullptr;
-    if (server_slot[i] != SIZE_MAX) {
-      reports.push_back(ValidateOne(objects[i], defaulted_servers[server_slot[i]], index, old,
-                                    default_namespace));
-    } else {
-      reports.push_back(ValidateOne(objects[i],
-                                    internal::DefaultedForValidation(objects[i], default_namespace),
-                                    index, old, default_namespace));
-    }
-  }
-  return reports;
+  return batch.Finish();
 }
 
 bool IsSwitchboardObject(const nlohmann::json& object) {

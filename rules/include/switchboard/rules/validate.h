@@ -87,6 +87,34 @@ std::vector<Report> ValidateAll(const std::vector<nlohmann::json>& objects,
                                 const std::string& default_namespace = "default",
                                 const std::vector<const nlohmann::json*>& olds = {});
 
+// ValidateAll for callers that cannot hold every object at once (the CLI on
+// large inputs): Add() judges what an object decides alone and keeps only
+// what the cross-object rules need of it (names, server, prefix, username,
+// claimed Secrets; a NatsServer whole), so the object may be freed right
+// after; Finish() runs the cross-object rules. Finish()[i] is what
+// ValidateAll(objects, context, default_namespace, olds)[i] says, for the
+// objects given to Add() in order.
+class Batch {
+ public:
+  // Borrows the context's objects: they must outlive the batch, unchanged.
+  Batch(const Context& context, std::string default_namespace);
+  ~Batch();
+  Batch(Batch&&) noexcept;
+  Batch& operator=(Batch&&) noexcept;
+
+  // `old`: the stored version (judged as UPDATE) or nullptr; borrowed until
+  // Add returns.
+  void Add(const nlohmann::json& object, const nlohmann::json* old = nullptr);
+  // A Secret that is not judged but known, as in Context::secrets (kept).
+  void AddSecret(nlohmann::json secret);
+  // One report per Add(), in order. Call once.
+  std::vector<Report> Finish();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
 // A Context indexed once, for callers that judge many objects against the
 // same context (the webhook between cache changes): Validate() with a
 // ContextIndex does no per-call work proportional to the context size.
