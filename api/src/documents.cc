@@ -22,36 +22,45 @@ bool IsListKind(const nlohmann::json& v) {
 
 }  // namespace
 
-LoadResult LoadDocuments(std::string_view text, const LoadOptions& options) {
+LoadResult LoadDocuments(std::string_view text, const LoadOptions& options,
+                         const std::function<void(Document&&)>& sink) {
   size_t first = text.find_first_not_of(" \t\r\n");
   // A UTF-8 byte order mark is allowed before either format.
   if (text.substr(0, 3) == "\xEF\xBB\xBF") {
     text.remove_prefix(3);
     first = text.find_first_not_of(" \t\r\n");
   }
-  bool json = first != std::string_view::npos && (text[first] == '{' || text[first] == '[');
-  internal::RawResult raw =
-      json ? internal::LoadJson(text, options) : internal::LoadYaml(text, options);
-  // YAML flow style starts with '{' or '[' too; its errors are YAML errors.
-  if (raw.not_json) raw = internal::LoadYaml(text, options);
-
-  LoadResult out;
-  out.status = raw.status;
-  out.error_line = raw.error_line;
   int index = 0;
-  for (auto& doc : raw.documents) {
+  internal::Emit emit = [&](internal::RawDocument&& doc) {
     if (options.expand_lists && IsListKind(doc.value)) {
       auto& items = doc.value["items"];
       for (size_t i = 0; i < items.size(); ++i) {
         if (items[i].is_null()) continue;
         int line = i < doc.item_lines.size() ? doc.item_lines[i] : doc.line;
-        out.documents.push_back({std::move(items[i]), line, index, static_cast<int>(i)});
+        sink({std::move(items[i]), line, index, static_cast<int>(i)});
       }
     } else {
-      out.documents.push_back({std::move(doc.value), doc.line, index, -1});
+      sink({std::move(doc.value), doc.line, index, -1});
     }
     ++index;
-  }
+  };
+  bool json = first != std::string_view::npos && (text[first] == '{' || text[first] == '[');
+  internal::RawResult raw =
+      json ? internal::LoadJson(text, options, emit) : internal::LoadYaml(text, options, emit);
+  // YAML flow style starts with '{' or '[' too; its errors are YAML errors.
+  if (raw.not_json) raw = internal::LoadYaml(text, options, emit);
+
+  LoadResult out;
+  out.status = raw.status;
+  out.error_line = raw.error_line;
+  return out;
+}
+
+LoadResult LoadDocuments(std::string_view text, const LoadOptions& options) {
+  std::vector<Document> documents;
+  LoadResult out =
+      LoadDocuments(text, options, [&](Document&& d) { documents.push_back(std::move(d)); });
+  out.documents = std::move(documents);
   return out;
 }
 

@@ -250,8 +250,12 @@ nlohmann::json Parse(std::string_view body, const LoadOptions& options) {
 
 }  // namespace
 
-RawResult LoadJson(std::string_view text, const LoadOptions& options) {
+RawResult LoadJson(std::string_view text, const LoadOptions& options, const Emit& emit) {
+  // Every value is scanned before any is parsed: a text that turns out to be
+  // YAML flow style further on must emit nothing.
   RawResult out;
+  std::vector<Span> spans;
+  ScanError scan_error;
   size_t pos = 0;
   int line = 1;
   while (true) {
@@ -259,31 +263,31 @@ RawResult LoadJson(std::string_view text, const LoadOptions& options) {
       if (text[pos] == '\n') ++line;
       ++pos;
     }
-    if (pos >= text.size()) return out;
+    if (pos >= text.size()) break;
     if (text[pos] != '{' && text[pos] != '[') {
-      out.status =
+      scan_error = {
           Status::InvalidArgument("JSON: expected '{' or '[' to start the next document, found '" +
-                                  std::string(1, text[pos]) + "'");
-      out.error_line = line;
-      return out;
+                                  std::string(1, text[pos]) + "'"),
+          line};
+      break;
     }
     Span span;
     span.begin = pos;
     span.line = line;
-    ScanError err = ScanValue(text, pos, &line, options.max_depth, &span);
-    if (err.not_json) {
+    scan_error = ScanValue(text, pos, &line, options.max_depth, &span);
+    if (scan_error.not_json) {
       out.not_json = true;
       return out;
     }
-    if (!err.status.ok()) {
-      out.status = err.status;
-      out.error_line = err.line;
-      return out;
-    }
+    if (!scan_error.status.ok()) break;
+    pos = span.end;
+    spans.push_back(std::move(span));
+  }
+  for (auto& span : spans) {
     std::string_view body = text.substr(span.begin, span.end - span.begin);
+    nlohmann::json value;
     try {
-      RawDocument doc{Parse(body, options), span.line, std::move(span.item_lines)};
-      if (!doc.value.is_null()) out.documents.push_back(std::move(doc));
+      value = Parse(body, options);
     } catch (const nlohmann::json::parse_error& e) {
       // e.byte is 1-based within `body`; count the lines up to it.
       size_t upto = e.byte == 0 ? 0 : std::min<size_t>(e.byte - 1, body.size());
@@ -296,8 +300,11 @@ RawResult LoadJson(std::string_view text, const LoadOptions& options) {
       out.error_line = err_line;
       return out;
     }
-    pos = span.end;
+    if (!value.is_null()) emit({std::move(value), span.line, std::move(span.item_lines)});
   }
+  out.status = scan_error.status;
+  out.error_line = scan_error.status.ok() ? 0 : scan_error.line;
+  return out;
 }
 
 }  // namespace switchboard::api::internal

@@ -146,7 +146,12 @@ struct Skipped {
 
 class Builder {
  public:
-  Builder(const LoadOptions& options, RawResult* out) : options_(options), out_(out) {}
+  // The first `skip` documents are parsed but not emitted: a retry has
+  // emitted them already.
+  Builder(const LoadOptions& options, const Emit& emit, size_t skip)
+      : options_(options), emit_(emit), skip_(skip) {}
+
+  size_t emitted() const { return emitted_; }
 
   // Set when a dropped value holds something that cannot be judged without
   // building it (an anchor that may be aliased later, a key given twice or
@@ -166,7 +171,12 @@ class Builder {
 
   Status EndDocument() {
     if (!root_.is_null()) {
-      out_->documents.push_back({std::move(root_), root_line_, std::move(item_lines_)});
+      if (skip_ > 0) {
+        --skip_;
+      } else {
+        emit_({std::move(root_), root_line_, std::move(item_lines_)});
+        ++emitted_;
+      }
     }
     root_ = nullptr;
     item_lines_ = {};
@@ -389,7 +399,9 @@ class Builder {
 
  private:
   const LoadOptions& options_;
-  RawResult* out_;
+  const Emit& emit_;
+  size_t skip_;
+  size_t emitted_ = 0;
   std::vector<Frame> stack_;
   std::vector<Skipped> skipped_;  // open containers inside a dropped value
   bool dropping_ = false;         // the next node is a dropped value
@@ -402,7 +414,10 @@ class Builder {
 
 }  // namespace
 
-RawResult LoadYaml(std::string_view text, const LoadOptions& options) {
+namespace {
+
+RawResult LoadYamlFrom(std::string_view text, const LoadOptions& options, const Emit& emit,
+                       size_t skip) {
   RawResult out;
   std::unique_ptr<yaml_parser_t, ParserDeleter> parser(new yaml_parser_t);
   if (!yaml_parser_initialize(parser.get())) {
@@ -411,7 +426,7 @@ RawResult LoadYaml(std::string_view text, const LoadOptions& options) {
   }
   yaml_parser_set_input_string(parser.get(), reinterpret_cast<const unsigned char*>(text.data()),
                                text.size());
-  Builder builder(options, &out);
+  Builder builder(options, emit, skip);
   while (true) {
     EventGuard g;
     if (!yaml_parser_parse(parser.get(), &g.event)) {
@@ -456,7 +471,9 @@ RawResult LoadYaml(std::string_view text, const LoadOptions& options) {
     if (!s.ok() && builder.retry_without_dropping) {
       LoadOptions keep_all = options;
       keep_all.drop_metadata_fields.clear();
-      return LoadYaml(text, keep_all);
+      // The documents before this one are emitted already (the retry only
+      // changes what this one keeps).
+      return LoadYamlFrom(text, keep_all, emit, skip + builder.emitted());
     }
     if (!s.ok()) {
       out.error_line =
@@ -465,6 +482,12 @@ RawResult LoadYaml(std::string_view text, const LoadOptions& options) {
       return out;
     }
   }
+}
+
+}  // namespace
+
+RawResult LoadYaml(std::string_view text, const LoadOptions& options, const Emit& emit) {
+  return LoadYamlFrom(text, options, emit, 0);
 }
 
 }  // namespace switchboard::api::internal

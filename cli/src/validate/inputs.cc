@@ -17,6 +17,33 @@ bool IsManifest(const fs::path& p) {
   return ext == ".yaml" || ext == ".yml" || ext == ".json";
 }
 
+// Sets a resource's identity fields from its object and whether the rules
+// judge it.
+void Identify(Resource& r, const std::string& default_namespace) {
+  if (!r.object.is_object()) {
+    r.checked = true;  // judged: a non-object is invalid input
+    r.report.errors.push_back(
+        {"", "document is not a Kubernetes object (a mapping with apiVersion and kind)", "type"});
+    return;
+  }
+  r.api_version = std::string(api::String(api::Field(r.object, "apiVersion")).value_or(""));
+  r.kind = api::KindOf(r.object);
+  r.name = api::NameOf(r.object);
+  // As `kubectl apply -n`: an object without a namespace lands in the default one.
+  r.ns = api::NamespaceOf(r.object);
+  if (r.ns.empty() && r.object.contains("metadata") && r.object["metadata"].is_object()) {
+    r.ns = default_namespace;
+    r.object["metadata"]["namespace"] = default_namespace;
+  }
+  r.checked = rules::IsSwitchboardObject(r.object);
+  if (!r.checked) {
+    r.skip_reason = r.kind.empty() ? "no kind: not a Kubernetes object" : "not a Switchboard kind";
+    // Only v1 Secrets are read again (referenced keys); the rest of a
+    // skipped document is not needed.
+    if (r.kind != "Secret" || r.api_version != "v1") r.object = nullptr;
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> ExpandPaths(const std::vector<std::string>& paths,
@@ -50,7 +77,8 @@ std::vector<std::string> ExpandPaths(const std::vector<std::string>& paths,
 }
 
 void LoadInputs(const std::vector<std::string>& files, std::istream& stdin_stream,
-                const std::string& default_namespace, RunResult* result) {
+                const std::string& default_namespace, RunResult* result,
+                const std::function<void(Resource&)>& on_resource) {
   for (const auto& path : files) {
     std::string display = path == "-" ? "<stdin>" : path;
     auto text = path == "-" ? api::ReadStreamText(stdin_stream) : api::ReadFileText(path);
@@ -63,42 +91,17 @@ void LoadInputs(const std::vector<std::string>& files, std::istream& stdin_strea
     // No rule reads them, and on large manifests they are most of the text
     // (and six times as much once parsed).
     load.drop_metadata_fields = {"labels", "annotations", "managedFields", "ownerReferences"};
-    api::LoadResult loaded = api::LoadDocuments(*text, load);
-    *text = std::string();  // the documents are parsed: give the text's memory back
-    for (auto& doc : loaded.documents) {
-      Resource r;
+    api::LoadResult loaded = api::LoadDocuments(*text, load, [&](api::Document&& doc) {
+      Resource& r = result->resources.emplace_back();
       r.file = display;
       r.line = doc.line;
       r.document = doc.index;
       r.item = doc.item;
       r.object = std::move(doc.value);
-      if (!r.object.is_object()) {
-        r.checked = true;  // judged: a non-object is invalid input
-        r.report.errors.push_back(
-            {"", "document is not a Kubernetes object (a mapping with apiVersion and kind)",
-             "type"});
-        result->resources.push_back(std::move(r));
-        continue;
-      }
-      r.api_version = std::string(api::String(api::Field(r.object, "apiVersion")).value_or(""));
-      r.kind = api::KindOf(r.object);
-      r.name = api::NameOf(r.object);
-      // As `kubectl apply -n`: an object without a namespace lands in the default one.
-      r.ns = api::NamespaceOf(r.object);
-      if (r.ns.empty() && r.object.contains("metadata") && r.object["metadata"].is_object()) {
-        r.ns = default_namespace;
-        r.object["metadata"]["namespace"] = default_namespace;
-      }
-      r.checked = rules::IsSwitchboardObject(r.object);
-      if (!r.checked) {
-        r.skip_reason =
-            r.kind.empty() ? "no kind: not a Kubernetes object" : "not a Switchboard kind";
-        // Only v1 Secrets are read again (referenced keys); the rest of a
-        // skipped document is not needed.
-        if (r.kind != "Secret" || r.api_version != "v1") r.object = nullptr;
-      }
-      result->resources.push_back(std::move(r));
-    }
+      Identify(r, default_namespace);
+      if (on_resource) on_resource(r);
+    });
+    *text = std::string();  // the documents are parsed: give the text's memory back
     if (!loaded.status.ok()) {
       result->problems.push_back({display, loaded.error_line, loaded.status.message(), false});
     }

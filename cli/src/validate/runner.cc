@@ -64,12 +64,6 @@ RunResult Check(const Options& options, std::istream& stdin_stream) {
       result.problems.push_back(p);
     }
   }
-  auto files = ExpandPaths(options.inputs, &result.problems);
-  LoadInputs(files, stdin_stream, options.default_namespace, &result);
-  if (!options.allow_empty && result.problems.empty() && result.Checked() == 0) {
-    result.problems.push_back(NothingFound(options, files, result));
-  }
-
   rules::Context context;
   std::map<Key, const nlohmann::json*> existing;
   for (auto& r : context_run.resources) {
@@ -84,34 +78,34 @@ RunResult Check(const Options& options, std::istream& stdin_stream) {
     existing[{"PubSubBackend", api::NamespaceOf(b), api::NameOf(b)}] = &b;
   for (const auto& s : context.servers)
     existing[{"NatsServer", api::NamespaceOf(s), api::NameOf(s)}] = &s;
-  // Secrets given as inputs let the rules check referenced keys and the
-  // RabbitMQ URL scheme (values are never printed).
-  for (auto& r : result.resources) {
-    if (!r.checked && r.kind == "Secret" && r.api_version == "v1") {
-      context.secrets.push_back(std::move(r.object));
+
+  // Each input object is judged as soon as it is read and then freed: only
+  // the batch's small per-object facts (for the cross-object rules) and the
+  // reports stay, so memory follows the largest document, not the input.
+  rules::Batch batch(context, options.default_namespace);
+  std::vector<size_t> positions;
+  auto files = ExpandPaths(options.inputs, &result.problems);
+  LoadInputs(files, stdin_stream, options.default_namespace, &result, [&](Resource& r) {
+    if (r.checked && r.object.is_object()) {
+      auto it = existing.find(KeyOf(r));
+      batch.Add(r.object, it == existing.end() ? nullptr : it->second);
+      positions.push_back(result.resources.size() - 1);
+    } else if (!r.checked && r.kind == "Secret" && r.api_version == "v1") {
+      // Secrets given as inputs let the rules check referenced keys and the
+      // RabbitMQ URL scheme (values are never printed).
+      batch.AddSecret(std::move(r.object));
     }
+    r.object = nullptr;
+  });
+  if (!options.allow_empty && result.problems.empty() && result.Checked() == 0) {
+    result.problems.push_back(NothingFound(options, files, result));
   }
 
-  std::vector<nlohmann::json> objects;
-  std::vector<const nlohmann::json*> olds;
-  std::vector<size_t> positions;
+  std::vector<rules::Report> reports = batch.Finish();
   std::map<Key, size_t> first_seen;
-  objects.reserve(result.resources.size());
-  for (size_t i = 0; i < result.resources.size(); ++i) {
-    auto& r = result.resources[i];
-    if (!r.checked || !r.object.is_object()) continue;
-    // The outputs need only the identity fields: hand the object over.
-    objects.push_back(std::move(r.object));
-    auto it = existing.find(KeyOf(r));
-    olds.push_back(it == existing.end() ? nullptr : it->second);
-    positions.push_back(i);
-  }
-  std::vector<rules::Report> reports =
-      rules::ValidateAll(objects, context, options.default_namespace, olds);
   for (size_t k = 0; k < positions.size(); ++k) {
     auto& r = result.resources[positions[k]];
     r.report = std::move(reports[k]);
-    r.object = std::move(objects[k]);  // the caller decides when to free it
     if (r.name.empty()) continue;
     auto [it, inserted] = first_seen.emplace(KeyOf(r), positions[k]);
     if (!inserted) {

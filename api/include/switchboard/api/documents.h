@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <istream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -54,6 +55,13 @@ struct LoadResult {
 // server's strict field validation, naming the key and its line. Never
 // throws.
 LoadResult LoadDocuments(std::string_view text, const LoadOptions& options = {});
+
+// The same, handing each document (each List item) to `sink` as soon as it
+// is parsed instead of collecting them: a caller that keeps only a summary
+// of each holds one document at a time (one List, for a List). The result's
+// `documents` is empty.
+LoadResult LoadDocuments(std::string_view text, const LoadOptions& options,
+                         const std::function<void(Document&&)>& sink);
 
 // Reads a whole file / stream. NotFound or Unavailable (with the path and
 // strerror) when it cannot.
