@@ -4,6 +4,9 @@
 // command's runner and end to end through the binary. Prints one line per
 // measurement (median of the repetitions).
 //   [SWITCHBOARD_CLI=path/to/switchboard] bench_validate [--resources N] [--reps R] [--memory]
+//                                                        [--keep DIR]
+// --keep writes the corpus to DIR (DIR/yaml, DIR/json) and leaves it there,
+// for profiling or for other validators on the same files.
 // --memory also writes large single inputs (a 50 MB manifest with 2.2 M
 // annotation keys, 50,000 labelled backends in one file) and prints the
 // binary's peak resident memory against the input size.
@@ -234,6 +237,13 @@ int main(int argc, char** argv) {
     if (a == "--reps") reps = std::max(1, std::atoi(argv[i + 1]));
   }
   fs::path dir = fs::temp_directory_path() / ("bench-validate-" + std::to_string(getpid()));
+  bool keep = false;
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::string(argv[i]) == "--keep") {
+      dir = argv[i + 1];
+      keep = true;
+    }
+  }
 
   Generate(dir, resources);
   if (memory) {
@@ -297,6 +307,6 @@ int main(int argc, char** argv) {
       Report((std::string("switchboard validate ") + fmt + " (process)").c_str(), resources, secs);
     }
   }
-  fs::remove_all(dir);
+  if (!keep) fs::remove_all(dir);
   return 0;
 }

@@ -172,14 +172,17 @@ nlohmann::json DefaultedForValidation(const nlohmann::json& object,
   nlohmann::json copy;
   if (object.is_object()) {
     copy = nlohmann::json::object();
-    for (auto it = object.begin(); it != object.end(); ++it) {
-      if (it.key() != "metadata" || !it->is_object()) {
-        copy[it.key()] = it.value();
+    // The keys come in order: each one goes at the end (no search).
+    auto& members = copy.get_ref<nlohmann::json::object_t&>();
+    for (const auto& [key, value] : object.get_ref<const nlohmann::json::object_t&>()) {
+      if (key != "metadata" || !value.is_object()) {
+        members.emplace_hint(members.end(), key, value);
         continue;
       }
-      nlohmann::json& md = copy["metadata"] = nlohmann::json::object();
+      nlohmann::json& md =
+          members.emplace_hint(members.end(), key, nlohmann::json::object())->second;
       for (const char* field : {"name", "generateName", "namespace", "uid"}) {
-        if (auto f = it->find(field); f != it->end()) md[field] = *f;
+        if (auto f = value.find(field); f != value.end()) md[field] = *f;
       }
     }
   } else {

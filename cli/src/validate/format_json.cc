@@ -5,8 +5,24 @@ namespace switchboard::cli::validate {
 namespace {
 
 // A JSON string literal (nlohmann's escaping; invalid UTF-8 replaced).
+// Names, paths and most messages are plain ASCII with nothing to escape:
+// those are copied as they are, which is what the escaping would give.
 void Str(std::string& out, const std::string& s) {
-  out += nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  bool plain = true;
+  for (char c : s) {
+    auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u >= 0x7f || c == '"' || c == '\\') {
+      plain = false;
+      break;
+    }
+  }
+  if (!plain) {
+    out += nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    return;
+  }
+  out += '"';
+  out += s;
+  out += '"';
 }
 
 // `"key": ` at the given indentation, after a comma when not the first.
