@@ -117,10 +117,26 @@ std::string CrossIndex::Describe(size_t id) const {
   return std::string(f.kind) + " " + f.key.ToString();
 }
 
+uint64_t CrossIndex::Hash(std::string_view a, std::string_view b) {
+  uint64_t ha = std::hash<std::string_view>()(a), hb = std::hash<std::string_view>()(b);
+  return ha ^ (hb + 0x9e3779b97f4a7c15ULL + (ha << 6) + (ha >> 2));
+}
+
+void CrossIndex::Multimap::Seal() {
+  if (!std::is_sorted(entries_.begin(), entries_.end())) {
+    std::sort(entries_.begin(), entries_.end());
+  }
+}
+
 void CrossIndex::Reserve(size_t n) {
-  by_prefix_.reserve(n);
-  by_username_.reserve(n);
-  claims_.reserve(2 * n);
+  by_prefix_.Reserve(n);
+  by_username_.Reserve(n);
+  by_server_.Reserve(n);
+  claims_.Reserve(2 * n);
+}
+
+void CrossIndex::Seal() {
+  for (Multimap* m : {&by_prefix_, &by_ancestor_, &by_username_, &by_server_, &claims_}) m->Seal();
 }
 
 size_t CrossIndex::Add(Facts facts) {
@@ -128,22 +144,24 @@ size_t CrossIndex::Add(Facts facts) {
   if (facts.kind.empty()) return id;
   const Facts& f = facts_.emplace_back(std::move(facts));
   for (size_t c = 0; c < f.claims.size(); ++c) {
-    claims_[{f.key.ns, f.claims[c].secret}].push_back({id, c});
+    claims_.Add(Hash(f.key.ns, f.claims[c].secret), id, static_cast<uint32_t>(c));
   }
   if (f.kind == api::kKindServer) {
     servers_[f.key.ToString()] = f.object;
     return id;
   }
   if (!f.nats) return id;
-  by_prefix_[{f.server, f.prefix}].push_back(id);
-  for (auto a : Ancestors(f.prefix)) by_ancestor_[{f.server, a}].push_back(id);
-  if (!f.username.empty()) by_username_[{f.server, f.username}].push_back(id);
+  by_prefix_.Add(Hash(f.server, f.prefix), id);
+  for (auto a : Ancestors(f.prefix)) {
+    by_ancestor_.Add(Hash(f.server, a), id, static_cast<uint32_t>(a.size()));
+  }
+  if (!f.username.empty()) by_username_.Add(Hash(f.server, f.username), id);
   // During a rotation the current user is <username>-r<N> (status.username):
   // that name is taken on the server too.
   if (!f.status_username.empty() && f.status_username != f.username) {
-    by_username_[{f.server, f.status_username}].push_back(id);
+    by_username_.Add(Hash(f.server, f.status_username), id, 1);
   }
-  by_server_[f.server].push_back(id);
+  by_server_.Add(Hash(f.server), id);
   return id;
 }
 
@@ -159,26 +177,26 @@ void CrossIndex::Check(const Facts& facts, Sink& sink) const {
 void CrossIndex::CheckClaims(const Facts& facts, Sink& sink) const {
   const std::string& ns = facts.key.ns;
   for (const auto& mine : facts.claims) {
-    auto it = claims_.find({ns, mine.secret});
-    if (it == claims_.end()) continue;
     ClaimText my = TextOf(mine.kind);
     std::set<size_t> named;
-    for (const auto& ref : it->second) {
-      const Facts& owner = facts_[ref.id];
-      ClaimText other = TextOf(owner.claims[ref.claim].kind);
-      if (owner.key == facts.key || !(my.writes || other.writes)) continue;
-      if (!named.insert(ref.id).second || named.size() > kMaxNamed) continue;
+    claims_.ForEach(Hash(ns, mine.secret), [&](size_t id, uint32_t claim) {
+      const Facts& owner = facts_[id];
+      const Claim& theirs = owner.claims[claim];
+      if (owner.key.ns != ns || theirs.secret != mine.secret) return;  // a hash collision
+      ClaimText other = TextOf(theirs.kind);
+      if (owner.key == facts.key || !(my.writes || other.writes)) return;
+      if (!named.insert(id).second || named.size() > kMaxNamed) return;
       std::string fix = my.field == "metadata.name"
                             ? "rename one of them, or give this backend a passwordSecretRef"
                             : "use a different Secret name";
       sink.Error("secret-collision", std::string(my.field),
                  "Secret " + api::QualifiedName(ns, mine.secret) + " is " + std::string(my.role) +
-                     " of this object and also " + std::string(other.role) + " of " +
-                     Describe(ref.id) +
+                     " of this object and also " + std::string(other.role) + " of " + Describe(id) +
                      "; Switchboard writes it, so they would overwrite each other: " + fix);
-    }
+    });
   }
 }
+
 void CrossIndex::CheckBackend(const Facts& facts, Sink& sink) const {
   CheckClaims(facts, sink);
   const std::string& ns = facts.key.ns;
@@ -233,12 +251,16 @@ void CrossIndex::CheckBackend(const Facts& facts, Sink& sink) const {
 
   const std::string& prefix = facts.prefix;
   const std::string& username = facts.username;
-  auto others = [&](const Ids& ids) {
-    Ids out;
-    for (size_t i : ids) {
-      if (facts_[i].key != facts.key) out.push_back(i);
-    }
-    return out;
+  using Ids = std::vector<size_t>;
+  // The other objects (not this one) with `prefix` (whole, or the first
+  // `length` characters of theirs when length > 0) on this server.
+  auto with_prefix = [&](const Multimap& map, std::string_view key, bool ancestor, Ids& out) {
+    map.ForEach(Hash(server, key), [&](size_t id, uint32_t length) {
+      const Facts& f = facts_[id];
+      std::string_view theirs = f.prefix;
+      if (ancestor) theirs = theirs.substr(0, length);
+      if (f.server == server && theirs == key && f.key != facts.key) out.push_back(id);
+    });
   };
   auto names = [&](const Ids& ids) {
     std::string out;
@@ -250,24 +272,18 @@ void CrossIndex::CheckBackend(const Facts& facts, Sink& sink) const {
     return out;
   };
 
-  if (auto it = by_prefix_.find({server, prefix}); it != by_prefix_.end()) {
-    if (auto o = others(it->second); !o.empty()) {
-      sink.Error("unique-prefix", "spec.nats.subjectPrefix",
-                 Quote(prefix) + " is already used on NatsServer " + server + " by " + names(o) +
-                     "; two installations on one prefix read each other's messages: choose a "
-                     "different prefix (e.g. hatchet." +
-                     ns + ")");
-    }
+  Ids same;
+  with_prefix(by_prefix_, prefix, false, same);
+  if (!same.empty()) {
+    sink.Error("unique-prefix", "spec.nats.subjectPrefix",
+               Quote(prefix) + " is already used on NatsServer " + server + " by " + names(same) +
+                   "; two installations on one prefix read each other's messages: choose a "
+                   "different prefix (e.g. hatchet." +
+                   ns + ")");
   }
   Ids nested;
-  for (const auto& a : Ancestors(prefix)) {
-    if (auto it = by_prefix_.find({server, a}); it != by_prefix_.end()) {
-      for (size_t i : others(it->second)) nested.push_back(i);
-    }
-  }
-  if (auto it = by_ancestor_.find({server, prefix}); it != by_ancestor_.end()) {
-    for (size_t i : others(it->second)) nested.push_back(i);
-  }
+  for (auto a : Ancestors(prefix)) with_prefix(by_prefix_, a, false, nested);
+  if (!prefix.empty()) with_prefix(by_ancestor_, prefix, true, nested);
   if (!nested.empty()) {
     sink.Warn("nested-prefix", "spec.nats.subjectPrefix",
               Quote(prefix) + " is nested with the prefix of " + names(nested) + " on NatsServer " +
@@ -275,28 +291,34 @@ void CrossIndex::CheckBackend(const Facts& facts, Sink& sink) const {
                   "; permissions (<prefix>.*) still isolate them, but subject monitoring and any "
                   "wider permission would mix them: prefer sibling prefixes");
   }
-  if (auto it = username.empty() ? by_username_.end() : by_username_.find({server, username});
-      it != by_username_.end()) {
-    if (auto o = others(it->second); !o.empty()) {
-      sink.Error("unique-username", "spec.nats.credentials.username",
-                 Quote(username) + " is already a user on NatsServer " + server + " (of " +
-                     names(o) +
-                     "); NATS allows one password per user name: choose another username (the "
-                     "default is <namespace>-<name>)");
-    }
+  Ids users;
+  if (!username.empty()) {
+    by_username_.ForEach(Hash(server, username), [&](size_t id, uint32_t status) {
+      const Facts& f = facts_[id];
+      const std::string& theirs = status ? f.status_username : f.username;
+      if (f.server == server && theirs == username && f.key != facts.key) users.push_back(id);
+    });
+  }
+  if (!users.empty()) {
+    sink.Error("unique-username", "spec.nats.credentials.username",
+               Quote(username) + " is already a user on NatsServer " + server + " (of " +
+                   names(users) +
+                   "); NATS allows one password per user name: choose another username (the "
+                   "default is <namespace>-<name>)");
   }
 }
 
 void CrossIndex::CheckServer(const Facts& facts, Sink& sink) const {
   CheckClaims(facts, sink);
   api::NatsServerView v(*facts.object);
-  auto it = by_server_.find(facts.key.ToString());
-  if (it == by_server_.end()) return;
+  std::string self = facts.key.ToString();
   std::vector<std::string> excluded;
-  for (size_t i : it->second) {
-    const auto& key = facts_[i].key;
-    if (!v.AllowsNamespace(key.ns)) excluded.push_back("PubSubBackend " + key.ToString());
-  }
+  by_server_.ForEach(Hash(self), [&](size_t id, uint32_t) {
+    const Facts& f = facts_[id];
+    if (f.server == self && !v.AllowsNamespace(f.key.ns)) {
+      excluded.push_back("PubSubBackend " + f.key.ToString());
+    }
+  });
   if (excluded.empty()) return;
   std::string list;
   for (size_t k = 0; k < excluded.size() && k < kMaxNamed; ++k)

@@ -7,6 +7,9 @@
 // entry of its own key.
 #pragma once
 
+#include <algorithm>
+#include <compare>
+#include <cstdint>
 #include <deque>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -57,30 +60,49 @@ class CrossIndex {
   };
   static Facts FactsOf(const nlohmann::json& object);
 
-  // Room for about n objects (avoids rehashing while a big input is added).
+  // Room for about n objects (avoids regrowing while a big input is added).
   void Reserve(size_t n);
   // Indexes a PubSubBackend or NatsServer (other kinds are ignored); returns
   // its id for Check(). A NatsServer's `object` must outlive the index.
   size_t Add(Facts facts);
   void AddSecret(const nlohmann::json& object);
+  // Makes the index ready for Check(); call after the last Add (again after
+  // adding more).
+  void Seal();
 
   // Rules for a (defaulted, namespaced) object against the indexed others.
   void Check(const Facts& facts, Sink& sink) const;
   void Check(size_t id, Sink& sink) const { Check(facts_[id], sink); }
 
  private:
-  // Two names as one key (server and prefix, namespace and Secret), viewing
-  // strings the index owns in facts_ (a deque: they never move).
-  struct Pair {
-    std::string_view a, b;
-    bool operator==(const Pair&) const = default;
-  };
-  struct PairHash {
-    size_t operator()(const Pair& p) const {
-      return std::hash<std::string_view>()(p.a) * 31 + std::hash<std::string_view>()(p.b);
+  // Ids of facts_ by the hash of a key, as one sorted vector: 16 bytes an
+  // entry, where a hash map of vectors costs over a hundred per key, and
+  // most keys (a prefix, a username) belong to one object. Hashes may
+  // collide, so every caller checks the facts of an id against its key.
+  class Multimap {
+   public:
+    void Reserve(size_t n) { entries_.reserve(n); }
+    void Add(uint64_t hash, size_t id, uint32_t extra = 0) {
+      entries_.push_back({hash, static_cast<uint32_t>(id), extra});
     }
+    void Seal();
+    // f(id, extra) for each entry with this hash, in the order added.
+    template <typename F>
+    void ForEach(uint64_t hash, const F& f) const {
+      auto it = std::lower_bound(entries_.begin(), entries_.end(), Entry{hash, 0, 0});
+      for (; it != entries_.end() && it->hash == hash; ++it) f(it->id, it->extra);
+    }
+
+   private:
+    struct Entry {
+      uint64_t hash;
+      uint32_t id;
+      uint32_t extra;
+      auto operator<=>(const Entry&) const = default;
+    };
+    std::vector<Entry> entries_;
   };
-  using Ids = std::vector<size_t>;  // into facts_, in the order added
+  static uint64_t Hash(std::string_view a, std::string_view b = {});
   static std::string SecretKey(std::string_view ns, std::string_view name) {
     return std::string(ns) + "/" + std::string(name);
   }
@@ -91,16 +113,12 @@ class CrossIndex {
 
   std::deque<Facts> facts_;
   std::unordered_map<std::string, const nlohmann::json*> servers_;  // "ns/name"
-  std::unordered_map<Pair, Ids, PairHash> by_prefix_;               // server, prefix
-  std::unordered_map<Pair, Ids, PairHash> by_ancestor_;             // server, ancestor
-  std::unordered_map<Pair, Ids, PairHash> by_username_;             // server, user
-  std::unordered_map<std::string_view, Ids> by_server_;             // server
-  struct ClaimRef {
-    size_t id;
-    size_t claim;  // into facts_[id].claims
-  };
-  std::unordered_map<Pair, std::vector<ClaimRef>, PairHash> claims_;  // ns, secret
-  std::unordered_map<std::string, const nlohmann::json*> secrets_;    // "ns/secret"
+  Multimap by_prefix_;                                              // server, prefix
+  Multimap by_ancestor_;  // server, proper ancestor of the prefix (extra: its length)
+  Multimap by_username_;  // server, user (extra: 1 for status.username)
+  Multimap by_server_;    // server
+  Multimap claims_;       // namespace, Secret (extra: index into the facts' claims)
+  std::unordered_map<std::string, const nlohmann::json*> secrets_;  // "ns/secret"
 };
 
 }  // namespace switchboard::rules::internal

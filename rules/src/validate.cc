@@ -88,6 +88,7 @@ ContextIndex::ContextIndex(const Context& context) : impl_(std::make_unique<Cros
   for (const auto& s : context.servers) AddToIndex(*impl_, s);
   for (const auto& b : context.backends) AddToIndex(*impl_, b);
   for (const auto& s : context.secrets) AddToIndex(*impl_, s);
+  impl_->Seal();
 }
 ContextIndex::~ContextIndex() = default;
 ContextIndex::ContextIndex(ContextIndex&&) noexcept = default;
@@ -168,6 +169,7 @@ void Batch::AddSecret(nlohmann::json secret) {
 
 std::vector<Report> Batch::Finish() {
   State& st = *state_;
+  st.index.Seal();
   std::vector<Report> reports;
   reports.reserve(st.pending.size());
   for (auto& p : st.pending) {
