@@ -112,12 +112,11 @@ Report Validate(const nlohmann::json& object, const Context& context, Operation 
   return Validate(object, context, op, old, "default");
 }
 
-// One object judged by Add(): its report so far, where the cross-object
-// findings go in it, and its id in the index.
-struct Pending {
-  Report report;
-  size_t errors_at = 0, warnings_at = 0;
-  size_t id = SIZE_MAX;  // SIZE_MAX: the rules stopped before the cross-object step
+// Where the cross-object findings of one judged object go in its report.
+struct Splice {
+  size_t report;  // index into Batch::State::reports
+  size_t errors_at, warnings_at;
+  size_t id;  // in the index
 };
 
 struct Batch::State {
@@ -125,7 +124,8 @@ struct Batch::State {
   CrossIndex index;
   // NatsServers (defaulted) and Secrets given to Add: the index points into them.
   std::deque<nlohmann::json> kept;
-  std::vector<Pending> pending;
+  std::vector<Report> reports;  // one per Add, without the cross-object findings yet
+  std::vector<Splice> splices;  // for those that reached the cross-object step
 };
 
 Batch::Batch(const Context& context, std::string default_namespace)
@@ -154,13 +154,14 @@ void Batch::Add(const nlohmann::json& object, const nlohmann::json* old) {
   } else if (kind == "Secret") {
     st.index.AddSecret(st.kept.emplace_back(object));
   }
-  Pending p;
-  p.report = ValidateOne(object, *judged, old, st.default_namespace, [&](Sink& sink) {
-    p.errors_at = sink.errors();
-    p.warnings_at = sink.warnings();
-    p.id = id;
-  });
-  st.pending.push_back(std::move(p));
+  Splice splice{st.reports.size(), 0, 0, id};
+  bool cross = false;
+  st.reports.push_back(ValidateOne(object, *judged, old, st.default_namespace, [&](Sink& sink) {
+    splice.errors_at = sink.errors();
+    splice.warnings_at = sink.warnings();
+    cross = id != SIZE_MAX;
+  }));
+  if (cross) st.splices.push_back(splice);
 }
 
 void Batch::AddSecret(nlohmann::json secret) {
@@ -170,24 +171,20 @@ void Batch::AddSecret(nlohmann::json secret) {
 std::vector<Report> Batch::Finish() {
   State& st = *state_;
   st.index.Seal();
-  std::vector<Report> reports;
-  reports.reserve(st.pending.size());
-  for (auto& p : st.pending) {
-    if (p.id != SIZE_MAX) {
-      Report cross;
-      Sink sink(&cross);
-      st.index.Check(p.id, sink);
-      auto splice = [](std::vector<Finding>& into, size_t at, std::vector<Finding>& from) {
-        into.insert(into.begin() + static_cast<std::ptrdiff_t>(at),
-                    std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
-      };
-      splice(p.report.errors, p.errors_at, cross.errors);
-      splice(p.report.warnings, p.warnings_at, cross.warnings);
-    }
-    reports.push_back(std::move(p.report));
+  auto insert = [](std::vector<Finding>& into, size_t at, std::vector<Finding>& from) {
+    into.insert(into.begin() + static_cast<std::ptrdiff_t>(at),
+                std::make_move_iterator(from.begin()), std::make_move_iterator(from.end()));
+  };
+  for (const auto& s : st.splices) {
+    Report cross;
+    Sink sink(&cross);
+    st.index.Check(s.id, sink);
+    Report& report = st.reports[s.report];
+    insert(report.errors, s.errors_at, cross.errors);
+    insert(report.warnings, s.warnings_at, cross.warnings);
   }
-  st.pending = {};
-  return reports;
+  st.splices = {};
+  return std::move(st.reports);
 }
 
 std::vector<Report> ValidateAll(const std::vector<nlohmann::json>& objects, const Context& context,

@@ -61,7 +61,7 @@ void WriteJunit(const RunResult& r, std::string& out) {
            Xml(p.message) + "\"/>\n    </testcase>\n";
   }
   for (const auto& res : r.resources) {
-    out += "    <testcase classname=\"" + Xml(res.file) + "\" name=\"" + Xml(res.Display()) +
+    out += "    <testcase classname=\"" + Xml(res.file.str()) + "\" name=\"" + Xml(res.Display()) +
            " (line " + std::to_string(res.line) + ")\"";
     if (!res.checked) {
       out += ">\n      <skipped message=\"" + Xml(res.skip_reason) + "\"/>\n    </testcase>\n";

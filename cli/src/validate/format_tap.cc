@@ -39,7 +39,7 @@ void WriteTap(const RunResult& r, std::string& out) {
         "\n  ...\n";
   }
   for (const auto& res : r.resources) {
-    std::string desc = Safe(res.file + ":" + std::to_string(res.line) + " " + res.Display());
+    std::string desc = Safe(res.file.str() + ":" + std::to_string(res.line) + " " + res.Display());
     if (!res.checked) {
       out += "ok " + std::to_string(++n) + " - " + desc + " # SKIP " + Safe(res.skip_reason) + "\n";
       continue;

@@ -9,7 +9,7 @@ namespace switchboard::cli::validate {
 namespace {
 
 void Line(std::string& out, const Resource& r, const char* level, const std::string& text) {
-  out += EscapeText(r.file) + ":" + std::to_string(r.line) + ": " + level + ": " +
+  out += EscapeText(r.file.str()) + ":" + std::to_string(r.line) + ": " + level + ": " +
          EscapeText(r.Display()) + ": " + EscapeText(text) + "\n";
 }
 

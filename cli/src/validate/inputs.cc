@@ -19,14 +19,17 @@ bool IsManifest(const fs::path& p) {
 
 // Sets a resource's identity fields from its object and whether the rules
 // judge it.
-void Identify(Resource& r, const std::string& default_namespace) {
+void Identify(Resource& r, const std::string& default_namespace, SharedString* last_api_version) {
   if (!r.object.is_object()) {
     r.checked = true;  // judged: a non-object is invalid input
     r.report.errors.push_back(
         {"", "document is not a Kubernetes object (a mapping with apiVersion and kind)", "type"});
     return;
   }
-  r.api_version = std::string(api::String(api::Field(r.object, "apiVersion")).value_or(""));
+  std::string_view api_version = api::String(api::Field(r.object, "apiVersion")).value_or("");
+  // Consecutive documents nearly always share their apiVersion: share it.
+  if (!(*last_api_version == api_version)) *last_api_version = std::string(api_version);
+  r.api_version = *last_api_version;
   r.kind = api::KindOf(r.object);
   r.name = api::NameOf(r.object);
   // As `kubectl apply -n`: an object without a namespace lands in the default one.
@@ -79,8 +82,9 @@ std::vector<std::string> ExpandPaths(const std::vector<std::string>& paths,
 void LoadInputs(const std::vector<std::string>& files, std::istream& stdin_stream,
                 const std::string& default_namespace, RunResult* result,
                 const std::function<void(Resource&)>& on_resource) {
+  SharedString last_api_version;
   for (const auto& path : files) {
-    std::string display = path == "-" ? "<stdin>" : path;
+    SharedString display(path == "-" ? "<stdin>" : path);
     auto text = path == "-" ? api::ReadStreamText(stdin_stream) : api::ReadFileText(path);
     ++result->files;
     if (!text.ok()) {
@@ -98,7 +102,7 @@ void LoadInputs(const std::vector<std::string>& files, std::istream& stdin_strea
       r.document = doc.index;
       r.item = doc.item;
       r.object = std::move(doc.value);
-      Identify(r, default_namespace);
+      Identify(r, default_namespace, &last_api_version);
       if (on_resource) on_resource(r);
     });
     *text = std::string();  // the documents are parsed: give the text's memory back

@@ -112,7 +112,7 @@ RunResult Check(const Options& options, std::istream& stdin_stream) {
       const auto& first = result.resources[it->second];
       r.report.warnings.push_back(
           {"metadata.name",
-           "defined again (first at " + first.file + ":" + std::to_string(first.line) +
+           "defined again (first at " + first.file.str() + ":" + std::to_string(first.line) +
                "); the later document replaces the earlier one on apply: keep one",
            "duplicate"});
     }
