@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "loaders.h"
+#include "switchboard/api/json_depth.h"
 
 namespace switchboard::api::internal {
 namespace {
@@ -92,8 +93,11 @@ struct ScanError {
 };
 
 // Scans the container starting at text[pos] ('{' or '['). On success sets
-// span->end past its closing bracket and advances *line.
-ScanError ScanValue(std::string_view text, size_t pos, int* line, int max_depth, Span* span) {
+// span->end past its closing bracket and advances *line. `too_deep` is where
+// the text first nests deeper than `max_depth` (FindNestingBeyond): the scan
+// stops there with that error.
+ScanError ScanValue(std::string_view text, size_t pos, int* line, int max_depth, size_t too_deep,
+                    Span* span) {
   struct Level {
     bool object = false;
     size_t open = 0;  // offset of its bracket
@@ -134,11 +138,12 @@ ScanError ScanValue(std::string_view text, size_t pos, int* line, int max_depth,
         break;
       case '{':
       case '[':
-        if (++depth > max_depth) {
+        if (pos == too_deep) {
           return {Status::InvalidArgument("JSON: nesting deeper than " + std::to_string(max_depth) +
                                           " levels"),
                   *line};
         }
+        ++depth;
         if (static_cast<int>(levels.size()) < depth) levels.resize(depth);
         {
           Level& l = levels[depth - 1];
@@ -254,6 +259,7 @@ RawResult LoadJson(std::string_view text, const LoadOptions& options, const Emit
   // Every value is scanned before any is parsed: a text that turns out to be
   // YAML flow style further on must emit nothing.
   RawResult out;
+  size_t too_deep = FindNestingBeyond(text, options.max_depth);
   std::vector<Span> spans;
   ScanError scan_error;
   size_t pos = 0;
@@ -274,7 +280,7 @@ RawResult LoadJson(std::string_view text, const LoadOptions& options, const Emit
     Span span;
     span.begin = pos;
     span.line = line;
-    scan_error = ScanValue(text, pos, &line, options.max_depth, &span);
+    scan_error = ScanValue(text, pos, &line, options.max_depth, too_deep, &span);
     if (scan_error.not_json) {
       out.not_json = true;
       return out;

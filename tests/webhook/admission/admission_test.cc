@@ -8,8 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "json_depth.h"
-
 namespace switchboard::webhook_admission {
 namespace {
 
@@ -311,13 +309,6 @@ INSTANTIATE_TEST_SUITE_P(
             "request.uid"},
         Malformed{"too_deep", std::string(100000, '[') + std::string(100000, ']'), "deeper than"}),
     [](const auto& info) { return info.param.name; });
-
-TEST(JsonDepth, CountsBracketsOutsideStrings) {
-  EXPECT_TRUE(NestingWithin("{\"a\":[{}]}", 3));
-  EXPECT_FALSE(NestingWithin("{\"a\":[{}]}", 2));
-  EXPECT_TRUE(NestingWithin("{\"a\":\"[[[[[[\"}", 1));
-  EXPECT_TRUE(NestingWithin("{\"a\":\"\\\"[[[\"}", 1));  // escaped quote stays in the string
-}
 
 }  // namespace
 }  // namespace switchboard::webhook_admission

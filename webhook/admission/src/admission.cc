@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
-#include "json_depth.h"
+#include "switchboard/api/json_depth.h"
 #include "switchboard/common/base64.h"
 
 namespace switchboard::webhook_admission {
@@ -253,7 +253,7 @@ Outcome Review(std::string_view body, Webhook webhook, const ContextSource& cont
     if (body.empty()) {
       return BadRequest("request body is empty; expected an AdmissionReview (admission.k8s.io/v1)");
     }
-    if (!NestingWithin(body, kMaxJsonDepth)) {
+    if (!api::NestingWithin(body, kMaxJsonDepth)) {
       return BadRequest("request body nests JSON deeper than " + std::to_string(kMaxJsonDepth) +
                         " levels; an AdmissionReview is never that deep");
     }

@@ -1,12 +1,13 @@
-#include "json_depth.h"
+#include "switchboard/api/json_depth.h"
 
-namespace switchboard::webhook_admission {
+namespace switchboard::api {
 
-bool NestingWithin(std::string_view text, int max_depth) {
+size_t FindNestingBeyond(std::string_view text, int max_depth) {
   int depth = 0;
   bool in_string = false;
   bool escaped = false;
-  for (char c : text) {
+  for (size_t pos = 0; pos < text.size(); ++pos) {
+    char c = text[pos];
     if (in_string) {
       if (escaped) {
         escaped = false;
@@ -23,17 +24,19 @@ bool NestingWithin(std::string_view text, int max_depth) {
         break;
       case '[':
       case '{':
-        if (++depth > max_depth) return false;
+        if (++depth > max_depth) return pos;
         break;
       case ']':
       case '}':
-        --depth;
+        // A stray closing bracket is the parser's error; it must not let a
+        // later value nest one level deeper unnoticed.
+        if (depth > 0) --depth;
         break;
       default:
         break;
     }
   }
-  return true;
+  return std::string_view::npos;
 }
 
-}  // namespace switchboard::webhook_admission
+}  // namespace switchboard::api
