@@ -6,7 +6,7 @@
 #   docker build -t ghcr.io/switchboard-dev/switchboard:0.1.0 .
 #
 # Debian 12 in both stages, so the runtime libraries are exactly the ones
-# the binaries were linked against (nats.c, cpp-httplib, yaml-cpp and
+# the binaries were linked against (nats.c, cpp-httplib, libyaml and
 # prometheus-cpp are shared libraries from Debian's packages; the webhook's
 # Boost.Beast/Asio are header-only, so the runtime stage needs no Boost).
 
@@ -25,7 +25,7 @@ RUN cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release \
 FROM debian:bookworm-slim
 RUN apt-get update -qq \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      ca-certificates libnats3.4 libcpp-httplib0.11 libyaml-cpp0.7 libyaml-0-2 \
+      ca-certificates libnats3.4 libcpp-httplib0.11 libyaml-0-2 \
       libprometheus-cpp-core1.0 libprometheus-cpp-pull1.0 libdeflate0 libssl3 zlib1g libcrypt1 \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /build/bin/switchboard-operator /build/bin/switchboard-webhook /build/bin/switchboard /usr/local/bin/

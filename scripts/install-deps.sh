@@ -7,7 +7,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build ccache pkg-config git curl ca-certificates openssl
   libnats-dev nats-server
-  libcpp-httplib-dev libboost-dev nlohmann-json3-dev libyaml-cpp-dev libyaml-dev libssl-dev
+  libcpp-httplib-dev libboost-dev nlohmann-json3-dev libyaml-dev libssl-dev
   prometheus-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
   libdeflate-dev zlib1g-dev libcrypt-dev
   clang clang-format libclang-rt-14-dev

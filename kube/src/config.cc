@@ -1,13 +1,12 @@
 // Kubeconfig and in-cluster configuration.
 #include "switchboard/kube/config.h"
 
-#include <yaml-cpp/yaml.h>
-
 #include <cstdlib>
 #include <filesystem>
-#include <optional>
+#include <nlohmann/json.hpp>
 
 #include "file_util.h"
+#include "switchboard/api/documents.h"
 #include "switchboard/common/base64.h"
 
 namespace switchboard::kube {
@@ -15,29 +14,41 @@ namespace switchboard::kube {
 namespace {
 
 using internal::ReadWholeFile;
+using nlohmann::json;
 
 std::string Resolve(const std::string& base_dir, const std::string& p) {
   if (p.empty() || p[0] == '/' || base_dir.empty()) return p;
   return (std::filesystem::path(base_dir) / p).string();
 }
 
-// Finds the entry named `name` in a kubeconfig list (contexts, clusters, users).
-// (A default YAML::Node is a defined null node, hence the optional.)
-std::optional<YAML::Node> FindNamed(const YAML::Node& list, const std::string& name) {
-  if (!list || !list.IsSequence()) return std::nullopt;
-  for (const auto& item : list) {
-    if (item.IsMap() && item["name"] && item["name"].as<std::string>() == name) return item;
-  }
-  return std::nullopt;
+// n[key], or nullptr when n is not a mapping or has no such key.
+const json* Member(const json* n, const char* key) {
+  if (n == nullptr || !n->is_object()) return nullptr;
+  auto it = n->find(key);
+  return it == n->end() ? nullptr : &*it;
 }
 
-std::string Str(const YAML::Node& n, const char* key) {
-  if (!n || !n.IsMap() || !n[key] || n[key].IsNull()) return "";
-  return n[key].as<std::string>();
+// Finds the entry named `name` in a kubeconfig list (contexts, clusters, users).
+const json* FindNamed(const json* list, const std::string& name) {
+  if (list == nullptr || !list->is_array()) return nullptr;
+  for (const auto& item : *list) {
+    const json* n = Member(&item, "name");
+    if (n != nullptr && n->is_string() && n->get_ref<const std::string&>() == name) return &item;
+  }
+  return nullptr;
+}
+
+// A scalar as the text it was written as: the YAML loader resolves plain
+// scalars (a token of digits reads as a number), kubeconfig fields are text.
+std::string Str(const json* n, const char* key) {
+  const json* v = Member(n, key);
+  if (v == nullptr || v->is_null() || v->is_object() || v->is_array()) return "";
+  if (v->is_string()) return v->get<std::string>();
+  return v->dump();
 }
 
 // Reads `<field>-data` (base64) or `<field>` (a file path) into *out.
-Status DataOrFile(const YAML::Node& n, const std::string& field, const std::string& where,
+Status DataOrFile(const json* n, const std::string& field, const std::string& where,
                   const std::string& base_dir, std::string* out) {
   std::string data = Str(n, (field + "-data").c_str());
   if (!data.empty()) {
@@ -58,29 +69,30 @@ Status DataOrFile(const YAML::Node& n, const std::string& field, const std::stri
   return Status::Ok();
 }
 
-Result<Config> ParseKubeconfig(const YAML::Node& root, const std::string& base_dir,
+Result<Config> ParseKubeconfig(const json& root, const std::string& base_dir,
                                const std::string& context_override) {
-  if (!root || !root.IsMap()) {
+  if (!root.is_object()) {
     return Status::InvalidArgument("kubeconfig: not a YAML mapping (expected kind: Config)");
   }
-  std::string ctx_name = context_override.empty() ? Str(root, "current-context") : context_override;
+  std::string ctx_name =
+      context_override.empty() ? Str(&root, "current-context") : context_override;
   if (ctx_name.empty()) {
     return Status::InvalidArgument(
         "kubeconfig: current-context is empty; set it with `kubectl config use-context NAME`");
   }
-  auto ctx_entry = FindNamed(root["contexts"], ctx_name);
-  if (!ctx_entry) {
+  const json* ctx_entry = FindNamed(Member(&root, "contexts"), ctx_name);
+  if (ctx_entry == nullptr) {
     return Status::NotFound("kubeconfig: context \"" + ctx_name + "\" not found in contexts");
   }
-  const YAML::Node ctx = (*ctx_entry)["context"];
+  const json* ctx = Member(ctx_entry, "context");
   std::string cluster_name = Str(ctx, "cluster");
   std::string user_name = Str(ctx, "user");
-  auto cluster_entry = FindNamed(root["clusters"], cluster_name);
-  if (!cluster_entry) {
+  const json* cluster_entry = FindNamed(Member(&root, "clusters"), cluster_name);
+  if (cluster_entry == nullptr) {
     return Status::NotFound("kubeconfig: contexts[" + ctx_name + "].context.cluster \"" +
                             cluster_name + "\" not found in clusters");
   }
-  const YAML::Node cluster = (*cluster_entry)["cluster"];
+  const json* cluster = Member(cluster_entry, "cluster");
   Config c;
   c.server = Str(cluster, "server");
   if (c.server.empty()) {
@@ -92,8 +104,14 @@ Result<Config> ParseKubeconfig(const YAML::Node& root, const std::string& base_d
                                    c.server + "\" must start with https:// or http://");
   }
   while (!c.server.empty() && c.server.back() == '/') c.server.pop_back();
-  if (cluster && cluster["insecure-skip-tls-verify"]) {
-    c.insecure_skip_tls_verify = cluster["insecure-skip-tls-verify"].as<bool>();
+  if (const json* skip = Member(cluster, "insecure-skip-tls-verify");
+      skip != nullptr && !skip->is_null()) {
+    std::string text = skip->is_string() ? skip->get<std::string>() : skip->dump();
+    if (text != "true" && text != "false") {
+      return Status::InvalidArgument("kubeconfig: clusters[" + cluster_name +
+                                     "].cluster.insecure-skip-tls-verify must be true or false");
+    }
+    c.insecure_skip_tls_verify = text == "true";
   }
   SB_RETURN_IF_ERROR(DataOrFile(cluster, "certificate-authority",
                                 "clusters[" + cluster_name + "].cluster", base_dir, &c.ca_pem));
@@ -101,12 +119,12 @@ Result<Config> ParseKubeconfig(const YAML::Node& root, const std::string& base_d
   if (!ns.empty()) c.default_namespace = ns;
 
   if (!user_name.empty()) {
-    auto user_entry = FindNamed(root["users"], user_name);
-    if (!user_entry) {
+    const json* user_entry = FindNamed(Member(&root, "users"), user_name);
+    if (user_entry == nullptr) {
       return Status::NotFound("kubeconfig: contexts[" + ctx_name + "].context.user \"" + user_name +
                               "\" not found in users");
     }
-    const YAML::Node user = (*user_entry)["user"];
+    const json* user = Member(user_entry, "user");
     std::string where = "users[" + user_name + "].user";
     SB_RETURN_IF_ERROR(DataOrFile(user, "client-certificate", where, base_dir, &c.client_cert_pem));
     SB_RETURN_IF_ERROR(DataOrFile(user, "client-key", where, base_dir, &c.client_key_pem));
@@ -118,12 +136,12 @@ Result<Config> ParseKubeconfig(const YAML::Node& root, const std::string& base_d
     c.bearer_token = Str(user, "token");
     std::string token_file = Str(user, "tokenFile");
     if (!token_file.empty()) c.token_file = Resolve(base_dir, token_file);
-    if (user && user["exec"]) {
+    if (Member(user, "exec") != nullptr) {
       return Status::InvalidArgument("kubeconfig: " + where +
                                      ".exec (credential plugins) is not supported; use a token, "
                                      "tokenFile or client certificate");
     }
-    if (user && user["auth-provider"]) {
+    if (Member(user, "auth-provider") != nullptr) {
       return Status::InvalidArgument("kubeconfig: " + where +
                                      ".auth-provider is not supported; use a token, tokenFile or "
                                      "client certificate");
@@ -136,11 +154,16 @@ Result<Config> ParseKubeconfig(const YAML::Node& root, const std::string& base_d
 
 Result<Config> Config::FromKubeconfigText(const std::string& yaml, const std::string& base_dir,
                                           const std::string& context) {
-  try {
-    return ParseKubeconfig(YAML::Load(yaml), base_dir, context);
-  } catch (const std::exception& e) {
-    return Status::InvalidArgument(std::string("kubeconfig: ") + e.what());
+  // The manifest loader (libyaml): the first document, as kubectl reads it.
+  api::LoadOptions options;
+  options.expand_lists = false;
+  api::LoadResult loaded = api::LoadDocuments(yaml, options);
+  if (loaded.documents.empty() && !loaded.status.ok()) {
+    return Status::InvalidArgument("kubeconfig: line " + std::to_string(loaded.error_line) + ": " +
+                                   loaded.status.message());
   }
+  if (loaded.documents.empty()) return ParseKubeconfig(json(), base_dir, context);
+  return ParseKubeconfig(loaded.documents.front().value, base_dir, context);
 }
 
 Result<Config> Config::FromKubeconfig(const std::string& path, const std::string& context) {

@@ -13,7 +13,6 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <yaml-cpp/yaml.h>
 
 #include <atomic>
 #include <chrono>
@@ -23,11 +22,13 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "raw_tls_client.h"
+#include "switchboard/api/documents.h"
 #include "switchboard/testing/temp_dir.h"
 #include "switchboard/testing/wait.h"
 #include "switchboard/webhook_server/server.h"
@@ -45,8 +46,13 @@ using testing::RawTlsClient;
 int ChartTimeoutSeconds() {
   const char* src = std::getenv("SWITCHBOARD_SOURCE_DIR");
   std::string dir = src != nullptr ? src : ".";
-  YAML::Node values = YAML::LoadFile(dir + "/charts/switchboard/values.yaml");
-  return values["webhook"]["timeoutSeconds"].as<int>();
+  auto text = api::ReadFileText(dir + "/charts/switchboard/values.yaml");
+  if (!text.ok()) throw std::runtime_error(text.status().message());
+  auto values = api::LoadDocuments(*text);
+  if (!values.status.ok() || values.documents.empty()) {
+    throw std::runtime_error("charts/switchboard/values.yaml: " + values.status.message());
+  }
+  return values.documents.front().value.at("webhook").at("timeoutSeconds").get<int>();
 }
 
 std::string ValidReview() {
