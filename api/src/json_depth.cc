@@ -4,23 +4,14 @@ namespace switchboard::api {
 
 size_t FindNestingBeyond(std::string_view text, int max_depth) {
   int depth = 0;
-  bool in_string = false;
-  bool escaped = false;
-  for (size_t pos = 0; pos < text.size(); ++pos) {
-    char c = text[pos];
-    if (in_string) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        in_string = false;
-      }
-      continue;
-    }
-    switch (c) {
+  const size_t n = text.size();
+  for (size_t pos = 0; pos < n; ++pos) {
+    switch (text[pos]) {
       case '"':
-        in_string = true;
+        // Skip the string in a tight loop: to the next quote not escaped.
+        for (++pos; pos < n && text[pos] != '"'; ++pos) {
+          if (text[pos] == '\\') ++pos;
+        }
         break;
       case '[':
       case '{':
