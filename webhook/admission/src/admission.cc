@@ -128,8 +128,10 @@ class Responder {
 // metadata.namespace (and, with generateName, metadata.name) empty on CREATE
 // and pass them beside the object, and defaults such as the NATS username
 // depend on them.
-json Completed(const json& object, const json& request, const std::string& kind) {
-  json copy = object;
+// `object` is taken by value: the caller moves it out of the parsed review,
+// which is not read again, so no copy is made.
+json Completed(json object, const json& request, const std::string& kind) {
+  json copy = std::move(object);
   if (!copy.contains("kind")) copy["kind"] = kind;
   if (!copy.contains("apiVersion")) copy["apiVersion"] = std::string(kGroup) + "/v1alpha1";
   json* metadata = &copy["metadata"];
@@ -153,7 +155,8 @@ std::string DefaultNamespace(const json& request) {
   return ns.empty() ? "default" : ns;
 }
 
-void Judge(const json& request, Webhook webhook, const ContextSource& context, Outcome* out,
+// Moves request.object and request.oldObject out of `request`.
+void Judge(json& request, Webhook webhook, const ContextSource& context, Outcome* out,
            Responder* respond) {
   const json* kind_ref = Member(request, "kind");
   std::string group = kind_ref ? StringMember(*kind_ref, "group") : "";
@@ -195,7 +198,7 @@ void Judge(const json& request, Webhook webhook, const ContextSource& context, O
     return;
   }
 
-  json completed = Completed(*object, request, kind);
+  json completed = Completed(std::move(request["object"]), request, kind);
   bool update = out->operation == "UPDATE";
   const json* old = Member(request, "oldObject");
   if (old != nullptr && !old->is_object()) old = nullptr;
@@ -219,7 +222,9 @@ void Judge(const json& request, Webhook webhook, const ContextSource& context, O
         context.Synced() ? context.Snapshot() : nullptr;
     if (!snapshot) snapshot = EmptySnapshot();
     json old_completed;
-    if (update && old != nullptr) old_completed = Completed(*old, request, kind);
+    if (update && old != nullptr) {
+      old_completed = Completed(std::move(request["oldObject"]), request, kind);
+    }
     rules::Report report = rules::Validate(
         completed, snapshot->index(),
         update ? rules::Operation::kUpdate : rules::Operation::kCreate,
@@ -282,7 +287,7 @@ Outcome Review(std::string_view body, Webhook webhook, const ContextSource& cont
 
     Outcome out;
     Responder respond(&out, api_version, uid);
-    Judge(*request, webhook, context, &out, &respond);
+    Judge(review["request"], webhook, context, &out, &respond);
     respond.Finish();
     return out;
   } catch (const std::exception& e) {
