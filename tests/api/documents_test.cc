@@ -160,6 +160,35 @@ TEST(Documents, DroppedMetadataFieldsAreParsedButNotKept) {
   }
 }
 
+// With a sink, each document is handed over once, in order, even when the
+// YAML loader has to read the text again (an anchor inside a dropped value
+// in the second document) or a JSON-looking text turns out to be YAML flow
+// style after a first value.
+TEST(Documents, SinkGetsEachDocumentOnce) {
+  LoadOptions o;
+  o.drop_metadata_fields = {"labels"};
+  auto names = [&](const std::string& text) {
+    std::vector<std::string> seen;
+    auto r = LoadDocuments(text, o, [&](Document&& d) {
+      seen.push_back(d.value["metadata"]["name"].get<std::string>() + "@" + std::to_string(d.line));
+    });
+    EXPECT_TRUE(r.status.ok()) << r.status.message();
+    EXPECT_TRUE(r.documents.empty());
+    return seen;
+  };
+  EXPECT_EQ(names("metadata: {name: a}\n---\nmetadata:\n  name: b\n  labels: &l {x: y}\n"
+                  "spec: {selector: *l}\n---\nmetadata: {name: c}\n"),
+            (std::vector<std::string>{"a@1", "b@3", "c@8"}));
+  // JSON at first, YAML flow style further on: the JSON reading emits
+  // nothing, the YAML reading reports the error (two values, no `---`).
+  int emitted = 0;
+  auto r = LoadDocuments("{\"metadata\": {\"name\": \"a\"}}\n{metadata: {name: b}}\n", o,
+                         [&](Document&&) { ++emitted; });
+  EXPECT_LE(emitted, 1);
+  EXPECT_FALSE(r.status.ok());
+  EXPECT_EQ(r.status.message().rfind("YAML:", 0), 0u) << r.status.message();
+}
+
 TEST(Documents, SyntaxErrorKeepsEarlierDocumentsAndNamesTheLine) {
   auto r = LoadDocuments("kind: A\n---\nkind: B\n  bad: [\n");
   EXPECT_FALSE(r.status.ok());
