@@ -8,7 +8,7 @@
 // run concurrently. One loop per thread rather than one shared by all: no
 // lock and no hand-off between threads on the path of a request (a shared
 // io_context cost ~2x the CPU per review with 16 threads). Each phase has a
-// deadline on the connection's timer (beast::tcp_stream):
+// deadline (Connection::SetDeadline):
 //   handshake            request_timeout
 //   idle (keep-alive)    idle_timeout, until the first byte of a request
 //   request              request_timeout from its first byte to its last,
@@ -112,6 +112,7 @@ class Connection : public TrackedConnection, public std::enable_shared_from_this
   Connection(WebhookServer::Impl& server, tcp::socket socket)
       : server_(server),
         stream_(std::move(socket), server.tls),
+        deadline_timer_(stream_.get_executor()),
         reader_(HttpLimits{server.options.max_body_bytes}) {
     beast::error_code ec;
     auto peer = tcp_layer().socket().remote_endpoint(ec);
@@ -131,7 +132,7 @@ class Connection : public TrackedConnection, public std::enable_shared_from_this
   void Register() { id_ = server_.connections.Add(weak_from_this()); }
 
   void Start() {
-    tcp_layer().expires_after(server_.options.request_timeout);
+    SetDeadline(server_.options.request_timeout);
     stream_.async_handshake(
         ssl::stream_base::server,
         [self = shared_from_this()](beast::error_code ec) { self->OnHandshake(ec); });
@@ -171,6 +172,33 @@ class Connection : public TrackedConnection, public std::enable_shared_from_this
 
   beast::tcp_stream& tcp_layer() { return beast::get_lowest_layer(stream_); }
 
+  // The deadline of the current phase, from now. The timer is re-armed only
+  // when the new deadline comes before the one it waits for: a later one is
+  // noticed when the timer fires (OnDeadline waits again). Re-arming on
+  // every read and write, as a per-operation timeout does, costs the loop a
+  // timerfd_settime system call each time; this way a busy keep-alive
+  // connection re-arms about once per timeout period.
+  void SetDeadline(Clock::duration timeout) {
+    deadline_ = Clock::now() + timeout;
+    if (!timer_armed_ || deadline_ < timer_expiry_) Arm(deadline_);
+  }
+
+  void Arm(Clock::time_point when) {
+    timer_armed_ = true;
+    timer_expiry_ = when;
+    deadline_timer_.expires_at(when);  // a pending wait ends with operation_aborted
+    deadline_timer_.async_wait(
+        [self = shared_from_this()](beast::error_code ec) { self->OnDeadline(ec); });
+  }
+
+  void OnDeadline(beast::error_code ec) {
+    if (ec == asio::error::operation_aborted || phase_.load() == Phase::kClosed) return;
+    timer_armed_ = false;
+    if (Clock::now() < deadline_) return Arm(deadline_);  // moved on meanwhile
+    timed_out_ = true;
+    Close();  // the operation in flight ends with an error and sees timed_out_
+  }
+
   void MarkIdle(Phase phase) {
     idle_since_ = Clock::now().time_since_epoch().count();
     phase_ = phase;
@@ -185,7 +213,7 @@ class Connection : public TrackedConnection, public std::enable_shared_from_this
   void ReadSome() {
     if (!reader_.started()) {
       if (server_.stopping.load()) return Close();
-      tcp_layer().expires_after(server_.options.idle_timeout);
+      SetDeadline(server_.options.idle_timeout);
     }
     // Otherwise the deadline set at the request's first byte keeps running.
     stream_.async_read_some(
@@ -195,7 +223,7 @@ class Connection : public TrackedConnection, public std::enable_shared_from_this
 
   void OnRead(beast::error_code ec, size_t n) {
     if (ec) {
-      if (ec == beast::error::timeout && reader_.started()) {
+      if (timed_out_ && reader_.started()) {
         server_.metrics->ObserveRejected("request_timeout");
         if (server_.limit_log.Allow()) {
           log::Warn("webhook", "request not complete within --request-timeout; connection closed",
@@ -207,7 +235,7 @@ class Connection : public TrackedConnection, public std::enable_shared_from_this
     if (!reader_.started() && n > 0) {
       // The request's deadline runs from its first byte.
       phase_ = Phase::kBusy;
-      tcp_layer().expires_after(server_.options.request_timeout);
+      SetDeadline(server_.options.request_timeout);
     }
     reader_.Commit(n);
     Process();
@@ -236,7 +264,7 @@ class Connection : public TrackedConnection, public std::enable_shared_from_this
     response_.keep_alive(keep_alive);
     response_.body() = std::move(response.body);
     response_.prepare_payload();
-    tcp_layer().expires_after(server_.options.request_timeout);
+    SetDeadline(server_.options.request_timeout);
     http::async_write(stream_, response_,
                       [self = shared_from_this(), linger](beast::error_code ec, size_t) {
                         self->OnWrite(ec, linger);
@@ -253,7 +281,7 @@ class Connection : public TrackedConnection, public std::enable_shared_from_this
     if (reader_.started()) {
       // Pipelined: the next request's first bytes are already here.
       phase_ = Phase::kBusy;
-      tcp_layer().expires_after(server_.options.request_timeout);
+      SetDeadline(server_.options.request_timeout);
       return Process();
     }
     ReadSome();
@@ -264,7 +292,7 @@ class Connection : public TrackedConnection, public std::enable_shared_from_this
   void Linger() {
     beast::error_code ignored;
     tcp_layer().socket().shutdown(tcp::socket::shutdown_send, ignored);
-    tcp_layer().expires_after(kLingerTime);
+    SetDeadline(kLingerTime);
     Drain();
   }
 
@@ -283,11 +311,17 @@ class Connection : public TrackedConnection, public std::enable_shared_from_this
   void Close() {
     if (phase_.load() == Phase::kClosed) return;
     phase_ = Phase::kClosed;
+    deadline_timer_.cancel();
     tcp_layer().close();  // cancels pending operations; their handlers end the chain
   }
 
   WebhookServer::Impl& server_;
   beast::ssl_stream<beast::tcp_stream> stream_;
+  asio::steady_timer deadline_timer_;
+  Clock::time_point deadline_{};      // of the current phase
+  Clock::time_point timer_expiry_{};  // what deadline_timer_ waits for
+  bool timer_armed_ = false;
+  bool timed_out_ = false;  // closed by its deadline
   RequestReader reader_;
   http::response<http::string_body> response_;
   std::string remote_;
