@@ -1,12 +1,8 @@
 #include "switchboard/operator_logic/objects.h"
 
-#include "switchboard/api/names.h"
 #include "switchboard/common/base64.h"
 
 namespace switchboard::operator_logic {
-std::string CredentialsSecretName(std::string_view backend_name) {
-  return api::DefaultCredentialsSecretName(backend_name);
-}
 
 std::string Base64Encode(std::string_view in) { return base64::Encode(in); }
 

@@ -88,10 +88,6 @@ TEST(CheckOwnership, Table) {
   EXPECT_NE(msg.find("will not overwrite"), std::string::npos);
 }
 
-TEST(Names, CredentialsSecretNameIsTheApiDefault) {
-  EXPECT_EQ(CredentialsSecretName("hatchet"), "hatchet-nats-credentials");
-}
-
 }  // namespace
 }  // namespace switchboard::operator_logic
 

@@ -24,10 +24,6 @@ inline constexpr std::string_view kApiVersion = "pubsub.switchboard.dev/v1alpha1
 // Server-side apply field manager.
 inline constexpr std::string_view kFieldManager = "switchboard-operator";
 
-// <name>-nats-credentials: api::DefaultCredentialsSecretName, the one
-// defaults source (api/names.h, api::BackendView) for every derived name.
-std::string CredentialsSecretName(std::string_view backend_name);
-
 struct OwnerRef {
   std::string api_version = std::string(kApiVersion);
   std::string kind;  // "PubSubBackend" | "NatsServer"
