@@ -1,6 +1,6 @@
 #include "switchboard/operator_logic/time_util.h"
 
-#include "switchboard/api/duration.h"
+#include "switchboard/common/duration.h"
 #include "switchboard/common/rfc3339.h"
 
 namespace switchboard::operator_logic {
@@ -15,8 +15,8 @@ Result<Time> ParseTime(std::string_view s) {
 }
 
 Result<std::chrono::milliseconds> ParseDuration(std::string_view text, std::string_view field) {
-  // One parser for Go durations in the project (api/, shared with the rules).
-  auto ns = api::ParseDuration(text);
+  // The project's one Go duration grammar (common/), shared with the rules.
+  auto ns = switchboard::ParseDuration(text);
   if (!ns.ok()) return ns.status().Annotate(field);
   if (*ns < 0) {
     return Status::InvalidArgument(std::string(field) + ": \"" + std::string(text) +
