@@ -9,20 +9,6 @@ namespace {
 
 using nlohmann::json;
 
-TEST(Base64, RoundTripAndKnownValues) {
-  struct Case {
-    std::string plain, encoded;
-  } cases[] = {{"", ""},        {"f", "Zg=="},        {"fo", "Zm8="},
-               {"foo", "Zm9v"}, {"foob", "Zm9vYg=="}, {std::string("\0\xff\xfe", 3), "AP/+"}};
-  for (const auto& c : cases) {
-    EXPECT_EQ(Base64Encode(c.plain), c.encoded);
-    EXPECT_EQ(Base64Decode(c.encoded).value(), c.plain);
-  }
-  for (const char* bad : {"Zg=", "Z===", "Zm9v!A==", "=Zm9", "Zg==Zg=="}) {
-    EXPECT_FALSE(Base64Decode(bad).ok()) << bad;
-  }
-}
-
 TEST(BuildSecret, ShapeForServerSideApply) {
   SecretSpec spec;
   spec.ns = "team-a";

@@ -45,11 +45,6 @@ struct SecretSpec {
 // Deterministic (keys sorted), ready for an apply patch with kFieldManager.
 nlohmann::json BuildSecret(const SecretSpec& spec);
 
-std::string Base64Encode(std::string_view bytes);  // standard alphabet, padded
-// Accepts standard base64 with padding (what the API server returns);
-// kInvalidArgument otherwise.
-Result<std::string> Base64Decode(std::string_view text);
-
 // A Secret object's .data decoded (stringData is merged over it, as the API
 // server would). kInvalidArgument naming the key whose value is not base64.
 Result<SecretData> DecodeSecretData(const nlohmann::json& secret);
