@@ -26,7 +26,7 @@ FROM debian:bookworm-slim
 RUN apt-get update -qq \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       ca-certificates libnats3.4 libcpp-httplib0.11 libyaml-0-2 \
-      libprometheus-cpp-core1.0 libprometheus-cpp-pull1.0 libdeflate0 libssl3 zlib1g libcrypt1 \
+      libprometheus-cpp-core1.0 libdeflate0 libssl3 zlib1g libcrypt1 \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /build/bin/switchboard-operator /build/bin/switchboard-webhook /build/bin/switchboard /usr/local/bin/
 # The chart's securityContext runs as 65532 with a read-only root file system.

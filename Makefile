@@ -11,8 +11,9 @@ GENERATOR  := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Un
 JOBS       ?= $(shell nproc)
 CTEST_JOBS ?= 2
 FUZZ_SECONDS ?= 60
+PREFIX     ?= /usr/local
 
-.PHONY: deps tools build build-asan test test-unit test-integration test-asan test-e2e test-node \
+.PHONY: deps tools build install build-asan test test-unit test-integration test-asan test-e2e test-node \
         run bench fuzz fuzz-check format format-check cluster-up cluster-down chart-crds clean help
 
 help:
@@ -30,6 +31,9 @@ $(BUILD)/build.ninja $(BUILD)/Makefile:
 build: deps ## configure and build (binaries in build/bin)
 	@[ -f $(BUILD)/CMakeCache.txt ] || cmake -S . -B $(BUILD) -G "$(GENERATOR)"
 	cmake --build $(BUILD) -j $(JOBS)
+
+install: build ## binaries into $(PREFIX)/bin, CRDs and chart into $(PREFIX)/share/switchboard
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 build-asan: deps
 	@[ -f $(ASAN_BUILD)/CMakeCache.txt ] || cmake -S . -B $(ASAN_BUILD) -G "$(GENERATOR)" \

@@ -14,7 +14,7 @@
 #   env                print `export KUBECONFIG=...` lines (eval "$(scripts/cluster.sh env)")
 #   kubeconfig         print the admin kubeconfig's path
 #   crds               apply crds/ and wait until every CRD is Established
-#   restart-apiserver  stop kube-apiserver and start it again on the same port
+#   restart-apiserver  stop_apiserver and start it again on the same port
 #                      (etcd keeps running, so the data survive; the
 #                      controller manager reconnects by itself)
 #
@@ -82,85 +82,20 @@ die() {
 
 # ---------------------------------------------------------------- processes
 
-# alive NAME -> true when the process recorded in run/NAME.pid is alive and is
-# still the binary we started (a recycled pid must never be signalled).
-alive() {
-  local pidfile="$run/$1.pid" pid exe
-  [ -f "$pidfile" ] || return 1
-  pid=$(cat "$pidfile")
-  [ -n "$pid" ] && [ -d "/proc/$pid" ] || return 1
-  exe=$(readlink "/proc/$pid/exe" 2>/dev/null || true)
-  [ "$(basename "${exe% (deleted)}")" = "$1" ]
-}
+# alive, start, stop, wait_for, port_free, free_port: scripts/lib/proc.sh.
+# Every process here gets 20 s after SIGTERM (etcd closes its database).
+. "$root/scripts/lib/proc.sh"
 
-# stop NAME -> SIGTERM, wait, then SIGKILL; only our own pid. etcd gets 20 s
-# to close its database. The API server: with clients holding watches (the
-# controller manager, a test's informer) its graceful shutdown stalls for
-# about 20 s after it has stopped listening and drained its non-watch
-# requests; all its state is in etcd, so once the port is closed it gets
-# 1 s more, then SIGKILL.
-stop() {
-  local name=$1 pid i grace=200
-  if alive "$name"; then
-    pid=$(cat "$run/$name.pid")
-    kill -TERM "$pid" 2>/dev/null || true
-    if [ "$name" = kube-apiserver ] && [ -n "$APISERVER_PORT" ]; then
-      for ((i = 0; i < 100; i++)); do
-        port_free "$APISERVER_PORT" && break
-        sleep 0.1
-      done
-      grace=10
-    fi
-    for ((i = 0; i < grace; i++)); do
-      [ -d "/proc/$pid" ] || break
-      # A zombie (not yet reaped by its parent) has stopped: do not wait on it.
-      [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" = Z ] && break
-      sleep 0.1
-    done
-    if [ -d "/proc/$pid" ] && alive "$name"; then
-      [ "$name" = kube-apiserver ] || log "$name ($pid) still running $((grace / 10)) s after SIGTERM; killing"
-      kill -KILL "$pid" 2>/dev/null || true
-      for ((i = 0; i < 50; i++)); do
-        [ -d "/proc/$pid" ] && [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" != Z ] || break
-        sleep 0.1
-      done
-    fi
+# stop_apiserver -> with clients holding watches (the controller manager, a
+# test's informer) the API server's graceful shutdown stalls for about 20 s
+# after it has stopped listening and drained its non-watch requests; all its
+# state is in etcd, so once the port is closed it gets 1 s more, then SIGKILL.
+stop_apiserver() {
+  if [ -n "$APISERVER_PORT" ]; then
+    stop kube-apiserver 200 port_free "$APISERVER_PORT"
+  else
+    stop kube-apiserver 200
   fi
-  rm -f "$run/$name.pid"
-}
-
-# start NAME ARGS... -> runs bin/NAME detached (own session, no inherited
-# stdio, so ctest or a terminal does not wait on it), records its pid.
-start() {
-  local name=$1
-  shift
-  mkdir -p "$logs" "$run"
-  # 9>&- : the child must not inherit the flock, or it would hold it forever.
-  setsid "$tools/bin/$name" "$@" </dev/null >>"$logs/$name.log" 2>&1 9>&- &
-  echo $! >"$run/$name.pid"
-}
-
-# ---------------------------------------------------------------- ports
-
-port_free() { ! ss -Htln "sport = :$1" 2>/dev/null | grep -q .; }
-
-# free_port -> a loopback TCP port nobody listens on. Random in 20000-59999
-# so parallel clusters (one per build dir) rarely pick the same; the caller
-# retries when a server then fails to bind.
-free_port() {
-  local p i ephemeral_low
-  ephemeral_low=$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
-  [ "${ephemeral_low:-0}" -gt 11000 ] 2>/dev/null || ephemeral_low=32768
-  for ((i = 0; i < 200; i++)); do
-    # Below the kernel's ephemeral range: a port in it can be taken by any
-    # outgoing connection between this check and the server's bind.
-    p=$((10000 + (RANDOM * 32768 + RANDOM) % (ephemeral_low - 10000)))
-    if port_free "$p"; then
-      echo "$p"
-      return 0
-    fi
-  done
-  die "no free port found"
 }
 
 # ---------------------------------------------------------------- certificates
@@ -294,24 +229,6 @@ readyz() {
 
 etcd_healthy() { curl -sf --max-time 2 "http://127.0.0.1:$ETCD_PORT/health" >/dev/null 2>&1; }
 
-# wait_for WHAT SECONDS CHECK-FN PROCESS -> polls CHECK-FN every 100 ms; fails
-# early when PROCESS died (e.g. its port was taken after we picked it).
-wait_for() {
-  local what=$1 secs=$2 check=$3 proc=$4 i
-  for ((i = 0; i < secs * 10; i++)); do
-    $check && return 0
-    alive "$proc" || {
-      log "$proc exited while waiting for $what; last log lines:"
-      tail -n 15 "$logs/$proc.log" >&2 || true
-      return 1
-    }
-    sleep 0.1
-  done
-  log "$what not ready after ${secs}s; last $proc log lines:"
-  tail -n 15 "$logs/$proc.log" >&2 || true
-  return 1
-}
-
 start_etcd() {
   local attempt
   for attempt in 1 2 3; do
@@ -319,9 +236,9 @@ start_etcd() {
     ETCD_PEER_PORT=$(free_port)
     while [ "$ETCD_PEER_PORT" = "$ETCD_PORT" ]; do ETCD_PEER_PORT=$(free_port); done
     write_state
-    start etcd $(etcd_args)
-    wait_for etcd 60 etcd_healthy etcd && return 0
-    stop etcd
+    start etcd "$tools/bin/etcd" $(etcd_args)
+    wait_for etcd 60 etcd etcd_healthy && return 0
+    stop etcd 200
     log "etcd attempt $attempt failed; retrying on other ports"
   done
   die "etcd did not start (see $logs/etcd.log)"
@@ -353,9 +270,9 @@ start_apiserver() {
       done
     fi
     write_state
-    start kube-apiserver $(apiserver_args)
-    wait_for kube-apiserver "$ready_timeout" readyz kube-apiserver && return 0
-    stop kube-apiserver
+    start kube-apiserver "$tools/bin/kube-apiserver" $(apiserver_args)
+    wait_for kube-apiserver "$ready_timeout" kube-apiserver readyz && return 0
+    stop_apiserver
     [ "${1:-}" = keep ] && die "kube-apiserver did not restart on port $APISERVER_PORT (see $logs/kube-apiserver.log)"
     log "kube-apiserver attempt $attempt failed; retrying on another port"
   done
@@ -380,10 +297,10 @@ kcm_args() {
 kcm_synced() { kubectl --kubeconfig "$dir/kubeconfig" -n default get serviceaccount default >/dev/null 2>&1; }
 
 start_controller_manager() {
-  start kube-controller-manager $(kcm_args)
+  start kube-controller-manager "$tools/bin/kube-controller-manager" $(kcm_args)
   # The serviceaccount controller creating default/default shows the
   # controllers run and have synced their caches.
-  wait_for kube-controller-manager 60 kcm_synced kube-controller-manager ||
+  wait_for kube-controller-manager 60 kube-controller-manager kcm_synced ||
     die "kube-controller-manager did not start (see $logs/kube-controller-manager.log)"
 }
 
@@ -443,7 +360,7 @@ cmd_up() {
     else
       # Same port: the kubeconfig stays valid, and the operator, config-sync
       # or webhook already holding it reconnect by themselves.
-      stop kube-apiserver
+      stop_apiserver
       log "etcd running; restarting kube-apiserver on its port $APISERVER_PORT"
       start_apiserver keep
     fi
@@ -452,9 +369,9 @@ cmd_up() {
     # server's port when there was one and it is free, so the kubeconfig
     # clients hold still points at it.
     local old_port="${APISERVER_PORT:-}"
-    stop kube-controller-manager
-    stop kube-apiserver
-    stop etcd
+    stop kube-controller-manager 200
+    stop_apiserver
+    stop etcd 200
     rm -rf "$dir/etcd"
     start_etcd
     if [ -n "$old_port" ] && port_free "$old_port"; then
@@ -466,11 +383,11 @@ cmd_up() {
   fi
   write_kubeconfig
   if [ "$with_kcm" = 0 ]; then
-    stop kube-controller-manager
+    stop kube-controller-manager 200
   elif [ "$fresh_apiserver" = yes ] || ! alive kube-controller-manager; then
     # A new API server may listen on a new port: the controller manager
     # must read the new kubeconfig.
-    stop kube-controller-manager
+    stop kube-controller-manager 200
     start_controller_manager
   fi
   [ "$crds" = yes ] && install_crds
@@ -478,9 +395,9 @@ cmd_up() {
 }
 
 cmd_down() {
-  stop kube-controller-manager
-  stop kube-apiserver
-  stop etcd
+  stop kube-controller-manager 200
+  stop_apiserver
+  stop etcd 200
   # Keep logs/ for post-mortems; everything else is state of this run.
   rm -rf "$dir/etcd" "$run" "$certs" "$dir/kubeconfig" "$dir/kubeconfig.tmp"
   log "stopped"
@@ -520,7 +437,7 @@ cmd_restart_apiserver() {
   load_state || die "no cluster in $dir (run: scripts/cluster.sh up)"
   alive etcd || die "etcd is not running; run: scripts/cluster.sh up"
   local t0=$SECONDS
-  stop kube-apiserver
+  stop_apiserver
   start_apiserver keep
   log "kube-apiserver restarted on port $APISERVER_PORT in $((SECONDS - t0))s"
 }

@@ -60,85 +60,8 @@ die() {
 
 # ---------------------------------------------------------------- processes
 
-# alive NAME -> the process in run/NAME.pid is alive and still runs the
-# binary we started (a recycled pid is never signalled).
-alive() {
-  local pidfile="$run/$1.pid" pid exe
-  [ -f "$pidfile" ] || return 1
-  pid=$(cat "$pidfile")
-  [ -n "$pid" ] && [ -d "/proc/$pid" ] || return 1
-  [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" != Z ] || return 1
-  exe=$(readlink "/proc/$pid/exe" 2>/dev/null || true)
-  [ "$(basename "${exe% (deleted)}")" = "$(cat "$run/$1.exe" 2>/dev/null)" ]
-}
-
-# start NAME BINARY ARGS... -> detached (own session, no inherited stdio)
-start() {
-  local name=$1 bin=$2
-  shift 2
-  mkdir -p "$logs" "$run"
-  setsid "$bin" "$@" </dev/null >>"$logs/$name.log" 2>&1 9>&- &
-  echo $! >"$run/$name.pid"
-  basename "$(readlink -f "$bin")" >"$run/$name.exe"
-}
-
-# stop NAME [GRACE_TENTHS] -> SIGTERM, wait, SIGKILL; only our own pid
-stop() {
-  local name=$1 grace=${2:-100} pid i
-  if alive "$name"; then
-    pid=$(cat "$run/$name.pid")
-    kill -TERM "$pid" 2>/dev/null || true
-    for ((i = 0; i < grace; i++)); do
-      alive "$name" || break
-      sleep 0.1
-    done
-    if alive "$name"; then
-      log "$name ($pid) still running $((grace / 10)) s after SIGTERM; killing"
-      kill -KILL "$pid" 2>/dev/null || true
-      for ((i = 0; i < 50; i++)); do
-        alive "$name" || break
-        sleep 0.1
-      done
-    fi
-  fi
-  rm -f "$run/$name.pid" "$run/$name.exe"
-}
-
-# wait_for WHAT SECONDS PROCESS COMMAND... -> poll every 200 ms; fail early
-# when PROCESS died, printing its last log lines.
-wait_for() {
-  local what=$1 secs=$2 proc=$3 i
-  shift 3
-  for ((i = 0; i < secs * 5; i++)); do
-    "$@" >/dev/null 2>&1 && return 0
-    if ! alive "$proc"; then
-      log "$proc exited while waiting for $what; last log lines:"
-      tail -n 20 "$logs/$proc.log" >&2 || true
-      return 1
-    fi
-    sleep 0.2
-  done
-  log "$what not ready after ${secs}s; last $proc log lines:"
-  tail -n 20 "$logs/$proc.log" >&2 || true
-  return 1
-}
-
-port_free() { [ -z "$(ss -Htln "sport = :$1" 2>/dev/null)" ]; }
-free_port() {
-  local p i ephemeral_low
-  ephemeral_low=$(awk '{print $1}' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
-  [ "${ephemeral_low:-0}" -gt 11000 ] 2>/dev/null || ephemeral_low=32768
-  for ((i = 0; i < 200; i++)); do
-    # Below the kernel's ephemeral range: a port in it can be taken by any
-    # outgoing connection between this check and the server's bind.
-    p=$((10000 + (RANDOM * 32768 + RANDOM) % (ephemeral_low - 10000)))
-    port_free "$p" && {
-      echo "$p"
-      return 0
-    }
-  done
-  die "no free port found"
-}
+# alive, start, stop, wait_for, port_free, free_port: scripts/lib/proc.sh.
+. "$root/scripts/lib/proc.sh"
 
 k() { kubectl --kubeconfig "$kubeconfig" "$@"; }
 

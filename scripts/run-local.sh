@@ -63,7 +63,9 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# free_port (below the kernel's ephemeral range), from scripts/lib/proc.sh.
+log() { say "$@"; }
+. "$root/scripts/lib/proc.sh"
 
 # 1. Cluster (etcd + kube-apiserver) with the CRDs.
 CLUSTER_DIR="$state/cluster" bash "$root/scripts/cluster.sh" up

@@ -5,7 +5,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
-#include <ctime>
+
+#include "switchboard/common/rfc3339.h"
 
 namespace switchboard::log {
 namespace {
@@ -37,19 +38,6 @@ const char* LevelName(Level l) {
   return "info";
 }
 
-std::string Timestamp() {
-  auto now = std::chrono::system_clock::now();
-  auto secs = std::chrono::system_clock::to_time_t(now);
-  auto ms =
-      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count() % 1000;
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(ms));
-  return buf;
-}
-
 }  // namespace
 
 void SetLevel(Level level) { LevelSlot().store(static_cast<int>(level)); }
@@ -75,7 +63,7 @@ void Write(Level level, std::string_view logger, std::string_view msg,
            const nlohmann::json& fields) {
   if (static_cast<int>(level) < LevelSlot().load()) return;
   nlohmann::json line = nlohmann::json::object();
-  line["ts"] = Timestamp();
+  line["ts"] = rfc3339::Format(std::chrono::system_clock::now(), rfc3339::Fraction::kMillis);
   line["level"] = LevelName(level);
   line["logger"] = logger;
   line["msg"] = msg;

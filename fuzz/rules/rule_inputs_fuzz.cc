@@ -4,16 +4,16 @@
 #include <cstdint>
 #include <string>
 
-#include "switchboard/api/duration.h"
 #include "switchboard/api/names.h"
 #include "switchboard/api/quantity.h"
+#include "switchboard/common/duration.h"
 #include "switchboard/rules/validate.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace switchboard;
   std::string value(reinterpret_cast<const char*>(data), size);
   (void)api::ParseQuantity(std::string_view(value));
-  (void)api::ParseDuration(value);
+  (void)switchboard::ParseDuration(value);
   (void)api::CheckDnsSubdomain(value);
   (void)api::CheckDnsLabel(value);
   (void)api::CheckSecretKey(value);

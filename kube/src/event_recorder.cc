@@ -2,24 +2,15 @@
 
 #include <unistd.h>
 
-#include <ctime>
 #include <optional>
 #include <random>
 
 #include "switchboard/common/log.h"
+#include "switchboard/common/rfc3339.h"
 
 namespace switchboard::kube {
 
 namespace {
-
-std::string Rfc3339(std::chrono::system_clock::time_point t) {
-  std::time_t tt = std::chrono::system_clock::to_time_t(t);
-  std::tm tm{};
-  gmtime_r(&tt, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
 
 std::string Hostname() {
   char buf[256] = {0};
@@ -109,7 +100,7 @@ json EventRecorder::BuildEvent(const json& involved, EventType type, const std::
   }
   // The API limits messages to 1 KiB in events.k8s.io; keep core events similar.
   std::string msg = message.size() > 1024 ? message.substr(0, 1021) + "..." : message;
-  std::string ts = Rfc3339(now);
+  std::string ts = rfc3339::Format(now, rfc3339::Fraction::kNone);
   return {{"apiVersion", "v1"},
           {"kind", "Event"},
           {"metadata", {{"name", name}, {"namespace", ns}}},
@@ -185,7 +176,8 @@ void EventRecorder::Write(const Pending& p) {
   co.timeout = opts_.call_timeout;
   auto it = seen_.find(key);
   if (it != seen_.end() && now_steady - it->second.first < opts_.aggregation_window) {
-    json patch = {{"count", it->second.count + 1}, {"lastTimestamp", Rfc3339(p.when)}};
+    json patch = {{"count", it->second.count + 1},
+                  {"lastTimestamp", rfc3339::Format(p.when, rfc3339::Fraction::kNone)}};
     auto r = client_->Patch(resources::Event(), it->second.ns, it->second.name, PatchType::kMerge,
                             patch, {}, co);
     if (r.ok()) {

@@ -1,5 +1,6 @@
-// The real transport over cpp-httplib. This is the only translation unit
-// that includes httplib.h (with the pkg-config defines, TLS on).
+// The real transport over cpp-httplib. One of the two translation units of
+// the tree that include httplib.h (with the pkg-config defines, TLS on); the
+// other is endpoints_server.cc.
 #include <httplib.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>

@@ -5,8 +5,8 @@
 
 #include "json_reader.h"
 #include "json_writer.h"
-#include "rfc3339.h"
 #include "switchboard/common/base64.h"
+#include "switchboard/common/rfc3339.h"
 #include "uuid.h"
 
 namespace switchboard::pubsub {
@@ -22,22 +22,12 @@ size_t Message::PayloadBytes() const {
 }
 
 Timestamp Timestamp::FromSystemClock(std::chrono::system_clock::time_point t) {
-  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
-  Timestamp ts;
-  ts.unix_seconds = ns / 1'000'000'000;
-  ts.nanos = static_cast<int32_t>(ns % 1'000'000'000);
-  if (ts.nanos < 0) {
-    ts.nanos += 1'000'000'000;
-    ts.unix_seconds -= 1;
-  }
-  ts.utc_offset_seconds = 0;
-  return ts;
+  rfc3339::Time r = rfc3339::FromSystemClock(t);
+  return Timestamp{r.unix_seconds, r.nanos, r.utc_offset_seconds};
 }
 
 std::chrono::system_clock::time_point Timestamp::ToSystemClock() const {
-  return std::chrono::system_clock::time_point(
-      std::chrono::duration_cast<std::chrono::system_clock::duration>(
-          std::chrono::seconds(unix_seconds) + std::chrono::nanoseconds(nanos)));
+  return rfc3339::ToSystemClock({unix_seconds, nanos, utc_offset_seconds});
 }
 
 namespace {
@@ -45,7 +35,9 @@ namespace {
 // Go writes published_at only when it can (years 0..9999) and non-zero.
 bool HasPublishedAt(const Message& m, std::string* text) {
   if (m.published_at.IsZero()) return false;
-  return internal::FormatRfc3339Nano(m.published_at, text);
+  const Timestamp& t = m.published_at;
+  return rfc3339::FormatTo({t.unix_seconds, t.nanos, t.utc_offset_seconds},
+                           rfc3339::Fraction::kTrimmed, text);
 }
 
 }  // namespace
@@ -324,8 +316,9 @@ class Decoder {
         if (r_.ConsumeNull()) return true;
         std::string text;
         if (!String("published_at", &text)) return false;
-        std::string err;
-        if (!internal::ParseRfc3339(text, &m->published_at, &err)) return r_.Fail(err);
+        auto t = rfc3339::Parse(text);
+        if (!t.ok()) return r_.Fail("published_at: " + t.status().message());
+        m->published_at = Timestamp{t->unix_seconds, t->nanos, t->utc_offset_seconds};
         return true;
       }
     }

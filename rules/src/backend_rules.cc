@@ -3,10 +3,10 @@
 
 #include "rules.h"
 #include "switchboard/api/constants.h"
-#include "switchboard/api/duration.h"
 #include "switchboard/api/json_fields.h"
 #include "switchboard/api/names.h"
 #include "switchboard/api/views.h"
+#include "switchboard/common/duration.h"
 
 namespace switchboard::rules::internal {
 namespace {
@@ -93,7 +93,7 @@ void CheckNatsBlock(const nlohmann::json& object, Sink& sink) {
   CheckSecretRef(Field(creds, "passwordSecretRef"), "spec.nats.credentials.passwordSecretRef",
                  /*key_required=*/false, sink);  // key defaults to "password"
   if (auto grace = api::String(Field(creds, "rotationGracePeriod"))) {
-    auto d = api::ParseDuration(*grace);
+    auto d = switchboard::ParseDuration(*grace);
     if (!d.ok()) {
       sink.Error("duration", "spec.nats.credentials.rotationGracePeriod", d.status().message());
     } else if (*d < 0) {

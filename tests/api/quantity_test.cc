@@ -2,8 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include "switchboard/api/duration.h"
-
 namespace switchboard::api {
 namespace {
 
@@ -61,19 +59,6 @@ TEST(Quantity, FormatBytes) {
   EXPECT_EQ(FormatBytes(1536), "1536");
   EXPECT_EQ(FormatBytes(3072), "3Ki");
   EXPECT_EQ(FormatBytes(0), "0");
-}
-
-TEST(Duration, Parses) {
-  EXPECT_EQ(*ParseDuration("10m"), 600'000'000'000);
-  EXPECT_EQ(*ParseDuration("1h30m"), 5'400'000'000'000);
-  EXPECT_EQ(*ParseDuration("1.5h"), 5'400'000'000'000);
-  EXPECT_EQ(*ParseDuration("90s"), 90'000'000'000);
-  EXPECT_EQ(*ParseDuration("250ms"), 250'000'000);
-  EXPECT_EQ(*ParseDuration("0"), 0);
-  EXPECT_EQ(*ParseDuration("-1m"), -60'000'000'000);
-  for (const char* bad : {"", "10", "m", "10 m", "10x", "1h-5m", "99999999999h"}) {
-    EXPECT_FALSE(ParseDuration(bad).ok()) << bad;
-  }
 }
 
 }  // namespace

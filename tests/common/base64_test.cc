@@ -17,7 +17,8 @@ TEST(Base64Test, MatchesRfc4648Vectors) {
                {"foob", "Zm9vYg=="},
                {"fooba", "Zm9vYmE="},
                {"foobar", "Zm9vYmFy"},
-               {std::string("\xff\xfe\x00", 3), "//4A"}};
+               {std::string("\xff\xfe\x00", 3), "//4A"},
+               {std::string("\0\xff\xfe", 3), "AP/+"}};
   for (const auto& c : cases) {
     EXPECT_EQ(Encode(c.plain), c.encoded);
     auto d = Decode(std::string_view(c.encoded));

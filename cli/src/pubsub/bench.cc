@@ -13,7 +13,7 @@ namespace switchboard::cli::pubsub {
 namespace ps = switchboard::pubsub;
 
 int RunBench(const std::vector<std::string>& args) {
-  Flags flags(
+  flags::FlagSet flags(
       "Usage: switchboard pubsub bench [flags]\n\n"
       "Publishes --count messages of one --size-byte payload to a private topic under the\n"
       "prefix and counts them on a second connection. Reports messages/s published and\n"
@@ -23,14 +23,10 @@ int RunBench(const std::vector<std::string>& args) {
   int64_t count = 100000, size = 256;
   std::chrono::milliseconds timeout{30000};
   conn.Register(&flags);
-  flags.Int("count", &count, "messages to publish (default 100000)");
-  flags.Int("size", &size, "payload bytes per message (default 256)");
+  flags.Int("count", &count, "messages to publish (default 100000)", 1);
+  flags.Int("size", &size, "payload bytes per message (default 256)", 0);
   flags.Duration("timeout", &timeout, "how long to wait for the subscriber (default 30s)");
   if (int rc = ParseOrExit(&flags, args, "bench"); rc >= 0) return rc;
-  if (count <= 0 || size < 0) {
-    return Fail("bench", Status::InvalidArgument("--count must be > 0 and --size >= 0"),
-                kExitUsage);
-  }
   QuietLogs();
   ps::NatsOptions options = conn.ToOptions();
   auto pub = ps::NatsPubSub::Connect(options);

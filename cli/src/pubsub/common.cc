@@ -12,10 +12,11 @@ namespace switchboard::cli::pubsub {
 
 namespace ps = switchboard::pubsub;
 
-void TopicFlags::Register(Flags* f) {
-  f->String("tenant", &tenant, "tenant UUID: topic <uuid>_v1 (the tenant's stream)");
-  f->String("scheduler", &scheduler, "partition id: topic <id>_scheduler_v1");
-  f->String("topic", &topic, "raw topic name (one subject token)");
+void TopicFlags::Register(flags::FlagSet* f) {
+  f->String("tenant", &tenant, "tenant UUID: topic <uuid>_v1 (the tenant's stream)")
+      .Metavar("UUID");
+  f->String("scheduler", &scheduler, "partition id: topic <id>_scheduler_v1").Metavar("ID");
+  f->String("topic", &topic, "raw topic name (one subject token)").Metavar("NAME");
 }
 
 Result<ps::Topic> TopicFlags::Resolve() const {
@@ -32,7 +33,8 @@ int Fail(const std::string& cmd, const Status& status, int code) {
   return code;
 }
 
-int ParseOrExit(Flags* flags, const std::vector<std::string>& args, const std::string& cmd) {
+int ParseOrExit(flags::FlagSet* flags, const std::vector<std::string>& args,
+                const std::string& cmd) {
   Status s = flags->Parse(args, 2);
   if (flags->help()) {
     std::fputs(flags->Help().c_str(), stdout);

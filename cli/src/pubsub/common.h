@@ -18,16 +18,17 @@ inline constexpr int kExitUsage = 2;
 // --tenant / --scheduler / --topic: exactly one selects the topic.
 struct TopicFlags {
   std::string tenant, scheduler, topic;
-  void Register(Flags* flags);
+  void Register(flags::FlagSet* flags);
   Result<switchboard::pubsub::Topic> Resolve() const;
 };
 
 // Prints "switchboard pubsub <cmd>: <status>" to stderr; returns `code`.
 int Fail(const std::string& cmd, const Status& status, int code = kExitFailure);
 
-// Parses flags; prints help (exit 0) or a usage error (exit 2). Returns -1
-// when the command should run.
-int ParseOrExit(Flags* flags, const std::vector<std::string>& args, const std::string& cmd);
+// Parses args[2..]; prints help (exit 0) or a usage error (exit 2). Returns
+// -1 when the command should run.
+int ParseOrExit(flags::FlagSet* flags, const std::vector<std::string>& args,
+                const std::string& cmd);
 
 // Quiet library logs unless SWITCHBOARD_LOG_LEVEL asks for them.
 void QuietLogs();

@@ -9,7 +9,7 @@ namespace switchboard::cli::pubsub {
 namespace ps = switchboard::pubsub;
 
 int RunProbe(const std::vector<std::string>& args) {
-  Flags flags(
+  flags::FlagSet flags(
       "Usage: switchboard pubsub probe [flags]\n\n"
       "Connects with the given credentials, checks the server's max_payload (>= 16 MiB),\n"
       "then publishes a Hatchet message on <prefix>.switchboard_probe_v1 and waits for it.\n"

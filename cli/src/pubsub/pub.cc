@@ -8,7 +8,7 @@ namespace switchboard::cli::pubsub {
 namespace ps = switchboard::pubsub;
 
 int RunPub(const std::vector<std::string>& args) {
-  Flags flags(
+  flags::FlagSet flags(
       "Usage: switchboard pubsub pub (--tenant UUID | --scheduler ID | --topic NAME) [flags] "
       "[PAYLOAD...]\n\n"
       "Publishes one Hatchet message and waits for the server's verdict: exits 0 once the\n"
@@ -26,7 +26,7 @@ int RunPub(const std::vector<std::string>& args) {
   ConnectionFlags conn;
   TopicFlags topic_flags;
   std::string id = "switchboard-cli", tenant_id;
-  std::vector<std::string> payloads, payload_files;
+  std::vector<std::string> payloads, payload_files, positional;
   bool compress = false, no_compress = false, persistent = false, immediately_expire = false;
   int64_t retries = 0, threshold = static_cast<int64_t>(ps::kDefaultCompressionThreshold);
   conn.Register(&flags);
@@ -45,6 +45,7 @@ int RunPub(const std::vector<std::string>& args) {
   flags.Bool("immediately-expire", &immediately_expire, "immediately_expire field");
   flags.Duration("timeout", &conn.timeout,
                  "connect timeout, and how long to wait for the server's verdict (default 5s)");
+  flags.Positional(&positional);
   if (int rc = ParseOrExit(&flags, args, "pub"); rc >= 0) return rc;
 
   auto topic = topic_flags.Resolve();
@@ -52,7 +53,7 @@ int RunPub(const std::vector<std::string>& args) {
   ps::Message m;
   m.id = id;
   m.payloads.emplace();
-  for (const auto& p : flags.positional()) m.payloads->push_back(p);
+  for (const auto& p : positional) m.payloads->push_back(p);
   for (const auto& p : payloads) m.payloads->push_back(p);
   for (const auto& f : payload_files) {
     auto data = ReadFileOrStdin(f);

@@ -21,7 +21,7 @@ extern "C" void OnSignal(int) { g_interrupted = true; }
 }  // namespace
 
 int RunSub(const std::vector<std::string>& args) {
-  Flags flags(
+  flags::FlagSet flags(
       "Usage: switchboard pubsub sub (--tenant UUID | --scheduler ID | --topic NAME) [flags]\n\n"
       "Subscribes and prints one JSON object per message on stdout: the wire format as a\n"
       "Go handler sees it (decompressed, \"compressed\" false, payloads base64). Prints\n"
@@ -36,13 +36,12 @@ int RunSub(const std::vector<std::string>& args) {
   std::chrono::milliseconds timeout{0};
   conn.Register(&flags);
   topic_flags.Register(&flags);
-  flags.Int("count", &count, "exit after N messages (default: run until --timeout or Ctrl-C)");
+  flags.Int("count", &count, "exit after N messages (default: run until --timeout or Ctrl-C)", 0);
   flags.Duration("timeout", &timeout, "give up after this long (default: no limit)");
   flags.Duration("connect-timeout", &conn.timeout, "connect timeout (default 5s)");
   if (int rc = ParseOrExit(&flags, args, "sub"); rc >= 0) return rc;
   auto topic = topic_flags.Resolve();
   if (!topic.ok()) return Fail("sub", topic.status(), kExitUsage);
-  if (count < 0) return Fail("sub", Status::InvalidArgument("--count: must be >= 0"), kExitUsage);
 
   QuietLogs();
   ps::NatsOptions options = conn.ToOptions();

@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "model.h"
 #include "runner.h"
+#include "switchboard/common/flags.h"
 
 namespace switchboard::cli {
 namespace {
@@ -19,26 +20,60 @@ Checks PubSubBackend and NatsServer manifests with the same rules as the
 admission webhook, offline. Reads multi-document YAML and JSON (also kind:
 List), directories recursively (*.yaml, *.yml, *.json), and stdin for "-".
 Cross-object rules (one prefix or username per server, allowed namespaces,
-Secret name clashes) see every document given. Other kinds are skipped.
+Secret name clashes) see every document given. Other kinds are skipped.)";
 
-Flags:
-  -o, --output FORMAT   text (default), json, junit, tap or sarif
-      --strict          fail on warnings too
-      --allow-empty     succeed when no PubSubBackend or NatsServer is found
-                        (by default that fails: a mistyped path must not pass)
-  -v, --verbose         also list valid and skipped documents (text)
-  -n, --namespace NS    namespace of documents without one (default "default")
-      --context PATH    objects that already exist in the cluster (files or
-                        directories, e.g. from `kubectl get psb,natssrv -A -o yaml`);
-                        repeatable; a given object with the same name is judged
-                        as an update of it
-  -h, --help            this help
-
+constexpr const char* kExitCodes = R"(
 Exit codes: 0 valid, 1 invalid (or warnings with --strict, unparsable
 YAML/JSON, or nothing to validate without --allow-empty), 2 usage or I/O error.
 
 Example (CI): switchboard validate --strict -o junit deploy/ > validate.xml
 )";
+
+// Every flag, bound to `options`.
+void Register(flags::FlagSet* set, validate::Options* options) {
+  using validate::Format;
+  set->Value("output", "FORMAT", "text (default), json, junit, tap or sarif",
+             [options](std::string_view f) -> Status {
+               if (f == "text")
+                 options->format = Format::kText;
+               else if (f == "json")
+                 options->format = Format::kJson;
+               else if (f == "junit")
+                 options->format = Format::kJunit;
+               else if (f == "tap")
+                 options->format = Format::kTap;
+               else if (f == "sarif")
+                 options->format = Format::kSarif;
+               else
+                 return Status::InvalidArgument("unknown output format '" + std::string(f) +
+                                                "'; use text, json, junit, tap or sarif");
+               return Status::Ok();
+             })
+      .Short('o');
+  set->Bool("strict", &options->strict, "fail on warnings too");
+  set->Bool("allow-empty", &options->allow_empty,
+            "succeed when no PubSubBackend or NatsServer is found\n"
+            "(by default that fails: a mistyped path must not pass)");
+  set->Bool("verbose", &options->verbose, "also list valid and skipped documents (text)")
+      .Short('v');
+  set->Value("namespace", "NS", "namespace of documents without one (default \"default\")",
+             [options](std::string_view ns) -> Status {
+               if (ns.empty()) return Status::InvalidArgument("needs a namespace");
+               options->default_namespace = std::string(ns);
+               return Status::Ok();
+             })
+      .Short('n');
+  set->Value("context", "PATH",
+             "objects that already exist in the cluster (files or\n"
+             "directories, e.g. from `kubectl get psb,natssrv -A -o yaml`);\n"
+             "repeatable; a given object with the same name is judged\n"
+             "as an update of it",
+             [options](std::string_view path) -> Status {
+               if (path.empty()) return Status::InvalidArgument("needs a path");
+               options->context.emplace_back(path);
+               return Status::Ok();
+             });
+}
 
 // Set once, at the end of RunValidate (see there).
 validate::RunResult* kept_result = nullptr;
@@ -58,68 +93,13 @@ int RunValidate(const std::vector<std::string>& args) {
   // (malloc_consolidate): without them a large run takes ~13% less CPU.
   mallopt(M_MXFAST, 0);
   validate::Options options;
-  bool flags_done = false;
-  for (size_t i = 1; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&](const std::string& flag, std::string* out) -> bool {
-      // --flag=value, -fvalue, or --flag value
-      if (a.size() > flag.size() && a.compare(0, flag.size(), flag) == 0) {
-        *out = a.substr(flag.size() + (a[flag.size()] == '=' ? 1 : 0));
-        return true;
-      }
-      if (a == flag) {
-        if (i + 1 >= args.size()) return false;
-        *out = args[++i];
-        return true;
-      }
-      return false;
-    };
-    auto is = [&](const char* flag) {
-      return a == flag || a.rfind(std::string(flag) + "=", 0) == 0 ||
-             (flag[1] != '-' && a.rfind(flag, 0) == 0 && a.size() > 2);
-    };
-    if (flags_done || a == "-" || a.empty() || a[0] != '-') {
-      options.inputs.push_back(a);
-    } else if (a == "--") {
-      flags_done = true;
-    } else if (a == "-h" || a == "--help") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    } else if (a == "--strict") {
-      options.strict = true;
-    } else if (a == "--allow-empty") {
-      options.allow_empty = true;
-    } else if (a == "-v" || a == "--verbose") {
-      options.verbose = true;
-    } else if (is("-o") || is("--output")) {
-      std::string f;
-      if (!value(a.rfind("--", 0) == 0 ? "--output" : "-o", &f))
-        return UsageError(a + " needs a value");
-      if (f == "text")
-        options.format = Format::kText;
-      else if (f == "json")
-        options.format = Format::kJson;
-      else if (f == "junit")
-        options.format = Format::kJunit;
-      else if (f == "tap")
-        options.format = Format::kTap;
-      else if (f == "sarif")
-        options.format = Format::kSarif;
-      else
-        return UsageError("unknown output format '" + f + "'; use text, json, junit, tap or sarif");
-    } else if (is("-n") || is("--namespace")) {
-      std::string ns;
-      if (!value(a.rfind("--", 0) == 0 ? "--namespace" : "-n", &ns) || ns.empty()) {
-        return UsageError(a + " needs a namespace");
-      }
-      options.default_namespace = ns;
-    } else if (is("--context")) {
-      std::string path;
-      if (!value("--context", &path) || path.empty()) return UsageError("--context needs a path");
-      options.context.push_back(path);
-    } else {
-      return UsageError("unknown flag '" + a + "'");
-    }
+  flags::FlagSet set(kUsage);
+  Register(&set, &options);
+  set.Positional(&options.inputs);
+  if (Status s = set.Parse(args, 1); !s.ok()) return UsageError(s.message());
+  if (set.help()) {
+    std::fputs((set.Help() + kExitCodes).c_str(), stdout);
+    return 0;
   }
   if (options.inputs.empty()) return UsageError("no input; give files, directories or - for stdin");
   size_t stdin_uses = 0;

@@ -18,10 +18,10 @@
 #include <thread>
 #include <vector>
 
+#include "switchboard/common/flags.h"
 #include "switchboard/common/log.h"
 #include "switchboard/kube/client.h"
 #include "switchboard/operator_controller/config_sync.h"
-#include "switchboard/operator_controller/options.h"
 
 namespace {
 
@@ -30,9 +30,16 @@ void OnSignal(int) { g_stop = true; }
 
 constexpr const char* kUsage =
     "Usage: switchboard-config-sync --namespace NS --secret NAME [--key switchboard.conf]\n"
-    "         --file PATH (--pid PID | --pid-file PATH) [--kubeconfig PATH] [--interval 200ms]\n"
+    "         --file PATH (--pid PID | --pid-file PATH) [--kubeconfig PATH] [--interval 200ms]\n\n"
     "Mirrors a NatsServer's rendered config Secret key into PATH and sends SIGHUP to the\n"
-    "nats-server when it changes (what the NATS Helm chart's reloader does in a cluster).\n";
+    "nats-server when it changes (what the NATS Helm chart's reloader does in a cluster).";
+
+int UsageError(const std::string& message) {
+  std::fprintf(stderr,
+               "switchboard-config-sync: %s\nRun 'switchboard-config-sync --help' for usage.\n",
+               message.c_str());
+  return 2;
+}
 
 }  // namespace
 
@@ -41,55 +48,28 @@ int main(int argc, char** argv) {
   std::string ns, secret, key = "switchboard.conf", file, pid_file, kubeconfig;
   pid_t pid = 0;
   std::chrono::milliseconds interval{200};
-  std::vector<std::string> args(argv + 1, argv + argc);
-  for (size_t i = 0; i < args.size(); i++) {
-    std::string a = args[i], v;
-    if (a == "--help" || a == "-h") {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    if (auto eq = a.find('='); eq != std::string::npos) {
-      v = a.substr(eq + 1);
-      a = a.substr(0, eq);
-    } else if (i + 1 < args.size()) {
-      v = args[++i];
-    } else {
-      std::fprintf(stderr, "switchboard-config-sync: %s needs a value\n%s", a.c_str(), kUsage);
-      return 2;
-    }
-    if (a == "--namespace")
-      ns = v;
-    else if (a == "--secret")
-      secret = v;
-    else if (a == "--key")
-      key = v;
-    else if (a == "--file")
-      file = v;
-    else if (a == "--pid-file")
-      pid_file = v;
-    else if (a == "--kubeconfig")
-      kubeconfig = v;
-    else if (a == "--pid")
-      pid = static_cast<pid_t>(std::atol(v.c_str()));
-    else if (a == "--interval") {
-      auto d = operator_controller::ParseDuration(v);
-      if (!d.ok()) {
-        std::fprintf(stderr, "switchboard-config-sync: --interval: %s\n",
-                     d.status().message().c_str());
-        return 2;
-      }
-      interval = *d;
-    } else {
-      std::fprintf(stderr, "switchboard-config-sync: unknown flag %s\n%s", a.c_str(), kUsage);
-      return 2;
-    }
+  flags::FlagSet set(kUsage);
+  set.String("namespace", &ns, "namespace of the Secret (required)").Metavar("NS");
+  set.String("secret", &secret, "name of the NatsServer's config Secret (required)")
+      .Metavar("NAME");
+  set.String("key", &key, "data key in the Secret (default switchboard.conf)").Metavar("KEY");
+  set.String("file", &file, "file the nats-server includes (required)").Metavar("PATH");
+  set.Int("pid", &pid, "nats-server process to send SIGHUP", 1);
+  set.String("pid-file", &pid_file, "file holding that process id (read on every reload)")
+      .Metavar("PATH");
+  set.String("kubeconfig", &kubeconfig, "kubeconfig file (default $KUBECONFIG, else in-cluster)")
+      .Metavar("PATH");
+  set.Duration("interval", &interval, "how often to read the Secret (default 200ms)",
+               std::chrono::milliseconds(1));
+  if (Status s = set.Parse(std::vector<std::string>(argv + 1, argv + argc)); !s.ok()) {
+    return UsageError(s.message());
+  }
+  if (set.help()) {
+    std::fputs(set.Help().c_str(), stdout);
+    return 0;
   }
   if (ns.empty() || secret.empty() || file.empty() || (pid <= 0 && pid_file.empty())) {
-    std::fprintf(stderr,
-                 "switchboard-config-sync: --namespace, --secret, --file and --pid or --pid-file "
-                 "are required\n%s",
-                 kUsage);
-    return 2;
+    return UsageError("--namespace, --secret, --file and --pid or --pid-file are required");
   }
 
   auto config = kube::Config::Load(kubeconfig);

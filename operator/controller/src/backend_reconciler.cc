@@ -7,6 +7,7 @@
 #include "k8s_util.h"
 #include "probe_pool.h"
 #include "secret_io.h"
+#include "switchboard/api/names.h"
 #include "switchboard/api/views.h"
 #include "switchboard/common/log.h"
 #include "switchboard/operator_controller/reconcilers.h"
@@ -319,7 +320,7 @@ Result<Action> BackendReconciler::Impl::Nats(const json& server_obj) {
 
   // 1. Credentials: the stored state (owned Secret, from the cache) and one
   //    step of the state machine.
-  const std::string creds_name = logic::CredentialsSecretName(view.name());
+  const std::string creds_name = api::DefaultCredentialsSecretName(view.name());
   kube::ObjectPtr creds_secret = ctx.secrets->Get(view.ns(), creds_name);
   std::optional<logic::CredentialState> stored;
   bool marked_conflict = false;
@@ -588,7 +589,7 @@ Result<Action> BackendReconciler::Impl::Finalize() {
         // Secret no longer holds this backend's users.
         bool present = false;
         kube::ObjectPtr creds =
-            ctx.secrets->Get(view.ns(), logic::CredentialsSecretName(view.name()));
+            ctx.secrets->Get(view.ns(), api::DefaultCredentialsSecretName(view.name()));
         if (creds && logic::CheckOwnership(*creds, uid) == logic::Ownership::kOwned) {
           auto data = logic::DecodeSecretData(*creds);
           auto state =
@@ -614,7 +615,8 @@ Result<Action> BackendReconciler::Impl::Finalize() {
   kube::ObjectPtr env = ctx.secrets->Get(view.ns(), view.env_secret_name());
   SB_RETURN_IF_ERROR(DeleteOwnedSecret(ctx.client, env.get(), uid));
   if (view.kind() == "nats") {
-    kube::ObjectPtr creds = ctx.secrets->Get(view.ns(), logic::CredentialsSecretName(view.name()));
+    kube::ObjectPtr creds =
+        ctx.secrets->Get(view.ns(), api::DefaultCredentialsSecretName(view.name()));
     SB_RETURN_IF_ERROR(DeleteOwnedSecret(ctx.client, creds.get(), uid));
   }
   if (!skipped.empty()) {

@@ -1,23 +1,18 @@
 #include "switchboard/operator_controller/leader_election.h"
 
-#include <ctime>
-
 #include "switchboard/common/log.h"
+#include "switchboard/common/rfc3339.h"
 
 namespace switchboard::operator_controller {
 
+namespace {
+
+// Lease times are metav1.MicroTime.
 std::string MicroTimeNow() {
-  auto now = std::chrono::system_clock::now();
-  auto secs = std::chrono::system_clock::to_time_t(now);
-  auto us = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count() %
-            1000000;
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(us));
-  return buf;
+  return rfc3339::Format(std::chrono::system_clock::now(), rfc3339::Fraction::kMicros);
 }
+
+}  // namespace
 
 LeaderElector::LeaderElector(LeaderElectionConfig config, std::unique_ptr<LeaseStore> store)
     : config_(std::move(config)), store_(std::move(store)) {}

@@ -1,13 +1,9 @@
 #include "switchboard/operator_controller/metrics.h"
 
 #include <prometheus/counter.h>
-#include <prometheus/exposer.h>
 #include <prometheus/gauge.h>
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
-#include <prometheus/text_serializer.h>
-
-#include <exception>
 
 #include "switchboard/operator_controller/options.h"
 
@@ -68,19 +64,13 @@ Status Metrics::Serve(const std::string& addr) {
   auto hp = ParseHostPort(addr);
   if (!hp.ok()) return hp.status();
   if (hp->port < 0) return Status::Ok();
-  std::string bind = (hp->host.empty() ? "0.0.0.0" : hp->host) + ":" + std::to_string(hp->port);
-  try {
-    exposer_ = std::make_unique<prometheus::Exposer>(bind);
-  } catch (const std::exception& e) {
-    return Status::Unavailable("metrics: cannot listen on " + bind + ": " + e.what());
-  }
-  exposer_->RegisterCollectable(registry_);
+  auto server =
+      kube::EndpointsServer::Start({.host = hp->host, .port = hp->port, .metrics = registry_});
+  if (!server.ok()) return server.status().Annotate("metrics");
+  server_ = std::move(server).value();
   return Status::Ok();
 }
 
-std::string Metrics::Text() const {
-  prometheus::TextSerializer serializer;
-  return serializer.Serialize(registry_->Collect());
-}
+std::string Metrics::Text() const { return kube::MetricsText(*registry_); }
 
 }  // namespace switchboard::operator_controller

@@ -1,5 +1,6 @@
 #include "switchboard/operator_logic/cluster_render.h"
 
+#include "switchboard/api/names.h"
 #include "switchboard/api/views.h"
 #include "switchboard/operator_logic/objects.h"
 #include "switchboard/operator_logic/rotation.h"
@@ -60,7 +61,7 @@ Result<ClusterRenderInput> CollectInstallations(const nlohmann::json& server,
       out.skipped.push_back(key + ": namespace not admitted by spec.allowedNamespaces");
       continue;
     }
-    const std::string secret_name = CredentialsSecretName(bv.name());
+    const std::string secret_name = api::DefaultCredentialsSecretName(bv.name());
     const nlohmann::json* s = secret(bv.ns(), secret_name);
     if (s == nullptr) {
       out.skipped.push_back(key + ": no credentials Secret yet");

@@ -1,20 +1,8 @@
 #include "switchboard/operator_logic/objects.h"
 
-#include "switchboard/api/names.h"
 #include "switchboard/common/base64.h"
 
 namespace switchboard::operator_logic {
-std::string CredentialsSecretName(std::string_view backend_name) {
-  return api::DefaultCredentialsSecretName(backend_name);
-}
-
-std::string Base64Encode(std::string_view in) { return base64::Encode(in); }
-
-Result<std::string> Base64Decode(std::string_view in) {
-  auto out = base64::Decode(in);
-  if (!out) return Status::InvalidArgument("not base64: use the standard alphabet with padding");
-  return std::move(*out);
-}
 
 nlohmann::json BuildSecret(const SecretSpec& spec) {
   nlohmann::json labels = nlohmann::json::object();
@@ -38,7 +26,7 @@ nlohmann::json BuildSecret(const SecretSpec& spec) {
     }});
   }
   nlohmann::json data = nlohmann::json::object();
-  for (const auto& [k, v] : spec.data) data[k] = Base64Encode(v);
+  for (const auto& [k, v] : spec.data) data[k] = base64::Encode(v);
   return {{"apiVersion", "v1"},
           {"kind", "Secret"},
           {"metadata", metadata},
@@ -52,9 +40,12 @@ Result<SecretData> DecodeSecretData(const nlohmann::json& secret) {
   if (auto it = secret.find("data"); it != secret.end() && it->is_object()) {
     for (const auto& [k, v] : it->items()) {
       if (!v.is_string()) return Status::InvalidArgument("data." + k + ": not a string");
-      auto decoded = Base64Decode(v.get_ref<const std::string&>());
-      if (!decoded.ok()) return decoded.status().Annotate("data." + k);
-      out[k] = std::move(decoded).value();
+      auto decoded = base64::Decode(std::string_view(v.get_ref<const std::string&>()));
+      if (!decoded) {
+        return Status::InvalidArgument("data." + k +
+                                       ": not base64: use the standard alphabet with padding");
+      }
+      out[k] = std::move(*decoded);
     }
   }
   if (auto it = secret.find("stringData"); it != secret.end() && it->is_object()) {

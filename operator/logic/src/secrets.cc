@@ -1,5 +1,6 @@
 #include "switchboard/operator_logic/secrets.h"
 
+#include "switchboard/api/names.h"
 #include "switchboard/operator_logic/objects.h"
 
 namespace switchboard::operator_logic {
@@ -19,7 +20,7 @@ nlohmann::json EnvSecret(const OwnerObject& backend, std::string_view secret_nam
 nlohmann::json CredentialsSecret(const OwnerObject& backend, const CredentialState& state) {
   SecretSpec spec;
   spec.ns = backend.ns;
-  spec.name = CredentialsSecretName(backend.name);
+  spec.name = api::DefaultCredentialsSecretName(backend.name);
   spec.data = EncodeState(state);
   spec.labels = {{std::string(kBackendLabel), backend.name}};
   spec.owner = OwnerRef{.kind = "PubSubBackend", .name = backend.name, .uid = backend.uid};

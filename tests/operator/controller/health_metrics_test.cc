@@ -49,6 +49,8 @@ TEST(Metrics, ServedOverHttp) {
   auto res = client.Get("/metrics");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 200);
+  EXPECT_EQ(res->get_header_value("Content-Type"), "text/plain; version=0.0.4");
+  EXPECT_EQ(res->body, m.Text()) << "one serializer behind every /metrics";
   const std::string& t = res->body;
   EXPECT_NE(t.find(R"(switchboard_reconcile_total{kind="PubSubBackend",result="success"} 1)"),
             std::string::npos)

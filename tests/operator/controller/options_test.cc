@@ -5,27 +5,6 @@
 namespace switchboard::operator_controller {
 namespace {
 
-TEST(ParseDuration, AcceptsGoStyleDurations) {
-  struct Case {
-    const char* text;
-    long long ms;
-  } cases[] = {{"500ms", 500},  {"5s", 5000},     {"10m", 600000},
-               {"1h", 3600000}, {"1m30s", 90000}, {"1.5s", 1500}};
-  for (const auto& c : cases) {
-    auto d = ParseDuration(c.text);
-    ASSERT_TRUE(d.ok()) << c.text << ": " << d.status().ToString();
-    EXPECT_EQ(d->count(), c.ms) << c.text;
-  }
-}
-
-TEST(ParseDuration, RejectsGarbageNamingTheFix) {
-  for (const char* text : {"", "5", "s", "5x", "-1s", "5s5"}) {
-    auto d = ParseDuration(text);
-    ASSERT_FALSE(d.ok()) << text;
-    EXPECT_NE(d.status().message().find("e.g. 500ms"), std::string::npos);
-  }
-}
-
 TEST(ParseHostPort, Forms) {
   auto a = ParseHostPort(":8080");
   ASSERT_TRUE(a.ok());
@@ -77,6 +56,8 @@ TEST(ParseOptions, ErrorsNameTheFlag) {
       {{"--leader-elect=maybe"}, "--leader-elect"},
       {{"--lease-duration=5s", "--renew-deadline=5s"}, "--lease-duration must be greater"},
       {{"--log-level=loud"}, "--log-level"},
+      {{"--probe-timeout=0s"}, "--probe-timeout"},
+      {{"--retry-period=5"}, "--retry-period"},
       {{"positional"}, "unexpected argument"},
   };
   for (const auto& c : cases) {
@@ -84,6 +65,35 @@ TEST(ParseOptions, ErrorsNameTheFlag) {
     ASSERT_FALSE(o.ok()) << c.args[0];
     EXPECT_NE(o.status().message().find(c.expect), std::string::npos)
         << o.status().message() << " should contain " << c.expect;
+  }
+}
+
+TEST(ParseOptions, AliasAndHelp) {
+  auto o = ParseOptions({"--leader-election-namespace", "ops", "--help", "--bogus"});
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(o->lease_namespace, "ops");
+  EXPECT_TRUE(o->help);
+  for (const char* flag : {"--kubeconfig PATH",
+                           "--namespaces a,b",
+                           "--leader-elect",
+                           "--lease-namespace NS",
+                           "--lease-name NAME",
+                           "--identity ID",
+                           "--lease-duration DURATION",
+                           "--renew-deadline DURATION",
+                           "--retry-period DURATION",
+                           "--health-addr ADDR",
+                           "--metrics-addr ADDR",
+                           "--workers N",
+                           "--probe-workers N",
+                           "--probe-timeout DURATION",
+                           "--probe-interval DURATION",
+                           "--resync-period DURATION",
+                           "--field-manager NAME",
+                           "--log-level LEVEL",
+                           "--help",
+                           "A bare number is refused, except 0."}) {
+    EXPECT_NE(Usage().find(flag), std::string::npos) << flag;
   }
 }
 

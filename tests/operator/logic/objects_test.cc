@@ -9,20 +9,6 @@ namespace {
 
 using nlohmann::json;
 
-TEST(Base64, RoundTripAndKnownValues) {
-  struct Case {
-    std::string plain, encoded;
-  } cases[] = {{"", ""},        {"f", "Zg=="},        {"fo", "Zm8="},
-               {"foo", "Zm9v"}, {"foob", "Zm9vYg=="}, {std::string("\0\xff\xfe", 3), "AP/+"}};
-  for (const auto& c : cases) {
-    EXPECT_EQ(Base64Encode(c.plain), c.encoded);
-    EXPECT_EQ(Base64Decode(c.encoded).value(), c.plain);
-  }
-  for (const char* bad : {"Zg=", "Z===", "Zm9v!A==", "=Zm9", "Zg==Zg=="}) {
-    EXPECT_FALSE(Base64Decode(bad).ok()) << bad;
-  }
-}
-
 TEST(BuildSecret, ShapeForServerSideApply) {
   SecretSpec spec;
   spec.ns = "team-a";
@@ -86,10 +72,6 @@ TEST(CheckOwnership, Table) {
   std::string msg = ForeignSecretMessage("team-a", "hatchet-pubsub-env");
   EXPECT_NE(msg.find("team-a/hatchet-pubsub-env"), std::string::npos);
   EXPECT_NE(msg.find("will not overwrite"), std::string::npos);
-}
-
-TEST(Names, CredentialsSecretNameIsTheApiDefault) {
-  EXPECT_EQ(CredentialsSecretName("hatchet"), "hatchet-nats-credentials");
 }
 
 }  // namespace

@@ -1,14 +1,11 @@
 // switchboard-webhook: flags, logging, the object cache, the HTTPS server,
 // the optional plain-HTTP metrics port, and a graceful stop on SIGTERM.
-#include <prometheus/exposer.h>
-#include <prometheus/registry.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/resource.h>
 
 #include <algorithm>
 #include <cstdio>
-#include <exception>
 #include <memory>
 #include <string>
 #include <vector>
@@ -16,6 +13,7 @@
 #include "cluster_context.h"
 #include "switchboard/common/log.h"
 #include "switchboard/kube/config.h"
+#include "switchboard/kube/endpoints_server.h"
 #include "switchboard/webhook_server/flags.h"
 #include "switchboard/webhook_server/metrics.h"
 #include "switchboard/webhook_server/server.h"
@@ -88,17 +86,17 @@ int main(int argc, char** argv) {
   auto context = std::make_unique<sb::webhook_server::ClusterContext>(client->get());
 
   sb::webhook_server::Metrics metrics;
-  std::unique_ptr<prometheus::Exposer> exposer;
+  // Plain-HTTP /metrics, served as the operator serves its own.
+  std::unique_ptr<sb::kube::EndpointsServer> metrics_server;
   if (flags->metrics_port != 0) {
-    std::string address = flags->bind_address + ":" + std::to_string(flags->metrics_port);
-    try {
-      exposer = std::make_unique<prometheus::Exposer>(address);
-      exposer->RegisterCollectable(metrics.registry());
-    } catch (const std::exception& e) {
+    auto started = sb::kube::EndpointsServer::Start(
+        {.host = flags->bind_address, .port = flags->metrics_port, .metrics = metrics.registry()});
+    if (!started.ok()) {
       slog::Error("webhook", "cannot serve metrics; pick another --metrics-port or 0",
-                  {{"address", address}, {"error", e.what()}});
+                  {{"error", started.status().message()}});
       return 1;
     }
+    metrics_server = std::move(started).value();
   }
 
   sb::webhook_server::ServerOptions options;
@@ -122,7 +120,7 @@ int main(int argc, char** argv) {
   sigwait(&stop_signals, &sig);
   slog::Info("webhook", "stopping", {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
   (*server)->Stop();  // requests in flight finish first
-  exposer.reset();
+  metrics_server.reset();
   context.reset();
   slog::Info("webhook", "stopped");
   return 0;

@@ -4,7 +4,8 @@
 #include <prometheus/gauge.h>
 #include <prometheus/histogram.h>
 #include <prometheus/registry.h>
-#include <prometheus/text_serializer.h>
+
+#include "switchboard/kube/endpoints_server.h"
 
 namespace switchboard::webhook_server {
 
@@ -74,9 +75,7 @@ void Metrics::ConnectionOpened() { impl_->open_connections.Increment(); }
 
 void Metrics::ConnectionClosed() { impl_->open_connections.Decrement(); }
 
-std::string Metrics::Serialize() const {
-  return prometheus::TextSerializer().Serialize(impl_->registry->Collect());
-}
+std::string Metrics::Serialize() const { return kube::MetricsText(*impl_->registry); }
 
 std::shared_ptr<prometheus::Registry> Metrics::registry() const { return impl_->registry; }
 

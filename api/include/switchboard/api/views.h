@@ -1,6 +1,7 @@
 // Read-only, typed views of PubSubBackend and NatsServer JSON with the
-// defaults of docs/api.md applied on read. The operator, the rules and the
-// CLI use them so a default is computed in one place.
+// defaults of docs/api.md applied on read. The operator (operator_logic and
+// operator_controller) and the rules (and so the webhook and the CLI, through
+// them) use them, so a default is computed in one place.
 //
 // A view borrows the json (which must outlive it) and never throws: a field
 // that is absent or of the wrong type reads as its default (Validate reports

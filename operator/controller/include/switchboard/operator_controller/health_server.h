@@ -1,5 +1,6 @@
-// /healthz and /readyz on a plain HTTP port (cpp-httplib). Neither touches
-// NATS or the API server: liveness is "the process serves HTTP", readiness is
+// /healthz and /readyz on --health-addr, served by kube::EndpointsServer
+// (the plain-HTTP endpoints both binaries share). Neither touches NATS or
+// the API server: liveness is "the process serves HTTP", readiness is
 // whatever `ready` says (the operator: caches synced, or standing by for
 // leadership). Served on its own thread; Stop() or the destructor joins it.
 #pragma once
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "switchboard/common/status.h"
+#include "switchboard/kube/endpoints_server.h"
 
 namespace switchboard::operator_controller {
 
@@ -24,13 +26,12 @@ class HealthServer {
   // Binds `addr` (see ParseHostPort; port 0 picks a free one) and starts
   // serving. A disabled address ("0") is OK and serves nothing.
   Status Start(const std::string& addr);
-  int port() const { return port_; }
+  int port() const;  // -1 until started, and when disabled
   void Stop();
 
  private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
-  int port_ = -1;
+  std::function<std::string()> ready_;
+  std::unique_ptr<kube::EndpointsServer> server_;
 };
 
 }  // namespace switchboard::operator_controller

@@ -96,7 +96,4 @@ class LeaderElector {
   bool stopped_ = false;  // guarded by mu_
 };
 
-// Now as a Kubernetes MicroTime: 2026-11-30T10:00:00.123456Z.
-std::string MicroTimeNow();
-
 }  // namespace switchboard::operator_controller

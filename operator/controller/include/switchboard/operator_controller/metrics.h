@@ -14,10 +14,10 @@
 #include <string>
 
 #include "switchboard/common/status.h"
+#include "switchboard/kube/endpoints_server.h"
 
 namespace prometheus {
 class Registry;
-class Exposer;
 }  // namespace prometheus
 
 namespace switchboard::operator_controller {
@@ -34,8 +34,9 @@ class Metrics {
   void ObserveProbe(const std::string& result);
   void SetLeader(bool leader);
 
-  // Starts serving /metrics on `addr` (host:port, :port; see ParseHostPort).
-  // A disabled address ("0") is OK and serves nothing.
+  // Starts serving /metrics on `addr` (host:port, :port; see ParseHostPort)
+  // with kube::EndpointsServer, as the webhook serves its own. A disabled
+  // address ("0") is OK and serves nothing.
   Status Serve(const std::string& addr);
 
   // The text exposition of every metric (what /metrics returns); for tests.
@@ -47,7 +48,7 @@ class Metrics {
   struct Families;
   std::shared_ptr<prometheus::Registry> registry_;
   std::unique_ptr<Families> f_;
-  std::unique_ptr<prometheus::Exposer> exposer_;
+  std::unique_ptr<kube::EndpointsServer> server_;
 };
 
 }  // namespace switchboard::operator_controller

@@ -37,9 +37,6 @@ struct Options {
   bool help = false;                                   // --help
 };
 
-// Parses "500ms", "5s", "10m", "1h", "1m30s". Errors name the text and the fix.
-Result<Millis> ParseDuration(std::string_view text);
-
 // Parses "host:port", ":port" (all interfaces) or "0" (disabled: port -1).
 struct HostPort {
   std::string host;  // "" = all interfaces
@@ -47,13 +44,14 @@ struct HostPort {
 };
 Result<HostPort> ParseHostPort(std::string_view text);
 
-// Parses argv (argv[0] skipped). Accepts --flag=value and --flag value;
-// booleans accept --flag, --flag=true|false. Unknown flags and bad values are
-// errors naming the flag; semantic checks (renew-deadline < lease-duration,
-// workers >= 1) too.
+// Parses argv (argv[0] skipped) with the project's one flag parser
+// (switchboard/common/flags.h: --flag=value and --flag value, booleans as
+// --flag or --flag=true|false, Go durations). Unknown flags and bad values
+// are errors naming the flag; semantic checks (renew-deadline <
+// lease-duration, workers >= 1) too. --help stops parsing and sets `help`.
 Result<Options> ParseOptions(const std::vector<std::string>& args);
 
-// The --help text.
+// The --help text, from the same flag list.
 std::string Usage();
 
 }  // namespace switchboard::operator_controller

@@ -24,10 +24,6 @@ inline constexpr std::string_view kApiVersion = "pubsub.switchboard.dev/v1alpha1
 // Server-side apply field manager.
 inline constexpr std::string_view kFieldManager = "switchboard-operator";
 
-// <name>-nats-credentials: api::DefaultCredentialsSecretName, the one
-// defaults source (api/names.h, api::BackendView) for every derived name.
-std::string CredentialsSecretName(std::string_view backend_name);
-
 struct OwnerRef {
   std::string api_version = std::string(kApiVersion);
   std::string kind;  // "PubSubBackend" | "NatsServer"
@@ -48,11 +44,6 @@ struct SecretSpec {
 // [annotations],[ownerReferences]},"type":"Opaque","data":{k: base64}}.
 // Deterministic (keys sorted), ready for an apply patch with kFieldManager.
 nlohmann::json BuildSecret(const SecretSpec& spec);
-
-std::string Base64Encode(std::string_view bytes);  // standard alphabet, padded
-// Accepts standard base64 with padding (what the API server returns);
-// kInvalidArgument otherwise.
-Result<std::string> Base64Decode(std::string_view text);
 
 // A Secret object's .data decoded (stringData is merged over it, as the API
 // server would). kInvalidArgument naming the key whose value is not base64.

@@ -13,10 +13,11 @@ using Clock = std::chrono::system_clock;
 using Time = Clock::time_point;
 
 // "2026-11-30T10:00:00Z" (UTC, whole seconds: metav1.Time precision).
+// Both through switchboard/common/rfc3339.h, the project's one RFC 3339 code.
 std::string FormatTime(Time t);
 
-// Parses RFC 3339 in UTC ("Z") or with a numeric offset; fractional seconds
-// are accepted and truncated. kInvalidArgument otherwise.
+// Parses RFC 3339 as Go (and so the API server) does: "Z" or a numeric
+// offset; a fraction is accepted and dropped. kInvalidArgument saying what is wrong otherwise.
 Result<Time> ParseTime(std::string_view text);
 
 // A Go duration as metav1.Duration writes it: "10m", "1h30m", "90s",

@@ -27,11 +27,13 @@ struct Flags {
   bool help = false;
 };
 
-// Parses argv[1..] ("--flag value" or "--flag=value"). On error the Status
-// message names the flag and what is expected. --help sets `help` and skips
-// the required-flag checks.
+// Parses argv[1..] with the project's one flag parser
+// (switchboard/common/flags.h: "--flag value" or "--flag=value", Go
+// durations). On error the Status message names the flag and what is
+// expected. --help sets `help` and skips the required-flag checks.
 Result<Flags> ParseFlags(const std::vector<std::string>& args);
 
+// The --help text, from the same flag list.
 std::string Usage();
 
 }  // namespace switchboard::webhook_server

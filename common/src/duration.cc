@@ -1,14 +1,14 @@
-#include "switchboard/api/duration.h"
+#include "switchboard/common/duration.h"
 
 #include <cmath>
 #include <string>
 
-namespace switchboard::api {
+namespace switchboard {
 namespace {
 
 Status Bad(std::string_view text, std::string_view why) {
   return Status::InvalidArgument("\"" + std::string(text) + "\" is not a duration (" +
-                                 std::string(why) + "); write e.g. 10m, 1h30m or 90s");
+                                 std::string(why) + "); write e.g. 500ms, 90s, 10m or 1h30m");
 }
 
 }  // namespace
@@ -64,7 +64,7 @@ Result<int64_t> ParseDuration(std::string_view text) {
     else if (unit == "h")
       ns = 3600e9;
     else if (unit.empty())
-      return Bad(text, "missing unit");
+      return Bad(text, "missing unit: only 0 may go without one");
     else
       return Bad(text, "unknown unit \"" + std::string(unit) + "\"");
     total += number * ns;
@@ -74,4 +74,4 @@ Result<int64_t> ParseDuration(std::string_view text) {
   return negative ? -v : v;
 }
 
-}  // namespace switchboard::api
+}  // namespace switchboard

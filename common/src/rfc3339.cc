@@ -1,13 +1,13 @@
-#include "rfc3339.h"
+#include "switchboard/common/rfc3339.h"
 
-#include <cstdint>
-
-namespace switchboard::pubsub::internal {
+namespace switchboard::rfc3339 {
 namespace {
 
 constexpr int64_t kNanosPerSecond = 1'000'000'000;
+constexpr int64_t kSecondsPerDay = 86400;
 
-// Howard Hinnant's days_from_civil / civil_from_days (proleptic Gregorian).
+// Howard Hinnant's days_from_civil / civil_from_days (proleptic Gregorian),
+// so no call depends on the C library's time zone or on time_t's range.
 int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {
   y -= m <= 2;
   const int64_t era = (y >= 0 ? y : y - 399) / 400;
@@ -49,18 +49,55 @@ bool Digits(std::string_view s, size_t pos, size_t n, int* out) {
   return true;
 }
 
+// Fraction digits written for `nanos`: fixed for the fixed layouts, the
+// significant ones (possibly none) for kTrimmed.
+int FractionDigits(Fraction f, int64_t nanos, char frac[9]) {
+  int64_t v = nanos;
+  for (int i = 8; i >= 0; --i) {
+    frac[i] = static_cast<char>('0' + v % 10);
+    v /= 10;
+  }
+  switch (f) {
+    case Fraction::kNone:
+      return 0;
+    case Fraction::kMillis:
+      return 3;
+    case Fraction::kMicros:
+      return 6;
+    case Fraction::kTrimmed:
+      break;
+  }
+  int len = nanos == 0 ? 0 : 9;
+  while (len > 0 && frac[len - 1] == '0') --len;
+  return len;
+}
+
 }  // namespace
 
-bool FormatRfc3339Nano(const Timestamp& t, std::string* out) {
+Time FromSystemClock(std::chrono::system_clock::time_point t) {
+  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+  Time out;
+  out.unix_seconds = FloorDiv(ns, kNanosPerSecond);
+  out.nanos = static_cast<int32_t>(ns - out.unix_seconds * kNanosPerSecond);
+  return out;
+}
+
+std::chrono::system_clock::time_point ToSystemClock(const Time& t) {
+  return std::chrono::system_clock::time_point(
+      std::chrono::duration_cast<std::chrono::system_clock::duration>(
+          std::chrono::seconds(t.unix_seconds) + std::chrono::nanoseconds(t.nanos)));
+}
+
+bool FormatTo(const Time& t, Fraction fraction, std::string* out) {
   int64_t secs = t.unix_seconds + t.utc_offset_seconds;
-  int64_t nanos = t.nanos;
-  int64_t days = FloorDiv(secs, 86400);
-  int64_t sod = secs - days * 86400;
+  int64_t days = FloorDiv(secs, kSecondsPerDay);
+  int64_t sod = secs - days * kSecondsPerDay;
   int64_t year;
   unsigned month, day;
   CivilFromDays(days, &year, &month, &day);
   if (year < 0 || year > 9999) return false;
-  // Hand-written digits: this runs on every instrumented publish.
+  // Hand-written digits rather than snprintf: this runs on every
+  // instrumented publish (BENCHMARKS.md, pubsub-runtime codec).
   char buf[40];
   char* o = buf;
   auto put2 = [&](int v) {
@@ -79,16 +116,10 @@ bool FormatRfc3339Nano(const Timestamp& t, std::string* out) {
   put2(static_cast<int>(sod / 60 % 60));
   *o++ = ':';
   put2(static_cast<int>(sod % 60));
-  if (nanos != 0) {
+  char frac[9];
+  int len = FractionDigits(fraction, t.nanos, frac);
+  if (len > 0) {
     *o++ = '.';
-    char frac[9];
-    int64_t v = nanos;
-    for (int i = 8; i >= 0; --i) {
-      frac[i] = static_cast<char>('0' + v % 10);
-      v /= 10;
-    }
-    int len = 9;
-    while (frac[len - 1] == '0') --len;
     for (int i = 0; i < len; ++i) *o++ = frac[i];
   }
   if (t.utc_offset_seconds == 0) {
@@ -105,12 +136,17 @@ bool FormatRfc3339Nano(const Timestamp& t, std::string* out) {
   return true;
 }
 
-bool ParseRfc3339(std::string_view s, Timestamp* out, std::string* error) {
+std::string Format(std::chrono::system_clock::time_point t, Fraction fraction) {
+  std::string out;
+  FormatTo(FromSystemClock(t), fraction, &out);
+  return out;
+}
+
+Result<Time> Parse(std::string_view s) {
   int year, month, day, hour, minute, second;
   auto fail = [&](const char* what) {
-    *error = std::string("published_at: ") + what + " in \"" + std::string(s.substr(0, 64)) +
-             "\"; want RFC 3339 like 2006-01-02T15:04:05.999999999Z07:00";
-    return false;
+    return Status::InvalidArgument(std::string(what) + " in \"" + std::string(s.substr(0, 64)) +
+                                   "\"; want RFC 3339 like 2006-01-02T15:04:05.999999999Z07:00");
   };
   if (!Digits(s, 0, 4, &year) || s.size() < 20 || s[4] != '-' || !Digits(s, 5, 2, &month) ||
       s[7] != '-' || !Digits(s, 8, 2, &day) || s[10] != 'T' || !Digits(s, 11, 2, &hour) ||
@@ -155,11 +191,12 @@ bool ParseRfc3339(std::string_view s, Timestamp* out, std::string* error) {
   }
   if (pos != s.size()) return fail("extra text after time");
   int64_t days = DaysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
-  int64_t local_secs = days * 86400 + hour * 3600 + minute * 60 + second;
-  out->unix_seconds = local_secs - offset;
-  out->nanos = static_cast<int32_t>(nanos);
-  out->utc_offset_seconds = offset;
-  return true;
+  int64_t local_secs = days * kSecondsPerDay + hour * 3600 + minute * 60 + second;
+  Time out;
+  out.unix_seconds = local_secs - offset;
+  out.nanos = static_cast<int32_t>(nanos);
+  out.utc_offset_seconds = offset;
+  return out;
 }
 
-}  // namespace switchboard::pubsub::internal
+}  // namespace switchboard::rfc3339
