@@ -87,6 +87,10 @@ void Watcher::Emit(WatcherEvent& ev) {
     for (auto& o : ev.objects) TrimBookkeeping(o);
     if (ev.object.is_object()) TrimBookkeeping(ev.object);
   }
+  if (opts_.transform) {
+    for (auto& o : ev.objects) opts_.transform(o);
+    if (ev.object.is_object()) opts_.transform(ev.object);
+  }
   // A throwing handler must not take the watcher thread (and the process)
   // down: log it and go on.
   try {
