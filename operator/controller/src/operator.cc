@@ -8,6 +8,7 @@
 #include <mutex>
 #include <thread>
 
+#include "cache_shapes.h"
 #include "config_index.h"
 #include "k8s_util.h"
 #include "probe_pool.h"
@@ -149,12 +150,15 @@ Status Operator::Impl::Run() {
   // 4. Caches, reconcilers, controllers. Secrets: only those labelled
   // managed-by=switchboard (the ones the operator writes, in today's and
   // earlier layouts); a Secret a user references is read by name.
+  // Each cache keeps only what the reconcilers read (cache_shapes.h).
   kube::WatcherOptions wo;
+  wo.transform = CompactCustomObject;
   MultiStore backends(client.get(), kube::resources::PubSubBackend(), opts.namespaces, wo);
   MultiStore servers(client.get(), kube::resources::NatsServer(), opts.namespaces, wo);
   kube::WatcherOptions so = wo;
   so.label_selector = std::string(operator_logic::kManagedByLabel) + "=" +
                       std::string(operator_logic::kManagedByValue);
+  so.transform = CompactOwnedSecret;
   MultiStore secrets(client.get(), kube::resources::Secret(), opts.namespaces, so);
   ConfigIndex configs;
   RecentWrites recent;
