@@ -8,10 +8,17 @@
 namespace switchboard::operator_controller {
 namespace logic = ::switchboard::operator_logic;
 
+namespace {
+// RecentWrites key of a finalizer this process added: two "/", so it never
+// equals a Secret's "<ns>/<name>" (names and namespaces hold no "/").
+std::string FinalizerWriteKey(const std::string& uid) { return "finalizer/" + uid + "/"; }
+}  // namespace
+
 // JSON patches whose "test" ops guard the exact list element: safe against
 // concurrent writers without a resourceVersion.
 Status BackendReconciler::Impl::EnsureFinalizer() {
   const bool has_new = HasFinalizer(obj, logic::kFinalizer);
+  const std::string version = kube::ResourceVersionOf(obj);
   const json& fs = obj["metadata"].value("finalizers", json::array());
   int legacy = -1;
   for (size_t i = 0; i < fs.size(); i++) {
@@ -30,6 +37,10 @@ Status BackendReconciler::Impl::EnsureFinalizer() {
     }
   } else if (has_new) {
     return Status::Ok();
+  } else if (ctx.recent && ctx.recent->Fresh(FinalizerWriteKey(uid), json(version))) {
+    // Added a moment ago to exactly this version: the cache has not caught
+    // up yet (a second patch would be a write for nothing).
+    return Status::Ok();
   } else if (obj["metadata"].contains("finalizers") && obj["metadata"]["finalizers"].is_array()) {
     patch = json::array(
         {{{"op", "add"}, {"path", "/metadata/finalizers/-"}, {"value", logic::kFinalizer}}});
@@ -38,10 +49,10 @@ Status BackendReconciler::Impl::EnsureFinalizer() {
                           {"path", "/metadata/finalizers"},
                           {"value", json::array({logic::kFinalizer})}}});
   }
-  return ctx.client
-      ->Patch(kube::resources::PubSubBackend(), view.ns(), view.name(), kube::PatchType::kJson,
-              patch)
-      .status();
+  auto r = ctx.client->Patch(kube::resources::PubSubBackend(), view.ns(), view.name(),
+                             kube::PatchType::kJson, patch);
+  if (r.ok() && ctx.recent) ctx.recent->Created(FinalizerWriteKey(uid), json(version));
+  return r.status();
 }
 
 Status BackendReconciler::Impl::RemoveFinalizers() {

@@ -1,5 +1,6 @@
 #include "switchboard/operator_controller/operator.h"
 
+#include <malloc.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -290,10 +291,18 @@ Status Operator::Impl::Run() {
     backend_ctl.Start();
   }
 
-  // Periodic queue-depth gauge (workers also set it) and resync.
+  // Periodic queue-depth gauge (workers also set it), resync, and giving
+  // freed heap back: a burst (1,000 new backends, a relist) frees far more
+  // than the caches keep, scattered over glibc's per-thread arenas, and
+  // glibc returns little of it to the kernel by itself.
   auto last_resync = std::chrono::steady_clock::now();
+  auto last_trim = last_resync;
   while (!stop) {
     Wait(std::chrono::milliseconds(500));
+    if (std::chrono::steady_clock::now() - last_trim > std::chrono::seconds(5)) {
+      last_trim = std::chrono::steady_clock::now();
+      malloc_trim(0);
+    }
     metrics.SetQueueDepth(kBackendKind, static_cast<double>(backend_ctl.queue().Depth()));
     metrics.SetQueueDepth(kServerKind, static_cast<double>(server_ctl.queue().Depth()));
     if (opts.resync_period.count() > 0 &&
