@@ -154,6 +154,9 @@ TEST(Watcher, TransformShapesWhatTheStoreHolds) {
   WatcherOptions o = FastOptions();
   o.transform = [](json& obj) { obj["data"].erase("drop"); };
   Informer inf(h.client.get(), resources::ConfigMap(), "ns", o);
+  std::atomic<bool> listed_whole{true};
+  inf.store().AddEventHandler(
+      {[&](const ObjectPtr& obj) { listed_whole = (*obj)["data"].contains("drop"); }, {}, {}});
   inf.Start();
   ASSERT_TRUE(WaitFor(
       [&] {
@@ -161,6 +164,7 @@ TEST(Watcher, TransformShapesWhatTheStoreHolds) {
         return a && (*a)["metadata"]["resourceVersion"] == "11";
       },
       5s));
+  EXPECT_FALSE(listed_whole.load()) << "the listed object reached the store untransformed";
   EXPECT_EQ((*inf.store().Get("ns/a"))["data"], (json{{"keep", "2"}}));
   EXPECT_EQ(inf.watcher().lists(), 1);
   inf.Stop();
