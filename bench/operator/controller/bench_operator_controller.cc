@@ -352,6 +352,8 @@ int main(int argc, char** argv) {
     }
   }
   (void)c.Delete(kube::resources::Namespace(), "", floor_ns);
+  // The operator has been idle for the floor's duration: its steady state.
+  const long rss_settled = StatusKb(op.pid(), "VmRSS:");
 
   // 5. Restart: a new operator; how fast it has reconciled everything, and
   //    the fewest users the rendered file held meanwhile.
@@ -392,6 +394,8 @@ int main(int argc, char** argv) {
       "%d failures); all Ready / floor = %.2f\n",
       floor_s, ffailed.load(), all_ready_s / floor_s);
   std::printf("operator RSS idle   %.1f MiB\n", rss_idle / 1024.0);
+  std::printf("operator RSS settled %.1f MiB (all Ready, after the floor run)\n",
+              rss_settled / 1024.0);
   std::printf("operator RSS then   %.1f MiB (peak %.1f MiB, VmHWM %.1f MiB)\n", rss / 1024.0,
               rss_peak_during / 1024.0, hwm / 1024.0);
   std::printf(
