@@ -101,6 +101,11 @@ void Operator::Stop() {
 Status Operator::Run() { return impl_->Run(); }
 
 Status Operator::Impl::Run() {
+  // Two malloc arenas rather than glibc's 8 per core: some 25 threads (probes,
+  // workers, watchers, HTTP) would each fill and fragment an arena of their
+  // own, for no gain at this allocation rate. Before any thread starts.
+  mallopt(M_ARENA_MAX, 2);
+
   // 1. API access: --kubeconfig, else $KUBECONFIG, else in-cluster.
   auto config = kube::Config::Load(opts.kubeconfig);
   if (!config.ok()) return config.status().Annotate("kubeconfig");
