@@ -53,7 +53,7 @@ Result<json> Client::List(const ResourceRef& r, std::string_view ns, const ListO
 }
 
 Result<json> Client::ListAll(const ResourceRef& r, std::string_view ns, ListOptions opts,
-                             const CallOptions& call) {
+                             const CallOptions& call, const std::function<void(json&)>& each_item) {
   if (opts.limit <= 0) opts.limit = 500;
   json all;
   json items = json::array();
@@ -62,7 +62,10 @@ Result<json> Client::ListAll(const ResourceRef& r, std::string_view ns, ListOpti
     if (!page.ok()) return page.status();
     json& p = page.value();
     if (auto it = p.find("items"); it != p.end() && it->is_array()) {
-      for (auto& item : *it) items.push_back(std::move(item));
+      for (auto& item : *it) {
+        if (each_item) each_item(item);
+        items.push_back(std::move(item));
+      }
     }
     std::string cont;
     if (auto m = p.find("metadata"); m != p.end() && m->is_object()) {

@@ -6,10 +6,15 @@
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 #include <pthread.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "switchboard/kube/transport.h"
@@ -174,11 +179,46 @@ void SetTimeouts(httplib::ClientImpl* c, std::chrono::duration<Rep, Period> read
   c->set_write_timeout(static_cast<time_t>(us / 1000000), static_cast<time_t>(us % 1000000));
 }
 
+// The kubeconfig's CA as a file httplib can load. Given no CA *file*,
+// httplib adds the system's default CA bundle to every client that verifies
+// the server (SSL_CTX_set_default_verify_paths, even with a CA store set):
+// ~0.5 MB of parsed certificates per pooled connection, and trust in CAs the
+// kubeconfig never named. A memfd (nothing on disk to clean up) holding the
+// PEM is that file, read through /proc/self/fd.
+class CaMemFile {
+ public:
+  static Result<std::shared_ptr<CaMemFile>> Of(const std::string& pem) {
+    int fd = memfd_create("switchboard-kube-ca", MFD_CLOEXEC);
+    if (fd < 0) return Status::Internal(std::string("memfd_create: ") + strerror(errno));
+    auto f = std::shared_ptr<CaMemFile>(new CaMemFile(fd));
+    for (size_t done = 0; done < pem.size();) {
+      ssize_t n = write(fd, pem.data() + done, pem.size() - done);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return Status::Internal(std::string("write CA memfd: ") + strerror(errno));
+      }
+      done += static_cast<size_t>(n);
+    }
+    return f;
+  }
+  ~CaMemFile() { close(fd_); }
+  CaMemFile(const CaMemFile&) = delete;
+  CaMemFile& operator=(const CaMemFile&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  explicit CaMemFile(int fd) : fd_(fd), path_("/proc/self/fd/" + std::to_string(fd)) {}
+  int fd_;
+  std::string path_;
+};
+
 class HttplibTransport : public Transport {
  public:
-  HttplibTransport(Config config, Endpoint ep, X509Ptr cert, PkeyPtr key)
+  HttplibTransport(Config config, Endpoint ep, X509Ptr cert, PkeyPtr key,
+                   std::shared_ptr<CaMemFile> ca_file)
       : config_(std::move(config)),
         ep_(std::move(ep)),
+        ca_file_(std::move(ca_file)),
         cert_(std::move(cert)),
         key_(std::move(key)),
         tokens_(config_.bearer_token, config_.token_file) {}
@@ -301,10 +341,8 @@ class HttplibTransport : public Transport {
       }
       if (config_.insecure_skip_tls_verify) {
         s->enable_server_certificate_verification(false);
-      } else if (!config_.ca_pem.empty()) {
-        auto store = LoadCaStore(config_.ca_pem);
-        if (!store.ok()) return store.status();
-        s->set_ca_cert_store(store->release());  // the SSL_CTX takes ownership
+      } else if (ca_file_) {
+        s->set_ca_cert_path(ca_file_->path().c_str());
       }
       c = std::move(s);
     } else {
@@ -391,6 +429,7 @@ class HttplibTransport : public Transport {
 
   const Config config_;
   const Endpoint ep_;
+  std::shared_ptr<CaMemFile> ca_file_;  // null: no CA in the kubeconfig
   X509Ptr cert_;
   PkeyPtr key_;
   internal::TokenSource tokens_;
@@ -418,11 +457,16 @@ Result<std::unique_ptr<Transport>> NewHttpTransport(const Config& config) {
       return Status::InvalidArgument("client-key: not a PEM private key: " + OpenSslError());
     }
   }
+  std::shared_ptr<CaMemFile> ca_file;
   if (ep->tls && !config.insecure_skip_tls_verify && !config.ca_pem.empty()) {
-    auto store = LoadCaStore(config.ca_pem);  // validate early
+    auto store = LoadCaStore(config.ca_pem);  // validate early, with a clear error
     if (!store.ok()) return store.status();
+    auto f = CaMemFile::Of(config.ca_pem);
+    if (!f.ok()) return f.status();
+    ca_file = std::move(f).value();
   }
-  auto t = std::make_unique<HttplibTransport>(config, ep.value(), std::move(cert), std::move(key));
+  auto t = std::make_unique<HttplibTransport>(config, ep.value(), std::move(cert), std::move(key),
+                                              std::move(ca_file));
   SB_RETURN_IF_ERROR(t->Init());
   return std::unique_ptr<Transport>(std::move(t));
 }

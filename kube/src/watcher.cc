@@ -82,11 +82,14 @@ void TrimBookkeeping(json& object) {
 
 }  // namespace
 
+void Watcher::Shape(json& object) const {
+  if (!object.is_object()) return;
+  if (opts_.trim_bookkeeping) TrimBookkeeping(object);
+  if (opts_.transform) opts_.transform(object);
+}
+
 void Watcher::Emit(WatcherEvent& ev) {
-  if (opts_.trim_bookkeeping) {
-    for (auto& o : ev.objects) TrimBookkeeping(o);
-    if (ev.object.is_object()) TrimBookkeeping(ev.object);
-  }
+  if (ev.type != WatcherEvent::Type::kRestarted) Shape(ev.object);
   // A throwing handler must not take the watcher thread (and the process)
   // down: log it and go on.
   try {
@@ -142,19 +145,21 @@ void Watcher::Run() {
         lo.limit = opts_.page_size;
         CallOptions co;
         co.timeout = opts_.list_timeout;
-        auto list = client_->ListAll(resource_, ns_, lo, co);
+        // Each item is shaped as its page arrives, so a relist never holds
+        // every page whole.
+        auto list = client_->ListAll(resource_, ns_, lo, co, [this](json& item) {
+          // List items lack apiVersion/kind; fill them so handlers see whole objects.
+          if (!item.contains("apiVersion")) item["apiVersion"] = resource_.ApiVersion();
+          if (!item.contains("kind")) item["kind"] = resource_.kind;
+          Shape(item);
+        });
         if (!list.ok()) {
           if (!fail(list.status())) goto done;
           break;
         }
         WatcherEvent ev;
         ev.type = WatcherEvent::Type::kRestarted;
-        for (auto& item : list.value()["items"]) {
-          // List items lack apiVersion/kind; fill them so handlers see whole objects.
-          if (!item.contains("apiVersion")) item["apiVersion"] = resource_.ApiVersion();
-          if (!item.contains("kind")) item["kind"] = resource_.kind;
-          ev.objects.push_back(std::move(item));
-        }
+        for (auto& item : list.value()["items"]) ev.objects.push_back(std::move(item));
         {
           std::lock_guard<std::mutex> lock(mu_);
           rv_ = ResourceVersionOf(list.value());

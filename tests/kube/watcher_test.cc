@@ -143,6 +143,33 @@ TEST(Watcher, RelistsOnGoneAndStoreFollows) {
   EXPECT_NE(paths[1].find("allowWatchBookmarks=true"), std::string::npos);
 }
 
+TEST(Watcher, TransformShapesWhatTheStoreHolds) {
+  Harness h;
+  json big = Cm("a", "5");
+  big["data"] = {{"keep", "1"}, {"drop", std::string(1000, 'x')}};
+  h.transport->lists.push_back(HttpResponse{200, ListBody({big}, "10"), {}});
+  json changed = Cm("a", "11");
+  changed["data"] = {{"keep", "2"}, {"drop", "y"}};
+  h.transport->streams.push_back({Line("MODIFIED", changed), true});
+  WatcherOptions o = FastOptions();
+  o.transform = [](json& obj) { obj["data"].erase("drop"); };
+  Informer inf(h.client.get(), resources::ConfigMap(), "ns", o);
+  std::atomic<bool> listed_whole{true};
+  inf.store().AddEventHandler(
+      {[&](const ObjectPtr& obj) { listed_whole = (*obj)["data"].contains("drop"); }, {}, {}});
+  inf.Start();
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto a = inf.store().Get("ns/a");
+        return a && (*a)["metadata"]["resourceVersion"] == "11";
+      },
+      5s));
+  EXPECT_FALSE(listed_whole.load()) << "the listed object reached the store untransformed";
+  EXPECT_EQ((*inf.store().Get("ns/a"))["data"], (json{{"keep", "2"}}));
+  EXPECT_EQ(inf.watcher().lists(), 1);
+  inf.Stop();
+}
+
 TEST(Watcher, ResumesFromLastVersionAfterCleanEnd) {
   Harness h;
   h.transport->lists.push_back(HttpResponse{200, ListBody({}, "10"), {}});

@@ -29,6 +29,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -63,22 +64,36 @@ long StatusKb(pid_t pid, const char* field) {
   return -1;
 }
 
-// Mutating requests the API server has served so far (all clients).
-double ApiWrites(const std::string& kubeconfig) {
+// Mutating requests the API server has served so far (all clients), by
+// "VERB resource[/subresource]".
+std::map<std::string, double> ApiWrites(const std::string& kubeconfig) {
   auto r = testing::Run({"kubectl", "--kubeconfig", kubeconfig, "get", "--raw", "/metrics"}, {}, "",
                         60s);
-  double sum = 0;
+  auto label = [](const std::string& line, const std::string& name) {
+    auto at = line.find(name + "=\"");
+    if (at == std::string::npos) return std::string();
+    at += name.size() + 2;
+    return line.substr(at, line.find('"', at) - at);
+  };
+  std::map<std::string, double> by_kind;
   std::istringstream in(r.out);
   std::string line;
   while (std::getline(in, line)) {
     if (line.rfind("apiserver_request_total{", 0) != 0) continue;
-    bool write = false;
-    for (const char* v :
-         {"verb=\"POST\"", "verb=\"PATCH\"", "verb=\"PUT\"", "verb=\"DELETE\"", "verb=\"APPLY\""}) {
-      if (line.find(v) != std::string::npos) write = true;
+    const std::string verb = label(line, "verb");
+    if (verb != "POST" && verb != "PATCH" && verb != "PUT" && verb != "DELETE" && verb != "APPLY") {
+      continue;
     }
-    if (write) sum += std::atof(line.substr(line.rfind(' ') + 1).c_str());
+    std::string what = verb + " " + label(line, "resource");
+    if (auto sub = label(line, "subresource"); !sub.empty()) what += "/" + sub;
+    by_kind[what] += std::atof(line.substr(line.rfind(' ') + 1).c_str());
   }
+  return by_kind;
+}
+
+double Total(const std::map<std::string, double>& m) {
+  double sum = 0;
+  for (const auto& [k, v] : m) sum += v;
   return sum;
 }
 
@@ -228,7 +243,7 @@ int main(int argc, char** argv) {
   long rss_idle = StatusKb(op.pid(), "VmRSS:");
 
   // 3. Create N backends from 8 threads; the clock starts at the first create.
-  const double writes_before = ApiWrites(kubeconfig);
+  const auto writes_before = ApiWrites(kubeconfig);
   const auto start = std::chrono::steady_clock::now();
   std::atomic<int> next{0}, failed{0};
   std::vector<std::thread> creators;
@@ -265,8 +280,15 @@ int main(int argc, char** argv) {
   long rss = StatusKb(op.pid(), "VmRSS:");
   long hwm = StatusKb(op.pid(), "VmHWM:");
 
-  const double writes_after = ApiWrites(kubeconfig);
-  const double per_backend = (writes_after - writes_before - backends) / backends;
+  const auto writes_after = ApiWrites(kubeconfig);
+  const double per_backend =
+      (Total(writes_after) - Total(writes_before) - backends) / double(backends);
+  std::string breakdown;  // per backend, by verb and resource
+  for (const auto& [what, n] : writes_after) {
+    auto b = writes_before.find(what);
+    double d = (n - (b == writes_before.end() ? 0 : b->second)) / backends;
+    if (d >= 0.005) breakdown += "  " + what + " " + std::to_string(d).substr(0, 4) + "\n";
+  }
 
   // 4. The API floor: the same kinds of writes from a bare client.
   const std::string floor_ns = ns + "-floor";
@@ -330,6 +352,8 @@ int main(int argc, char** argv) {
     }
   }
   (void)c.Delete(kube::resources::Namespace(), "", floor_ns);
+  // The operator has been idle for the floor's duration: its steady state.
+  const long rss_settled = StatusKb(op.pid(), "VmRSS:");
 
   // 5. Restart: a new operator; how fast it has reconciled everything, and
   //    the fewest users the rendered file held meanwhile.
@@ -363,12 +387,15 @@ int main(int argc, char** argv) {
   std::printf("created in          %.1f s\n", created_s);
   std::printf("all Ready after     %.1f s%s (%d Ready)\n", all_ready_s,
               ready >= backends ? "" : " (TIMEOUT)", ready);
-  std::printf("writes per backend  %.2f (operator's, API server count)\n", per_backend);
+  std::printf("writes per backend  %.2f (operator's, API server count); all clients':\n%s",
+              per_backend, breakdown.c_str());
   std::printf(
       "API floor           %.1f s (bare client, 6 writes per backend incl. the create, "
       "%d failures); all Ready / floor = %.2f\n",
       floor_s, ffailed.load(), all_ready_s / floor_s);
   std::printf("operator RSS idle   %.1f MiB\n", rss_idle / 1024.0);
+  std::printf("operator RSS settled %.1f MiB (all Ready, after the floor run)\n",
+              rss_settled / 1024.0);
   std::printf("operator RSS then   %.1f MiB (peak %.1f MiB, VmHWM %.1f MiB)\n", rss / 1024.0,
               rss_peak_during / 1024.0, hwm / 1024.0);
   std::printf(

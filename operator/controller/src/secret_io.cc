@@ -77,21 +77,24 @@ Result<bool> Patch(kube::Client* client, const json& desired, const json& curren
 
 }  // namespace
 
+void RecentWrites::Prune(std::chrono::steady_clock::time_point now) {
+  for (auto it = created_.begin(); it != created_.end();) {
+    it = now - it->second.first >= kKeep ? created_.erase(it) : std::next(it);
+  }
+}
+
 void RecentWrites::Created(const std::string& key, const json& desired) {
   std::lock_guard lock(mu_);
   const auto now = std::chrono::steady_clock::now();
-  for (auto it = created_.begin(); it != created_.end();) {
-    it = now - it->second.first > std::chrono::minutes(1) ? created_.erase(it) : std::next(it);
-  }
-  created_[key] = {now, desired};
+  Prune(now);
+  created_[key] = {now, desired.dump()};
 }
 
-bool RecentWrites::Fresh(const std::string& key, const json& desired,
-                         std::chrono::milliseconds window) {
+bool RecentWrites::Fresh(const std::string& key, const json& desired) {
   std::lock_guard lock(mu_);
+  Prune(std::chrono::steady_clock::now());
   auto it = created_.find(key);
-  return it != created_.end() && std::chrono::steady_clock::now() - it->second.first < window &&
-         it->second.second == desired;
+  return it != created_.end() && it->second.second == desired.dump();
 }
 
 Result<json> GetSecretOrNull(kube::Client* client, const std::string& ns, const std::string& name) {

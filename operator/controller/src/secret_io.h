@@ -18,17 +18,21 @@ namespace switchboard::operator_controller {
 // a create a moment after it succeeded, and every write also wakes the
 // owner (its watch event): without this, the owner's next reconcile would
 // find nothing in the cache and POST again (a 409 and a GET, each an API
-// round trip). Thread-safe.
+// round trip). Holds each create as its serialized bytes (not a JSON DOM)
+// and only for `kKeep`: after a burst of 2,000 creates it must not stay a
+// second copy of the Secrets cache. Thread-safe.
 class RecentWrites {
  public:
+  static constexpr std::chrono::seconds kKeep{10};
   void Created(const std::string& key, const json& desired);
-  // True when `key` was created within `window` with exactly `desired`.
-  bool Fresh(const std::string& key, const json& desired,
-             std::chrono::milliseconds window = std::chrono::seconds(10));
+  // True when `key` was created within kKeep with exactly `desired`.
+  bool Fresh(const std::string& key, const json& desired);
 
  private:
+  void Prune(std::chrono::steady_clock::time_point now);  // needs mu_
   std::mutex mu_;
-  std::map<std::string, std::pair<std::chrono::steady_clock::time_point, json>> created_;
+  // key -> (when, desired.dump()); guarded by mu_
+  std::map<std::string, std::pair<std::chrono::steady_clock::time_point, std::string>> created_;
 };
 
 // Makes Secret desired.metadata.{namespace,name} equal `desired` (data,

@@ -55,8 +55,11 @@ class Client {
   // List whose items are all pages' items and whose metadata.resourceVersion
   // is the snapshot's version (usable to start a watch). The deadline applies
   // per page. A page answered 410 Expired gives kGone: relist from scratch.
+  // `each_item` (may be empty) edits each item as its page arrives, so a
+  // caller that keeps only part of each object never holds every page whole.
   Result<json> ListAll(const ResourceRef& r, std::string_view ns, ListOptions opts = {},
-                       const CallOptions& call = {});
+                       const CallOptions& call = {},
+                       const std::function<void(json&)>& each_item = {});
 
   // POST. The namespace comes from obj.metadata.namespace (required for
   // namespaced resources: kInvalidArgument when missing). Returns the

@@ -52,6 +52,14 @@ struct WatcherOptions {
   // and they are often half of an object's size, so a cache of 1,000
   // objects would otherwise hold megabytes of bookkeeping.
   bool trim_bookkeeping = true;
+  // Applied in place to each listed (as its page arrives) or watched
+  // object (after the trim),
+  // before handlers and so caches see it, as client-go's SetTransform: a
+  // controller keeps only the fields it reads, so a cache of thousands of
+  // objects holds kilobytes rather than megabytes. It must keep
+  // metadata.name, .namespace and .resourceVersion (the store's key and
+  // change detection). Runs on the watcher's thread; empty: none.
+  std::function<void(json&)> transform;
 };
 
 class Watcher {
@@ -79,7 +87,8 @@ class Watcher {
  private:
   void Run();
   bool Sleep(std::chrono::milliseconds d);  // false when stopping
-  void Emit(WatcherEvent& ev);              // trims bookkeeping in place, then calls the handler
+  void Shape(json& object) const;           // trim_bookkeeping, then transform, in place
+  void Emit(WatcherEvent& ev);              // shapes a watched object, then calls the handler
 
   Client* client_;
   ResourceRef resource_;

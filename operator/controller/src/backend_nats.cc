@@ -1,0 +1,110 @@
+// The NATS flow of a PubSubBackend reconcile: credentials (one step of the
+// rotation state machine), the env Secret, the user in the server's config
+// Secret, then the probe (backend_probe.cc).
+#include "backend_step.h"
+#include "switchboard/api/names.h"
+#include "switchboard/operator_logic/env.h"
+#include "switchboard/operator_logic/objects.h"
+
+namespace switchboard::operator_controller {
+namespace logic = ::switchboard::operator_logic;
+namespace reasons = ::switchboard::operator_logic::reasons;
+using logic::Step;
+using namespace std::chrono_literals;
+
+std::chrono::milliseconds Until(logic::Time t) {
+  auto d = std::chrono::duration_cast<std::chrono::milliseconds>(t - logic::Clock::now());
+  return d < 100ms ? std::chrono::milliseconds(100ms) : d;
+}
+
+namespace {
+
+// Reason of a credentials event, from the state before and after a step.
+std::string_view CredentialEventReason(const logic::CredentialState& before,
+                                       const logic::CredentialState& after) {
+  if (before.phase != after.phase) {
+    if (after.phase == logic::RotationPhase::kStaged) return reasons::kRotationStaged;
+    if (after.phase == logic::RotationPhase::kRetiring) return reasons::kRotationSwitched;
+    return reasons::kRotationCompleted;
+  }
+  return reasons::kRotationStaged;  // a note without a phase change: an ignored request
+}
+
+}  // namespace
+
+Result<Action> BackendReconciler::Impl::Nats(const json& server_obj) {
+  api::NatsServerView server(server_obj);
+  const std::string server_key = server.key().ToString();
+  in.subject = view.subject_prefix() + ".*";
+  in.server = server_key;
+
+  // 1. Credentials: the stored state (owned Secret, from the cache) and one
+  //    step of the state machine.
+  auto read = ReadStoredCredentials(ctx, view, uid);
+  if (const auto* f = std::get_if<Finding>(&read)) return Fail(*f);
+  const StoredCredentials stored = std::get<StoredCredentials>(std::move(read));
+  auto inputs = ReadCredentialInputs(ctx, obj, view, uid);
+  if (!inputs.ok()) return inputs.status();
+  if (const auto* f = std::get_if<Finding>(&*inputs)) return Fail(*f);
+  const auto& ci = std::get<logic::CredentialInputs>(*inputs);
+  auto plan = logic::PlanCredentials(stored.state, ci);
+  if (!plan.ok()) {
+    return Fail(Step::kCredentials, reasons::kInvalidSpec, plan.status().message(),
+                Action::AwaitChange());
+  }
+  // Written before anything uses a new password; the cached copy may also
+  // need the new layout (an upgrade) even when the state is the same.
+  SB_RETURN_IF_ERROR(WriteCredentials(plan->state, stored.marked_conflict, stored.secret.get()));
+  // Rotation steps get an event; a first password does not (the Ready event
+  // follows, and with 1,000 backends it would be 1,000 more API writes).
+  if (!plan->note.empty() && stored.state) {
+    Event(false, CredentialEventReason(*stored.state, plan->state), plan->note);
+  }
+  Passed(Step::kCredentials,
+         ci.external_password
+             ? "from the Secret in passwordSecretRef"
+             : "generated; in Secret " + api::DefaultCredentialsSecretName(view.name()));
+
+  // 2. The env Secret (while Staged still the previous user: the server may
+  //    not have loaded the new one yet).
+  auto env_ok = WriteEnv(
+      logic::NatsEnv(server.url(), plan->env.username, plan->env.password, view.subject_prefix()));
+  if (!env_ok.ok()) return env_ok.status();
+  if (*env_ok == stored.marked_conflict) {
+    // The render leaves a backend in SecretConflict out: mark or unmark.
+    SB_RETURN_IF_ERROR(WriteCredentials(plan->state, !*env_ok, stored.secret.get()));
+  }
+  if (!*env_ok) return EnvConflict();
+  Passed(Step::kEnvSecret, "Secret " + in.env_secret_name + " written");
+  in.username = plan->env.username;
+  in.rotation = logic::RotationStatus(plan->state);
+
+  // 3. The user in the server's config Secret (written by the server
+  //    reconciler from the same caches).
+  kube::ObjectPtr config = ctx.secrets->Get(server.ns(), server.config_secret_name());
+  const bool staged = plan->state.phase == logic::RotationPhase::kStaged;
+  const bool probe_user_in =
+      ConfigHolds(ctx, config.get(), server, plan->probe.username, plan->probe.bcrypt);
+  bool env_user_in = probe_user_in;
+  if (staged && plan->state.previous) {
+    env_user_in = ConfigHolds(ctx, config.get(), server, plan->state.previous->username,
+                              plan->state.previous->bcrypt);
+  }
+  if (!probe_user_in && !env_user_in) {
+    ctx.enqueue_server(server_key);
+    // A new backend waits quietly: its first status is the probe's.
+    if (!StatusOf(obj).contains("conditions")) return Action::RequeueAfter(2s);
+    return Fail(Step::kRenderConfig, reasons::kConfigNotReloaded,
+                "the user is not yet in NatsServer " + server_key + "'s config Secret " +
+                    server.config_secret_name(),
+                Action::RequeueAfter(2s));
+  }
+  Passed(Step::kRenderConfig, "in Secret " + server.ns() + "/" + server.config_secret_name() +
+                                  " key " + server.config_key());
+
+  auto next_probe = ctx.probe_interval;
+  if (plan->requeue_at) next_probe = std::min(next_probe, Until(*plan->requeue_at));
+  return Probe({server, *plan, ci, config.get(), stored.secret.get(), probe_user_in, next_probe});
+}
+
+}  // namespace switchboard::operator_controller

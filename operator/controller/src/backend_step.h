@@ -1,0 +1,150 @@
+// One PubSubBackend reconcile, split by step (see reconcilers.h):
+//   read     backend_read.cc      typed views of the caches and the Secrets a
+//                                 user references; no decisions, no writes
+//   decide   operator/logic       PlanCredentials, ComputeBackendStatus, ...
+//   apply    backend_apply.cc     the writes: finalizers, owned Secrets
+//   report   backend_report.cc    status and events, only when they change
+//   probe    backend_probe.cc     the live probe on the ProbePool
+// and the flows that chain them: backend_nats.cc, backend_env_kinds.cc
+// (rabbitmq, postgres), backend_finalize.cc. Private to the controller.
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "k8s_util.h"
+#include "switchboard/api/views.h"
+#include "switchboard/operator_controller/reconcilers.h"
+#include "switchboard/operator_logic/cluster_render.h"
+#include "switchboard/operator_logic/conditions.h"
+#include "switchboard/operator_logic/rotation.h"
+#include "switchboard/operator_logic/secrets.h"
+#include "switchboard/rules/validate.h"
+
+namespace switchboard::operator_controller {
+
+// The finalizer the operator wrote before the one core; replaced on sight.
+inline constexpr std::string_view kLegacyFinalizer = "pubsub.switchboard.dev/finalizer";
+
+// What a read found that the backend's status reports (as opposed to an API
+// error, which the controller retries with backoff).
+struct Finding {
+  operator_logic::Step step;
+  std::string_view reason;
+  std::string message;
+  Action action;
+};
+template <typename T>
+using Found = std::variant<T, Finding>;
+
+// How long until `t`, at least 100 ms (a requeue delay).
+std::chrono::milliseconds Until(operator_logic::Time t);
+
+// ---- read (backend_read.cc) ----
+
+// The owned credentials Secret of a backend, from the cache.
+struct StoredCredentials {
+  kube::ObjectPtr secret;  // null when absent
+  std::optional<operator_logic::CredentialState> state;
+  bool marked_conflict = false;  // annotated SecretConflict (left out of the render)
+};
+// A Secret with that name owned by someone else is SecretConflict; an
+// undecodable one is CredentialsNotFound.
+Found<StoredCredentials> ReadStoredCredentials(const ReconcileContext& ctx,
+                                               const api::BackendView& view,
+                                               const std::string& uid);
+
+// PlanCredentials' inputs: spec, annotations, the user's password Secret
+// (read by name: it is not ours, so not cached) and the env Secret's user.
+Result<Found<operator_logic::CredentialInputs>> ReadCredentialInputs(const ReconcileContext& ctx,
+                                                                     const json& obj,
+                                                                     const api::BackendView& view,
+                                                                     const std::string& uid);
+
+// One key of a Secret read by name (null-safe): nullopt when the Secret or
+// the key is absent.
+Result<std::optional<std::string>> ReadSecretKey(const ReconcileContext& ctx, const std::string& ns,
+                                                 const std::string& name, const std::string& key);
+
+// The probe's CA file for a server with spec.tls.caSecretRef ("" when none).
+Result<std::string> CaFile(const ReconcileContext& ctx, const api::NatsServerView& server);
+
+// Whether the server's config Secret holds these users (ConfigIndex).
+bool ConfigHolds(const ReconcileContext& ctx, const json* config_secret,
+                 const api::NatsServerView& server, const std::string& username,
+                 const std::string& bcrypt);
+
+// ---- the reconcile ----
+
+struct BackendReconciler::Facts {
+  struct Entry {
+    std::string version;  // metadata.resourceVersion the facts were read from
+    std::string kind, server, prefix, user;
+  };
+  std::mutex mu;
+  std::map<std::string, Entry> by_key;  // guarded by mu
+
+  // The objects the shared rules compare `self` with: only backends on the
+  // same server that could clash (same prefix or username, nested
+  // prefixes), and the referenced server.
+  // The objects the shared rules compare `self` with: only backends on the
+  // same server that could clash (same prefix or username, nested
+  // prefixes), and the referenced server.
+  rules::Context Build(const ReconcileContext& ctx, const api::BackendView& self);
+};
+
+struct BackendReconciler::Impl {
+  const ReconcileContext& ctx;
+  const json& obj;
+  api::BackendView view;
+  std::string key;
+  std::string uid;
+  operator_logic::BackendStatusInput in;
+
+  Impl(const ReconcileContext& c, const json& o);
+
+  // report (backend_report.cc)
+  void Event(bool warning, std::string_view reason, const std::string& message);
+  // Status (and its event) from the steps so far; written only on change.
+  Result<Action> Report(Action action);
+  Result<Action> Fail(operator_logic::Step step, std::string_view reason,
+                      const std::string& message, Action action);
+  Result<Action> Fail(const Finding& f) { return Fail(f.step, f.reason, f.message, f.action); }
+  void Passed(operator_logic::Step step, std::string message);
+  Result<Action> Invalid(const rules::Report& report);
+  Result<Action> EnvConflict();
+
+  // apply (backend_apply.cc)
+  Status EnsureFinalizer();
+  Status RemoveFinalizers();
+  // Env Secret with `env`; false (SecretConflict) when its name is taken.
+  Result<bool> WriteEnv(const operator_logic::SecretData& env);
+  Status WriteCredentials(const operator_logic::CredentialState& state, bool conflict,
+                          const json* cached);
+
+  // flows
+  Result<Action> Rabbit();                                        // backend_env_kinds.cc
+  Result<Action> Postgres();                                      // backend_env_kinds.cc
+  Result<Action> EnvOnly(const operator_logic::SecretData& env);  // backend_env_kinds.cc
+  Result<Action> Nats(const json& server_obj);                    // backend_nats.cc
+  Result<Action> Finalize();                                      // backend_finalize.cc
+
+  // What the probe step needs from the NATS flow.
+  struct NatsProbe {
+    const api::NatsServerView& server;
+    const operator_logic::CredentialPlan& plan;
+    const operator_logic::CredentialInputs& ci;
+    const json* config;        // the server's config Secret (may be null)
+    const json* creds_secret;  // the cached credentials Secret (may be null)
+    bool probe_user_in = false;
+    std::chrono::milliseconds next_probe;
+  };
+  Result<Action> Probe(NatsProbe p);  // backend_probe.cc
+};
+
+}  // namespace switchboard::operator_controller

@@ -1,0 +1,43 @@
+#include "cache_shapes.h"
+
+#include <initializer_list>
+#include <string_view>
+
+namespace switchboard::operator_controller {
+namespace {
+
+// Removes every member of `obj` not named in `keep`.
+void KeepOnly(json& obj, std::initializer_list<std::string_view> keep) {
+  if (!obj.is_object()) return;
+  for (auto it = obj.begin(); it != obj.end();) {
+    bool wanted = false;
+    for (auto k : keep) wanted = wanted || it.key() == k;
+    it = wanted ? std::next(it) : obj.erase(it);
+  }
+}
+
+void KeepMetadata(json& obj, std::initializer_list<std::string_view> keep) {
+  auto meta = obj.find("metadata");
+  if (meta != obj.end()) KeepOnly(*meta, keep);
+}
+
+}  // namespace
+
+void CompactOwnedSecret(json& secret) {
+  KeepOnly(secret, {"metadata", "data"});
+  KeepMetadata(secret, {"name", "namespace", "uid", "resourceVersion", "labels", "annotations",
+                        "ownerReferences", "deletionTimestamp"});
+  auto meta = secret.find("metadata");
+  if (meta == secret.end() || !meta->is_object()) return;
+  auto refs = meta->find("ownerReferences");
+  if (refs == meta->end() || !refs->is_array()) return;
+  for (auto& ref : *refs) KeepOnly(ref, {"kind", "name", "uid"});
+}
+
+void CompactCustomObject(json& object) {
+  KeepOnly(object, {"apiVersion", "kind", "metadata", "spec", "status"});
+  KeepMetadata(object, {"name", "namespace", "uid", "resourceVersion", "generation", "labels",
+                        "annotations", "finalizers", "deletionTimestamp"});
+}
+
+}  // namespace switchboard::operator_controller

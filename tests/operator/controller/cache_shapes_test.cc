@@ -1,0 +1,78 @@
+// What the operator's caches keep of an object: everything a reconcile reads
+// survives, bookkeeping it never reads does not.
+#include "cache_shapes.h"
+
+#include <gtest/gtest.h>
+
+#include "secret_io.h"
+
+namespace switchboard::operator_controller {
+namespace {
+
+TEST(CacheShapes, OwnedSecretKeepsWhatReconcileReads) {
+  json s = json::parse(R"({
+    "apiVersion": "v1", "kind": "Secret", "type": "Opaque", "immutable": false,
+    "metadata": {
+      "name": "b-pubsub-credentials", "namespace": "team-a", "uid": "u1",
+      "resourceVersion": "42", "creationTimestamp": "2026-01-01T00:00:00Z",
+      "labels": {"app.kubernetes.io/managed-by": "switchboard"},
+      "annotations": {"pubsub.switchboard.dev/secret-conflict": "env"},
+      "deletionTimestamp": "2026-01-02T00:00:00Z",
+      "ownerReferences": [{"apiVersion": "pubsub.switchboard.dev/v1alpha1",
+        "kind": "PubSubBackend", "name": "b", "uid": "owner", "controller": true,
+        "blockOwnerDeletion": true}]},
+    "data": {"password": "cHc=", "username": "dQ=="}})");
+  CompactOwnedSecret(s);
+  EXPECT_EQ(s, json::parse(R"({
+    "metadata": {
+      "name": "b-pubsub-credentials", "namespace": "team-a", "uid": "u1",
+      "resourceVersion": "42",
+      "labels": {"app.kubernetes.io/managed-by": "switchboard"},
+      "annotations": {"pubsub.switchboard.dev/secret-conflict": "env"},
+      "deletionTimestamp": "2026-01-02T00:00:00Z",
+      "ownerReferences": [{"kind": "PubSubBackend", "name": "b", "uid": "owner"}]},
+    "data": {"password": "cHc=", "username": "dQ=="}})"));
+}
+
+TEST(CacheShapes, CustomObjectKeepsSpecStatusAndMetadataReconcileReads) {
+  json b = json::parse(R"({
+    "apiVersion": "pubsub.switchboard.dev/v1alpha1", "kind": "PubSubBackend",
+    "metadata": {"name": "b", "namespace": "team-a", "uid": "u", "resourceVersion": "7",
+      "generation": 2, "creationTimestamp": "2026-01-01T00:00:00Z",
+      "labels": {"a": "b"}, "annotations": {"pubsub.switchboard.dev/rotate-password": "1"},
+      "finalizers": ["pubsub.switchboard.dev/cleanup"], "selfLink": "/x"},
+    "spec": {"kind": "nats"}, "status": {"username": "u"}, "extra": 1})");
+  json want = b;
+  want.erase("extra");
+  want["metadata"].erase("creationTimestamp");
+  want["metadata"].erase("selfLink");
+  CompactCustomObject(b);
+  EXPECT_EQ(b, want);
+}
+
+TEST(CacheShapes, NonObjectsAreLeftAlone) {
+  json a = json::array({1, 2});
+  CompactOwnedSecret(a);
+  CompactCustomObject(a);
+  EXPECT_EQ(a, json::array({1, 2}));
+  json no_meta = {{"data", {{"k", "dg=="}}}, {"type", "Opaque"}};
+  CompactOwnedSecret(no_meta);
+  EXPECT_EQ(no_meta, (json{{"data", {{"k", "dg=="}}}}));
+}
+
+// RecentWrites keeps bytes, not a DOM; a create is "fresh" only for exactly
+// the object that was created.
+TEST(RecentWrites, FreshOnlyForTheSameObject) {
+  RecentWrites recent;
+  const json a = {{"metadata", {{"name", "x"}}}, {"data", {{"k", "dg=="}}}};
+  json b = a;
+  b["data"]["k"] = "dw==";
+  EXPECT_FALSE(recent.Fresh("ns/x", a));
+  recent.Created("ns/x", a);
+  EXPECT_TRUE(recent.Fresh("ns/x", a));
+  EXPECT_FALSE(recent.Fresh("ns/x", b));
+  EXPECT_FALSE(recent.Fresh("ns/y", a));
+}
+
+}  // namespace
+}  // namespace switchboard::operator_controller
