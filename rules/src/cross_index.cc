@@ -24,12 +24,12 @@ std::vector<std::string_view> Ancestors(std::string_view prefix) {
 
 // Secret data as the API server stores it; undecodable values read as empty
 // (the rules then report the Secret's content as missing).
-std::string Base64Decode(std::string_view in) { return base64::Decode(in).value_or(""); }
-
 // The value of `key` in a Secret object, when present (data is base64).
 std::optional<std::string> SecretValue(const nlohmann::json& secret, const std::string& key) {
   if (auto s = api::String(api::Path(secret, {"stringData", key}))) return std::string(*s);
-  if (auto s = api::String(api::Path(secret, {"data", key}))) return Base64Decode(*s);
+  if (auto s = api::String(api::Path(secret, {"data", key}))) {
+    return base64::Decode(*s).value_or("");
+  }
   return std::nullopt;
 }
 

@@ -136,7 +136,7 @@ int ReadyCount(kube::Client& c, const std::string& ns) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int backends = 1000, workers = 4, timeout_s = 600;
+  int backends = 1000, workers = 8, timeout_s = 600;
   std::string kubeconfig;
   for (int i = 1; i < argc; i += 2) {
     std::string a = argv[i];

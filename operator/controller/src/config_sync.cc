@@ -12,15 +12,6 @@
 #include "switchboard/common/base64.h"
 
 namespace switchboard::operator_controller {
-namespace {
-
-Result<std::string> Base64Decode(const std::string& in) {
-  auto out = base64::Decode(std::string_view(in));
-  if (!out) return Status::InvalidArgument("the config Secret's value is not valid base64");
-  return *out;
-}
-
-}  // namespace
 
 Result<bool> WriteFileIfChanged(const std::string& path, const std::string& content) {
   {
@@ -63,7 +54,9 @@ Result<std::string> SecretValue(const std::string& secret_json_text, const std::
   if (data == j.end() || !data->is_object() || !data->contains(key) || !(*data)[key].is_string()) {
     return Status::NotFound("the Secret has no data key \"" + key + "\"");
   }
-  return Base64Decode((*data)[key].get<std::string>());
+  auto decoded = base64::Decode((*data)[key].get_ref<const std::string&>());
+  if (!decoded) return Status::InvalidArgument("the config Secret's value is not valid base64");
+  return *decoded;
 }
 
 Result<pid_t> ReadPidFile(const std::string& path) {

@@ -62,7 +62,7 @@ void Register(flags::FlagSet* set, Options* o) {
              addr(&o->health_addr));
   set->Value("metrics-addr", "ADDR", "Prometheus /metrics (default :8080; 0 disables)",
              addr(&o->metrics_addr));
-  set->Int("workers", &o->workers, "concurrent reconciles per kind (default 4)", 1, 256);
+  set->Int("workers", &o->workers, "concurrent reconciles per kind (default 8)", 1, 256);
   set->Int("probe-workers", &o->probe_workers,
            "concurrent NATS probes, off the reconcile workers (default 8)", 1, 256);
   set->Duration("probe-timeout", &o->probe_timeout, "deadline of one NATS probe (default 5s)",

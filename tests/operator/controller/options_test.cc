@@ -23,21 +23,21 @@ TEST(ParseHostPort, Forms) {
 TEST(ParseOptions, DefaultsAndFlags) {
   auto d = ParseOptions({});
   ASSERT_TRUE(d.ok());
-  EXPECT_EQ(d->workers, 4);
+  EXPECT_EQ(d->workers, 8);
   EXPECT_FALSE(d->leader_elect);
   EXPECT_TRUE(d->namespaces.empty());
 
   auto o =
       ParseOptions({"--kubeconfig", "/k", "--namespaces=a, b,,c", "--leader-elect",
                     "--lease-namespace=ops", "--health-addr", "127.0.0.1:1", "--metrics-addr=0",
-                    "--workers=8", "--probe-timeout=2s", "--probe-interval", "30s",
+                    "--workers=12", "--probe-timeout=2s", "--probe-interval", "30s",
                     "--lease-duration=3s", "--renew-deadline=2s", "--retry-period=500ms"});
   ASSERT_TRUE(o.ok()) << o.status().ToString();
   EXPECT_EQ(o->kubeconfig, "/k");
   EXPECT_EQ(o->namespaces, (std::vector<std::string>{"a", "b", "c"}));
   EXPECT_TRUE(o->leader_elect);
   EXPECT_EQ(o->lease_namespace, "ops");
-  EXPECT_EQ(o->workers, 8);
+  EXPECT_EQ(o->workers, 12);
   EXPECT_EQ(o->probe_timeout.count(), 2000);
   EXPECT_EQ(o->probe_interval.count(), 30000);
   EXPECT_EQ(o->retry_period.count(), 500);

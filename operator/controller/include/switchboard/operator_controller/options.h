@@ -27,7 +27,7 @@ struct Options {
   Millis retry_period{2000};                        // --retry-period
   std::string health_addr = ":8081";                // --health-addr; "0" disables
   std::string metrics_addr = ":8080";               // --metrics-addr; "0" disables
-  int workers = 4;                                  // --workers
+  int workers = 8;                                  // --workers
   int probe_workers = 8;                            // --probe-workers
   Millis probe_timeout{5000};                       // --probe-timeout: one probe's deadline
   Millis probe_interval{300000};  // --probe-interval: re-probe a Ready backend this often
