@@ -39,6 +39,32 @@ uint64_t HashKey(std::string_view raw) {
   return std::hash<std::string>()(DecodeKey(raw));
 }
 
+// A JSON scan's position relative to strings: Step() eats one character of
+// a string (escapes included) and keeps the last complete string's contents.
+struct StringTracker {
+  bool in = false;
+  bool escaped = false;
+  size_t start = 0;
+  std::string_view last;
+
+  void Open(size_t pos) {
+    in = true;
+    start = pos + 1;
+  }
+  // Only while `in`.
+  void Step(std::string_view text, size_t pos) {
+    const char c = text[pos];
+    if (escaped) {
+      escaped = false;
+    } else if (c == '\\') {
+      escaped = true;
+    } else if (c == '"') {
+      in = false;
+      last = text.substr(start, pos - start);
+    }
+  }
+};
+
 // Walks the object whose '{' is at text[open] (at line `line`) and finds a
 // key given twice among its own keys. Called only when the key hashes of
 // that object collide, so it may allocate freely.
@@ -46,34 +72,24 @@ bool FindDuplicateKey(std::string_view text, size_t open, int line, std::string*
                       int* first_line) {
   std::unordered_map<std::string, int> seen;
   int depth = 0;
-  bool in_string = false, escaped = false;
-  size_t string_start = 0;
-  std::string_view last;
+  StringTracker str;
   int last_line = line;
   for (size_t pos = open; pos < text.size(); ++pos) {
     char c = text[pos];
     if (c == '\n') ++line;
-    if (in_string) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        in_string = false;
-        last = text.substr(string_start, pos - string_start);
-      }
+    if (str.in) {
+      str.Step(text, pos);
       continue;
     }
     if (c == '"') {
-      in_string = true;
-      string_start = pos + 1;
+      str.Open(pos);
       last_line = line;
     } else if (c == '{' || c == '[') {
       ++depth;
     } else if (c == '}' || c == ']') {
       if (--depth == 0) return false;
     } else if (c == ':' && depth == 1) {
-      std::string k = DecodeKey(last);
+      std::string k = DecodeKey(str.last);
       auto [it, inserted] = seen.emplace(k, last_line);
       if (!inserted) {
         *key = std::move(k);
@@ -108,23 +124,14 @@ ScanError ScanValue(std::string_view text, size_t pos, int* line, int max_depth,
   // so that small objects cost no allocation.
   thread_local std::vector<Level> levels;
   int depth = 0;
-  bool in_string = false, escaped = false;
-  size_t string_start = 0;
-  std::string_view last_string;
+  StringTracker str;
   bool key_is_items = false, in_items = false, expect_item = false;
   bool root_is_object = text[pos] == '{';
   for (; pos < text.size(); ++pos) {
     char c = text[pos];
     if (c == '\n') ++*line;
-    if (in_string) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        in_string = false;
-        last_string = text.substr(string_start, pos - string_start);
-      }
+    if (str.in) {
+      str.Step(text, pos);
       continue;
     }
     if (expect_item && !IsSpace(c)) {
@@ -133,8 +140,7 @@ ScanError ScanValue(std::string_view text, size_t pos, int* line, int max_depth,
     }
     switch (c) {
       case '"':
-        in_string = true;
-        string_start = pos + 1;
+        str.Open(pos);
         break;
       case '{':
       case '[':
@@ -184,9 +190,9 @@ ScanError ScanValue(std::string_view text, size_t pos, int* line, int max_depth,
         break;
       }
       case ':':
-        if (depth == 1) key_is_items = last_string == "items";
+        if (depth == 1) key_is_items = str.last == "items";
         if (depth >= 1 && levels[depth - 1].object) {
-          levels[depth - 1].keys.push_back(HashKey(last_string));
+          levels[depth - 1].keys.push_back(HashKey(str.last));
         }
         break;
       case ',':

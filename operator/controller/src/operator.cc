@@ -109,7 +109,10 @@ Status Operator::Impl::Run() {
   // 1. API access: --kubeconfig, else $KUBECONFIG, else in-cluster.
   auto config = kube::Config::Load(opts.kubeconfig);
   if (!config.ok()) return config.status().Annotate("kubeconfig");
-  config->user_agent = "switchboard-operator";
+  // The API server names the field manager of a create or merge patch after
+  // the User-Agent (up to its first '/'): --field-manager is what every
+  // write of the operator is recorded under in managedFields.
+  config->user_agent = opts.field_manager;
   config->timeout = std::chrono::seconds(15);
   auto c = kube::Client::New(*config);
   if (!c.ok()) return c.status().Annotate("kube client");

@@ -72,7 +72,7 @@ void Register(flags::FlagSet* set, Options* o) {
   set->Duration("resync-period", &o->resync_period,
                 "re-queue every object this often; 0 = never (default 0)");
   set->String("field-manager", &o->field_manager,
-              "server-side apply field manager (default switchboard-operator)")
+              "field manager recorded for every write (default switchboard-operator)")
       .Metavar("NAME");
   set->Value("log-level", "LEVEL",
              "debug | info | warn | error (default info or $SWITCHBOARD_LOG_LEVEL)",

@@ -96,6 +96,11 @@ TEST_F(OperatorE2E, TwoInstallationsBecomeReadyAndAreIsolated) {
   json s = Get("secret", a_ns, "hatchet-pubsub-env");
   EXPECT_EQ(s["metadata"]["ownerReferences"][0]["uid"], a["metadata"]["uid"]);
   EXPECT_EQ(s["metadata"]["labels"]["app.kubernetes.io/managed-by"], "switchboard");
+  // Its writes are recorded under --field-manager (default switchboard-operator).
+  auto managers =
+      Kubectl({"get", "secret", "-n", a_ns, "hatchet-pubsub-env", "--show-managed-fields", "-o",
+               "jsonpath={.metadata.managedFields[*].manager}"});
+  EXPECT_EQ(managers.out, "switchboard-operator") << managers.err;
 
   // The rendered file: both users, bcrypt only, no plaintext password.
   std::string conf = nats->IncludeText();

@@ -32,7 +32,7 @@ struct Options {
   Millis probe_timeout{5000};                       // --probe-timeout: one probe's deadline
   Millis probe_interval{300000};  // --probe-interval: re-probe a Ready backend this often
   Millis resync_period{0};        // --resync-period: 0 = never re-list on a timer
-  std::string field_manager = "switchboard-operator";  // --field-manager (server-side apply)
+  std::string field_manager = "switchboard-operator";  // --field-manager (managedFields)
   std::string log_level;                               // --log-level debug|info|warn|error
   bool help = false;                                   // --help
 };

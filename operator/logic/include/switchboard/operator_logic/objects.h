@@ -1,5 +1,5 @@
-// Kubernetes objects the operator writes, built as JSON for server-side
-// apply, and the ownership rule for objects it finds. Pure.
+// Kubernetes objects the operator writes, built as JSON for create and merge
+// patch, and the ownership rule for objects it finds. Pure.
 #pragma once
 
 #include <map>
@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "switchboard/api/constants.h"
 #include "switchboard/common/status.h"
 #include "switchboard/operator_logic/env.h"
 
@@ -20,12 +21,9 @@ inline constexpr std::string_view kBackendLabel = "pubsub.switchboard.dev/backen
 inline constexpr std::string_view kServerLabel = "pubsub.switchboard.dev/server";
 // The finalizer on PubSubBackends.
 inline constexpr std::string_view kFinalizer = "pubsub.switchboard.dev/cleanup";
-inline constexpr std::string_view kApiVersion = "pubsub.switchboard.dev/v1alpha1";
-// Server-side apply field manager.
-inline constexpr std::string_view kFieldManager = "switchboard-operator";
 
 struct OwnerRef {
-  std::string api_version = std::string(kApiVersion);
+  std::string api_version = std::string(api::kApiVersion);
   std::string kind;  // "PubSubBackend" | "NatsServer"
   std::string name;
   std::string uid;
@@ -42,7 +40,7 @@ struct SecretSpec {
 
 // {"apiVersion":"v1","kind":"Secret","metadata":{name,namespace,labels,
 // [annotations],[ownerReferences]},"type":"Opaque","data":{k: base64}}.
-// Deterministic (keys sorted), ready for an apply patch with kFieldManager.
+// Deterministic (keys sorted).
 nlohmann::json BuildSecret(const SecretSpec& spec);
 
 // A Secret object's .data decoded (stringData is merged over it, as the API
