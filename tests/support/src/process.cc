@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -52,10 +53,16 @@ pid_t Spawn(std::vector<std::string> argv, std::vector<std::string> env, int in_
             int err_fd) {
   auto args = Pointers(argv);
   auto envp = Pointers(env);
+  const pid_t parent = getpid();
   pid_t pid = fork();
   if (pid != 0) return pid;
   // Child: its own process group so a test's kill never reaches the runner.
   setpgid(0, 0);
+  // A test or bench killed outright (ctest's timeout, SIGKILL) runs no
+  // destructor: the kernel then stops what it started. (The signal follows
+  // the forking thread; every caller forks from a thread that outlives it.)
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(127);  // the parent died before prctl
   int devnull = open("/dev/null", O_RDONLY);
   dup2(in_fd >= 0 ? in_fd : devnull, 0);
   if (out_fd >= 0) dup2(out_fd, 1);
