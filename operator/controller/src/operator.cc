@@ -309,6 +309,7 @@ Status Operator::Impl::Run() {
     Wait(std::chrono::milliseconds(500));
     if (std::chrono::steady_clock::now() - last_trim > std::chrono::seconds(5)) {
       last_trim = std::chrono::steady_clock::now();
+      recent.Prune();
       malloc_trim(0);
     }
     metrics.SetQueueDepth(kBackendKind, static_cast<double>(backend_ctl.queue().Depth()));
