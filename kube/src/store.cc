@@ -35,18 +35,27 @@ static void Emit(const std::vector<StoreEventHandler>& hs, const std::vector<Cha
 
 void Store::Replace(std::vector<json> objects) {
   std::map<std::string, ObjectPtr> next;
-  for (auto& o : objects) {
-    std::string key = ObjectKeyOf(o);
-    next[key] = std::make_shared<const json>(std::move(o));
-  }
   std::vector<Change> changes;
   {
     std::unique_lock<std::shared_mutex> lock(mu_);
+    // An object the relist returns at the version already cached keeps the
+    // cached copy, and its listed copy is freed at once: a relist of an
+    // unchanged cache never holds every object twice.
+    for (auto& o : objects) {
+      std::string key = ObjectKeyOf(o);
+      auto it = items_.find(key);
+      if (it != items_.end() && ResourceVersionOf(*it->second) == ResourceVersionOf(o)) {
+        next[key] = it->second;
+      } else {
+        next[key] = std::make_shared<const json>(std::move(o));
+      }
+      o = json();
+    }
     for (const auto& [key, obj] : next) {
       auto it = items_.find(key);
       if (it == items_.end()) {
         changes.push_back({Change::kAdd, nullptr, obj});
-      } else if (ResourceVersionOf(*it->second) != ResourceVersionOf(*obj)) {
+      } else if (it->second != obj) {
         changes.push_back({Change::kUpdate, it->second, obj});
       }
     }

@@ -54,6 +54,18 @@ TEST(Store, ReplaceEmitsTheDifference) {
   EXPECT_EQ(s.Keys(), (std::vector<std::string>{"a/w", "a/x", "a/y"}));
 }
 
+TEST(Store, RelistKeepsTheCachedCopyOfAnUnchangedObject) {
+  Store s;
+  s.Replace({Obj("a", "x", "1", "cached"), Obj("a", "y", "1")});
+  ObjectPtr x = s.Get("a/x");
+  ObjectPtr y = s.Get("a/y");
+  s.Replace({Obj("a", "x", "1", "listed"), Obj("a", "y", "2")});
+  EXPECT_EQ(s.Get("a/x"), x) << "same resourceVersion: the cached object stays";
+  EXPECT_EQ((*s.Get("a/x"))["data"], "cached");
+  EXPECT_NE(s.Get("a/y"), y);
+  EXPECT_EQ(ResourceVersionOf(*s.Get("a/y")), "2");
+}
+
 TEST(Store, UpsertRemoveAndGet) {
   Store s;
   Recorder r;

@@ -290,6 +290,10 @@ Status Operator::Impl::Run() {
   }
   if (!stop) {
     synced = true;
+    // The first lists' pages are garbage now (each page was parsed whole,
+    // then shaped item by item): hand them back before the workers start
+    // rather than up to 5 s later.
+    malloc_trim(0);
     log::Info(kLogger, "caches synced; starting workers",
               {{"backends", backends.Size()},
                {"servers", servers.Size()},
@@ -309,6 +313,7 @@ Status Operator::Impl::Run() {
     Wait(std::chrono::milliseconds(500));
     if (std::chrono::steady_clock::now() - last_trim > std::chrono::seconds(5)) {
       last_trim = std::chrono::steady_clock::now();
+      recent.Prune();
       malloc_trim(0);
     }
     metrics.SetQueueDepth(kBackendKind, static_cast<double>(backend_ctl.queue().Depth()));

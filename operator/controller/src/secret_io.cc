@@ -77,22 +77,32 @@ Result<bool> Patch(kube::Client* client, const json& desired, const json& curren
 
 }  // namespace
 
-void RecentWrites::Prune(std::chrono::steady_clock::time_point now) {
+void RecentWrites::PruneLocked(std::chrono::steady_clock::time_point now) {
   for (auto it = created_.begin(); it != created_.end();) {
     it = now - it->second.first >= kKeep ? created_.erase(it) : std::next(it);
   }
 }
 
+void RecentWrites::Prune(std::chrono::steady_clock::time_point now) {
+  std::lock_guard lock(mu_);
+  PruneLocked(now);
+}
+
+size_t RecentWrites::Size() {
+  std::lock_guard lock(mu_);
+  return created_.size();
+}
+
 void RecentWrites::Created(const std::string& key, const json& desired) {
   std::lock_guard lock(mu_);
   const auto now = std::chrono::steady_clock::now();
-  Prune(now);
+  PruneLocked(now);
   created_[key] = {now, desired.dump()};
 }
 
 bool RecentWrites::Fresh(const std::string& key, const json& desired) {
   std::lock_guard lock(mu_);
-  Prune(std::chrono::steady_clock::now());
+  PruneLocked(std::chrono::steady_clock::now());
   auto it = created_.find(key);
   return it != created_.end() && it->second.second == desired.dump();
 }

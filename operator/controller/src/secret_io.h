@@ -27,9 +27,14 @@ class RecentWrites {
   void Created(const std::string& key, const json& desired);
   // True when `key` was created within kKeep with exactly `desired`.
   bool Fresh(const std::string& key, const json& desired);
+  // Drops the creates older than kKeep. Created and Fresh prune too, but
+  // after a burst neither may be called again for hours: the operator's
+  // housekeeping loop calls this, so the burst's bytes do not stay.
+  void Prune(std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now());
+  size_t Size();
 
  private:
-  void Prune(std::chrono::steady_clock::time_point now);  // needs mu_
+  void PruneLocked(std::chrono::steady_clock::time_point now);  // needs mu_
   std::mutex mu_;
   // key -> (when, desired.dump()); guarded by mu_
   std::map<std::string, std::pair<std::chrono::steady_clock::time_point, std::string>> created_;

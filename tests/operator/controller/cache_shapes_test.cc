@@ -74,5 +74,17 @@ TEST(RecentWrites, FreshOnlyForTheSameObject) {
   EXPECT_FALSE(recent.Fresh("ns/y", a));
 }
 
+// The housekeeping prune drops a burst's creates once they are kKeep old,
+// with no later Created or Fresh call.
+TEST(RecentWrites, PruneDropsOnlyExpiredCreates) {
+  RecentWrites recent;
+  recent.Created("ns/x", json{{"metadata", {{"name", "x"}}}});
+  const auto now = std::chrono::steady_clock::now();
+  recent.Prune(now);
+  EXPECT_EQ(recent.Size(), 1u);
+  recent.Prune(now + RecentWrites::kKeep + std::chrono::seconds(1));
+  EXPECT_EQ(recent.Size(), 0u);
+}
+
 }  // namespace
 }  // namespace switchboard::operator_controller
