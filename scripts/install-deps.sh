@@ -12,7 +12,7 @@ packages=(
   libdeflate-dev zlib1g-dev libcrypt-dev
   clang clang-format libclang-rt-14-dev
   kubernetes-client
-  gzip procps iproute2 wrk jq
+  gzip procps iproute2 wrk jq python3-yaml time
   # The test node (scripts/node.sh, scripts/images.sh): container runtime,
   # CNI plugins, image builds without a registry, Service DNS for pods.
   containerd runc containernetworking-plugins iptables conntrack buildah mmdebstrap catatonit dnsmasq-base
