@@ -116,8 +116,9 @@ dns_up() {
   start dnsmasq "$(command -v dnsmasq)" --keep-in-foreground --no-resolv --no-hosts --no-poll \
     --bind-interfaces --listen-address="$NODE_IP" --port=53 --user=root --pid-file= \
     --local=/cluster.local/ --local=/svc/ --domain-needed --addn-hosts="$dir/dns-hosts" --log-facility=-
-  start dns-sync "$(command -v bash)" "$root/scripts/node.sh" dns-sync
   wait_for "dnsmasq" 20 dnsmasq ss -Hluna "sport = :53 and src $NODE_IP"
+  # dns-sync exits once `alive dnsmasq` fails: start it on a serving dnsmasq.
+  start dns-sync "$(command -v bash)" "$root/scripts/node.sh" dns-sync
 }
 
 # The sync loop (runs as `node.sh dns-sync`): bounded by dnsmasq's life and

@@ -30,8 +30,18 @@ start() {
   mkdir -p "$logs" "$run"
   # 9>&- : the child must not inherit a caller's flock, or it would hold it forever.
   setsid "$bin" "$@" </dev/null >>"$logs/$name.log" 2>&1 9>&- &
-  echo $! >"$run/$name.pid"
+  local pid=$! i
+  echo "$pid" >"$run/$name.pid"
   basename "$(readlink -f "$bin")" >"$run/$name.exe"
+  # Return once the child runs BINARY (or is gone): until it has exec'd, its
+  # pid runs setsid and `alive` says no, and a caller that checked at once
+  # took it for dead (node.sh's dns-sync quit that way, and no Service
+  # name resolved in the pods).
+  for ((i = 0; i < 50; i++)); do
+    alive "$name" && return 0
+    [ -d "/proc/$pid" ] && [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" != Z ] || return 0
+    sleep 0.1
+  done
 }
 
 # stop NAME [GRACE_TENTHS [DRAINED...]] -> SIGTERM, wait up to GRACE_TENTHS
