@@ -76,12 +76,15 @@ kubectl create namespace "$ns" --dry-run=client -o yaml | kubectl apply -f - >/d
 
 # 2. nats-server including the rendered file (empty until the operator writes it).
 nats_port=$(free_port)
+monitor_port=$(free_port)
+while [ "$monitor_port" = "$nats_port" ]; do monitor_port=$(free_port); done
 natsdir="$state/nats"
 mkdir -p "$natsdir"
 cat >"$natsdir/nats.conf" <<CONF
 # Local NATS for 'make run'. switchboard.conf is the operator's rendered
 # include, mirrored here by switchboard-config-sync.
 listen: 127.0.0.1:$nats_port
+http: 127.0.0.1:$monitor_port
 include "switchboard.conf"
 CONF
 printf 'max_payload: 16777216\n' >"$natsdir/switchboard.conf"
@@ -91,9 +94,11 @@ pids+=($!)
 for _ in $(seq 100); do [ -s "$natsdir/nats.pid" ] && break; sleep 0.1; done
 say "nats-server on 127.0.0.1:$nats_port (log $state/nats.log)"
 
-# 3. The reloader.
+# 3. The reloader; it reports each reload it sees in /varz on the Secret, so
+# the operator probes a new user once the server has loaded it.
 "$bin/switchboard-config-sync" --namespace "$ns" --secret local-switchboard \
-  --file "$natsdir/switchboard.conf" --pid-file "$natsdir/nats.pid" >"$state/config-sync.log" 2>&1 &
+  --file "$natsdir/switchboard.conf" --pid-file "$natsdir/nats.pid" \
+  --monitor-url "http://127.0.0.1:$monitor_port" >"$state/config-sync.log" 2>&1 &
 pids+=($!)
 
 # 4. The webhook, when built: a self-signed certificate for 127.0.0.1 and a

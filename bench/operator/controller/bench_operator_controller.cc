@@ -138,13 +138,16 @@ int ReadyCount(kube::Client& c, const std::string& ns) {
 int main(int argc, char** argv) {
   int backends = 1000, workers = 8, timeout_s = 600;
   std::string kubeconfig;
+  bool reload_reports = true;
   for (int i = 1; i < argc; i += 2) {
     std::string a = argv[i];
     if (a == "--help" || a == "-h") {
       std::printf(
           "usage: bench_operator_controller [--backends N] [--workers N] [--timeout SECONDS]\n"
-          "                                 [--kubeconfig PATH]\n"
-          "Starts its own cluster and nats-server unless --kubeconfig is given.\n");
+          "                                 [--kubeconfig PATH] [--reload-reports on|off]\n"
+          "Starts its own cluster and nats-server unless --kubeconfig is given.\n"
+          "--reload-reports off runs config-sync without --monitor-url: the operator then\n"
+          "learns that the server loaded a user only from probes (the NATS chart's reloader).\n");
       return 0;
     }
     if (i + 1 >= argc) {
@@ -159,6 +162,9 @@ int main(int argc, char** argv) {
       kubeconfig = argv[i + 1];
     else if (a == "--timeout")
       timeout_s = std::atoi(argv[i + 1]);
+    else if (a == "--reload-reports" &&
+             (std::string(argv[i + 1]) == "on" || std::string(argv[i + 1]) == "off"))
+      reload_reports = std::string(argv[i + 1]) == "on";
     else {
       std::fprintf(stderr, "unknown flag %s\n", a.c_str());
       return 2;
@@ -201,9 +207,12 @@ int main(int argc, char** argv) {
   // 2. nats-server + config-sync + operator.
   testing::TempDir dir;
   int port = testing::FreePort();
+  int monitor_port = testing::FreePort();
   dir.WriteFile("switchboard.conf", "max_payload: 16777216\n");
-  std::string conf = dir.WriteFile("nats.conf", "listen: 127.0.0.1:" + std::to_string(port) +
-                                                    "\ninclude \"switchboard.conf\"\n");
+  std::string conf =
+      dir.WriteFile("nats.conf", "listen: 127.0.0.1:" + std::to_string(port) +
+                                     "\nhttp: 127.0.0.1:" + std::to_string(monitor_port) +
+                                     "\ninclude \"switchboard.conf\"\n");
   testing::Process nats({{"nats-server", "-c", conf, "-P", dir.path() + "/nats.pid"},
                          {},
                          {},
@@ -211,14 +220,24 @@ int main(int argc, char** argv) {
                          ""});
   testing::WaitForPort(port, 10s);
   testing::WaitFor([&] { return !testing::ReadFile(dir.path() + "/nats.pid").empty(); }, 5s);
-  testing::Process sync(
-      {{bin + "/switchboard-config-sync", "--kubeconfig", kubeconfig, "--namespace", ns, "--secret",
-        "bench-switchboard", "--file", dir.path() + "/switchboard.conf", "--pid-file",
-        dir.path() + "/nats.pid", "--interval", "200ms"},
-       {},
-       {},
-       dir.path() + "/sync.log",
-       ""});
+  std::vector<std::string> sync_argv = {bin + "/switchboard-config-sync",
+                                        "--kubeconfig",
+                                        kubeconfig,
+                                        "--namespace",
+                                        ns,
+                                        "--secret",
+                                        "bench-switchboard",
+                                        "--file",
+                                        dir.path() + "/switchboard.conf",
+                                        "--pid-file",
+                                        dir.path() + "/nats.pid",
+                                        "--interval",
+                                        "200ms"};
+  if (reload_reports) {
+    sync_argv.push_back("--monitor-url");
+    sync_argv.push_back("http://127.0.0.1:" + std::to_string(monitor_port));
+  }
+  testing::Process sync({sync_argv, {}, {}, dir.path() + "/sync.log", ""});
   const int metrics_port = testing::FreePort();
   auto start_operator = [&](const std::string& log) {
     return testing::Process(

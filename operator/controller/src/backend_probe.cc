@@ -6,6 +6,7 @@
 #include "backend_step.h"
 #include "config_index.h"
 #include "probe_pool.h"
+#include "switchboard/operator_logic/config_load.h"
 #include "switchboard/operator_logic/env.h"
 #include "switchboard/operator_logic/time_util.h"
 
@@ -66,6 +67,25 @@ Result<Action> BackendReconciler::Impl::Probe(NatsProbe p) {
       }
       Passed(Step::kProbe, "probe passed");
       return Report(Action::RequeueAfter(std::min(*left, next_probe)));
+    }
+    if (!staged) {
+      // The reloader may say the server has not loaded the user yet: then
+      // the probe would only be refused. Its next report wakes this backend.
+      auto facts =
+          ctx.configs->LoadFacts(p.config, p.server.config_key(),
+                                 ConfigIndex::Entry(plan.probe.username, plan.probe.bcrypt));
+      facts.patience = ctx.reload_window;
+      if (logic::DecideConfigLoad(facts) == logic::ConfigLoad::kPending) {
+        auto recheck = std::max(std::chrono::milliseconds(100ms),
+                                std::chrono::duration_cast<std::chrono::milliseconds>(
+                                    facts.patience - facts.user_waiting));
+        // A new backend waits quietly: its first status is the probe's.
+        if (!st.contains("conditions")) return Action::RequeueAfter(recheck);
+        return Fail(Step::kProbe, reasons::kConfigNotReloaded,
+                    "the server has not loaded the config that carries user " +
+                        plan.probe.username + " yet (its reloader reports an earlier one)",
+                    Action::RequeueAfter(recheck));
+      }
     }
     auto ca = CaFile(ctx, p.server);
     if (!ca.ok()) {

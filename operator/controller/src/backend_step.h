@@ -92,9 +92,6 @@ struct BackendReconciler::Facts {
   // The objects the shared rules compare `self` with: only backends on the
   // same server that could clash (same prefix or username, nested
   // prefixes), and the referenced server.
-  // The objects the shared rules compare `self` with: only backends on the
-  // same server that could clash (same prefix or username, nested
-  // prefixes), and the referenced server.
   rules::Context Build(const ReconcileContext& ctx, const api::BackendView& self);
 };
 

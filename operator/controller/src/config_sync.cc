@@ -68,4 +68,16 @@ Result<pid_t> ReadPidFile(const std::string& path) {
   return static_cast<pid_t>(pid);
 }
 
+Result<std::string> VarzConfigLoadTime(std::string_view varz_json_text) {
+  auto j = nlohmann::json::parse(varz_json_text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) {
+    return Status::InvalidArgument("the /varz answer is not a JSON object");
+  }
+  auto t = j.find("config_load_time");
+  if (t == j.end() || !t->is_string() || t->get_ref<const std::string&>().empty()) {
+    return Status::InvalidArgument("the /varz answer has no config_load_time");
+  }
+  return t->get<std::string>();
+}
+
 }  // namespace switchboard::operator_controller

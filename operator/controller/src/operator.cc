@@ -265,6 +265,11 @@ Status Operator::Impl::Run() {
         // A new config: the backends that wait for it (not Ready yet, in a
         // rotation, or being deleted). Ready ones are not disturbed: with
         // 1,000 backends a config write would otherwise be 1,000 reconciles.
+        // The index sees every content as it arrives, so a reloader's report
+        // of any of them can be placed before or after a user's first one.
+        if (auto srv = servers.Get(owner_key)) {
+          configs.Get(&secret, api::NatsServerView(*srv).config_key());
+        }
         server_ctl.Enqueue(owner_key);
         for (const auto& b : backends.List()) {
           if (server_of(*b) == owner_key && WaitsForConfig(*b)) {

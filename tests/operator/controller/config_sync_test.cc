@@ -42,5 +42,17 @@ TEST(ConfigSync, PidFile) {
   EXPECT_FALSE(ReadPidFile(dir.path() + "/none").ok());
 }
 
+TEST(ConfigSync, VarzConfigLoadTime) {
+  auto t = VarzConfigLoadTime(
+      R"({"server_id":"N","config_load_time":"2026-12-01T02:50:00.123456789Z","max_payload":1})");
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(*t, "2026-12-01T02:50:00.123456789Z");
+  EXPECT_EQ(VarzConfigLoadTime(R"({"server_id":"N"})").status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(VarzConfigLoadTime(R"({"config_load_time":""})").status().code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(VarzConfigLoadTime("<html>").status().code(), StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace switchboard::operator_controller

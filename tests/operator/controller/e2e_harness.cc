@@ -118,9 +118,12 @@ void DeleteNamespace(const std::string& ns) {
 
 LocalNats::LocalNats() {
   port_ = testing::FreePort();
+  monitor_port_ = testing::FreePort();
   dir_.WriteFile("switchboard.conf", "max_payload: 16777216\n");
-  std::string conf = dir_.WriteFile("nats.conf", "listen: 127.0.0.1:" + std::to_string(port_) +
-                                                     "\ninclude \"switchboard.conf\"\n");
+  std::string conf =
+      dir_.WriteFile("nats.conf", "listen: 127.0.0.1:" + std::to_string(port_) +
+                                      "\nhttp: 127.0.0.1:" + std::to_string(monitor_port_) +
+                                      "\ninclude \"switchboard.conf\"\n");
   testing::Process::Options o;
   o.argv = {"nats-server", "-c", conf, "-P", pid_file()};
   o.log_path = dir_.path() + "/nats.log";
@@ -147,8 +150,11 @@ testing::Process StartConfigSync(const LocalNats& nats, const std::string& ns,
             nats.include_path(),
             "--pid-file",
             nats.pid_file(),
+            "--monitor-url",
+            nats.monitor_url(),
             "--interval",
             "100ms"};
+  o.log_path = nats.dir() + "/config-sync." + ns + ".log";
   return testing::Process(o);
 }
 

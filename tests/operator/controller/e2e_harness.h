@@ -47,14 +47,17 @@ class LocalNats {
   bool ok() const { return ok_; }
   int port() const { return port_; }
   std::string url() const { return "nats://127.0.0.1:" + std::to_string(port_); }
+  std::string monitor_url() const { return "http://127.0.0.1:" + std::to_string(monitor_port_); }
   std::string include_path() const { return dir_.path() + "/switchboard.conf"; }
   std::string pid_file() const { return dir_.path() + "/nats.pid"; }
+  std::string dir() const { return dir_.path(); }
   std::string IncludeText() const;
   testing::Process& process() { return proc_; }
 
  private:
   testing::TempDir dir_;
   int port_ = 0;
+  int monitor_port_ = 0;
   testing::Process proc_;
   bool ok_ = false;
 };

@@ -9,6 +9,8 @@
 #include <memory>
 
 #include "e2e_harness.h"
+#include "switchboard/api/constants.h"
+#include "switchboard/operator_logic/render.h"
 #include "switchboard/pubsub/probe.h"
 #include "switchboard/testing/wait.h"
 
@@ -128,6 +130,34 @@ TEST_F(OperatorE2E, TwoInstallationsBecomeReadyAndAreIsolated) {
   auto events = Kubectl({"get", "events", "-n", a_ns, "-o", "json"});
   EXPECT_EQ(events.out.find(env_a["SERVER_MSGQUEUE_PUBSUB_NATS_PASSWORD"]), std::string::npos);
   EXPECT_NE(op->Metrics().find("switchboard_probe_total{result=\"Probed\"}"), std::string::npos);
+}
+
+// The reloader (config-sync with --monitor-url) reports what the server
+// loaded; a new user is probed once that report carries it, so no probe is
+// refused on the way to Ready.
+TEST_F(OperatorE2E, NewUsersAreProbedOnceTheServerReportsThemLoaded) {
+  const std::string annotation(api::kLoadedConfigHashAnnotation);
+  auto reported_current = [&] {
+    json s = Get("secret", srv_ns, "shared-switchboard");
+    auto data = SecretData(srv_ns, "shared-switchboard");
+    return s.is_object() && data.count("switchboard.conf") &&
+           s["metadata"].value("annotations", json::object()).value(annotation, "") ==
+               operator_logic::ConfigHash(data["switchboard.conf"]);
+  };
+  // The first (empty) render is loaded and reported before any user exists.
+  ASSERT_TRUE(testing::WaitFor(reported_current, 30s))
+      << Get("secret", srv_ns, "shared-switchboard").dump(2);
+  CreateBackends();
+  EXPECT_TRUE(testing::WaitFor(reported_current, 30s));
+  const std::string metrics = op->Metrics();
+  EXPECT_NE(metrics.find("switchboard_probe_total{result=\"Probed\"}"), std::string::npos);
+  // Every probe passed: none was sent before the server had the user.
+  for (std::string_view refused : {"AuthFailed", "ConfigNotReloaded", "ServerUnreachable"}) {
+    EXPECT_EQ(metrics.find("switchboard_probe_total{result=\"" + std::string(refused) + "\"}"),
+              std::string::npos)
+        << metrics;
+  }
+  EXPECT_NE(sync.Log().find("reload confirmed; reported on the Secret"), std::string::npos);
 }
 
 TEST_F(OperatorE2E, DeletingAnInstallationRemovesItsUserAndSecrets) {

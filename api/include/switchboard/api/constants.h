@@ -61,5 +61,10 @@ inline constexpr std::string_view kRotatePasswordAnnotation =
     "pubsub.switchboard.dev/rotate-password";
 inline constexpr std::string_view kRotationAcknowledgedAnnotation =
     "pubsub.switchboard.dev/rotation-acknowledged";
+// Set on a NatsServer's config Secret by a reloader (switchboard-config-sync)
+// once the server has loaded that content: its ConfigHash, "sha256:<hex>".
+// Outside the operator's own prefix, whose stale keys its writes remove.
+inline constexpr std::string_view kLoadedConfigHashAnnotation =
+    "switchboard.dev/loaded-config-hash";
 
 }  // namespace switchboard::api

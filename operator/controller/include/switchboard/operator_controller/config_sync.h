@@ -2,12 +2,16 @@
 // Helm chart's config reloader: it mirrors one key of the NatsServer's config
 // Secret into a file that a local nats-server config `include`s, and asks
 // that nats-server to reload (SIGHUP) whenever the file's content changed.
+// Given the server's monitoring URL it also tells the operator what the
+// server loaded: once /varz shows a new config_load_time it sets the
+// annotation api::kLoadedConfigHashAnnotation on the Secret (docs/api.md).
 #pragma once
 
 #include <sys/types.h>
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "switchboard/common/status.h"
 
@@ -25,5 +29,10 @@ Result<std::string> SecretValue(const std::string& secret_json_text, const std::
 
 // Reads a pid from a pid file ("1234\n").
 Result<pid_t> ReadPidFile(const std::string& path);
+
+// config_load_time of a nats-server /varz answer (changes with every
+// successful reload; a refused reload leaves it). InvalidArgument when the
+// answer has none.
+Result<std::string> VarzConfigLoadTime(std::string_view varz_json_text);
 
 }  // namespace switchboard::operator_controller

@@ -1,0 +1,113 @@
+// The config index: which users a config Secret holds, since which config,
+// and what a reloader's report means for one user.
+#include "config_index.h"
+
+#include <gtest/gtest.h>
+
+#include "switchboard/api/constants.h"
+#include "switchboard/common/base64.h"
+#include "switchboard/operator_logic/render.h"
+
+namespace switchboard::operator_controller {
+namespace {
+
+using logic = ::switchboard::operator_logic::ConfigLoad;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+std::string Text(std::initializer_list<const char*> users) {
+  std::string t = "authorization: {users: [\n";
+  for (const char* u : users) {
+    t += std::string("{user: \"") + u + "\", password: \"$2a$11$" + u + "\"}\n";
+  }
+  return t + "]}\n";
+}
+
+json Secret(const std::string& text, int rv, const std::string& reported = "") {
+  json s = {{"metadata",
+             {{"namespace", "nats"},
+              {"name", "shared-switchboard"},
+              {"uid", "u1"},
+              {"resourceVersion", std::to_string(rv)}}},
+            {"data", {{"switchboard.conf", base64::Encode(text)}}}};
+  if (!reported.empty()) {
+    s["metadata"]["annotations"][std::string(api::kLoadedConfigHashAnnotation)] = reported;
+  }
+  return s;
+}
+
+std::string E(const char* u) { return ConfigIndex::Entry(u, std::string("$2a$11$") + u); }
+
+operator_logic::ConfigLoad Decide(ConfigIndex& index, const json& secret, const char* user,
+                                  std::chrono::steady_clock::time_point now) {
+  auto f = index.LoadFacts(&secret, "switchboard.conf", E(user), now);
+  f.patience = seconds(30);
+  return operator_logic::DecideConfigLoad(f);
+}
+
+TEST(ConfigIndex, UsersKeepTheirFirstConfigAcrossVersions) {
+  ConfigIndex index;
+  const std::string v1 = Text({"a"}), v2 = Text({"a", "b"});
+  json s1 = Secret(v1, 1);
+  auto users = index.Get(&s1, "switchboard.conf");
+  ASSERT_EQ(users->size(), 1u);
+  EXPECT_EQ(users->at(E("a")).order, 1u);
+  json s2 = Secret(v2, 2);
+  users = index.Get(&s2, "switchboard.conf");
+  ASSERT_EQ(users->size(), 2u);
+  EXPECT_EQ(users->at(E("a")).order, 1u);
+  EXPECT_EQ(users->at(E("b")).order, 2u);
+  // A new version with the same content (a reloader's report): nothing moves.
+  json s3 = Secret(v2, 3, operator_logic::ConfigHash(v1));
+  users = index.Get(&s3, "switchboard.conf");
+  EXPECT_EQ(users->at(E("b")).order, 2u);
+  EXPECT_EQ(index.SeenAt(&s3), index.SeenAt(&s2));
+  // A user removed and added again counts from its return.
+  json s4 = Secret(Text({"b"}), 4), s5 = Secret(v2, 5);
+  index.Get(&s4, "switchboard.conf");
+  users = index.Get(&s5, "switchboard.conf");
+  EXPECT_EQ(users->at(E("a")).order, 4u);
+  EXPECT_EQ(users->at(E("b")).order, 2u);
+}
+
+TEST(ConfigIndex, ReportsDecideWhetherToProbe) {
+  ConfigIndex index;
+  const auto now = std::chrono::steady_clock::now() + seconds(1);
+  const std::string v1 = Text({"a"}), v2 = Text({"a", "b"}), v3 = Text({"a", "b", "c"});
+  const std::string h1 = operator_logic::ConfigHash(v1), h2 = operator_logic::ConfigHash(v2);
+  json s1 = Secret(v1, 1), s2 = Secret(v2, 2);
+  index.Get(&s1, "switchboard.conf");
+  index.Get(&s2, "switchboard.conf");
+  // No reloader reports: probe.
+  EXPECT_EQ(Decide(index, s2, "b", now), logic::kUnknown);
+  // The server loaded v1: b (new in v2) waits, a is loaded.
+  json r1 = Secret(v2, 3, h1);
+  EXPECT_EQ(Decide(index, r1, "b", now), logic::kPending);
+  EXPECT_EQ(Decide(index, r1, "a", now), logic::kLoaded);
+  // ... until the patience runs out.
+  EXPECT_EQ(Decide(index, r1, "b", now + seconds(31)), logic::kUnknown);
+  // v2 loaded: b is loaded.
+  json r2 = Secret(v2, 4, h2);
+  EXPECT_EQ(Decide(index, r2, "b", now), logic::kLoaded);
+  // v3 written, v2 still reported: b stays loaded (v2 carries it), c waits.
+  json s5 = Secret(v3, 5, h2);
+  EXPECT_EQ(Decide(index, s5, "b", now), logic::kLoaded);
+  EXPECT_EQ(Decide(index, s5, "c", now), logic::kPending);
+  // A hash this process never saw (from before a restart): probe.
+  json s6 = Secret(v3, 6, "sha256:unknown");
+  EXPECT_EQ(Decide(index, s6, "c", now), logic::kUnknown);
+  // A user the Secret does not hold: nothing reported.
+  EXPECT_EQ(Decide(index, s6, "zz", now), logic::kUnknown);
+  EXPECT_EQ(index.LoadFacts(nullptr, "switchboard.conf", E("a")).reported_hash, "");
+}
+
+TEST(ConfigIndex, AfterARestartEveryUserCountsFromTheFirstConfigSeen) {
+  ConfigIndex index;  // a fresh process
+  const std::string v2 = Text({"a", "b"});
+  json s = Secret(v2, 9, operator_logic::ConfigHash(v2));
+  EXPECT_EQ(Decide(index, s, "a", std::chrono::steady_clock::now()), logic::kLoaded);
+  EXPECT_EQ(Decide(index, s, "b", std::chrono::steady_clock::now()), logic::kLoaded);
+}
+
+}  // namespace
+}  // namespace switchboard::operator_controller
