@@ -114,6 +114,22 @@ std::string HttpGet(int port, const std::string& path) {
   return r.exit_code == 0 ? r.out : "";
 }
 
+// "Probed 1000, AuthFailed 12" from the operator's switchboard_probe_total.
+std::string ProbeCounts(const std::string& text) {
+  std::string out;
+  std::istringstream in(text);
+  std::string line;
+  const std::string prefix = "switchboard_probe_total{result=\"";
+  while (std::getline(in, line)) {
+    if (line.rfind(prefix, 0) != 0) continue;
+    const size_t end = line.find('"', prefix.size());
+    if (end == std::string::npos) continue;
+    out += (out.empty() ? "" : ", ") + line.substr(prefix.size(), end - prefix.size()) + " " +
+           line.substr(line.rfind(' ') + 1);
+  }
+  return out.empty() ? "none" : out;
+}
+
 int CountUsers(const std::string& text) {
   int n = 0;
   for (size_t pos = 0; (pos = text.find("{user: \"", pos)) != std::string::npos; pos++) n++;
@@ -298,6 +314,7 @@ int main(int argc, char** argv) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   long rss = StatusKb(op.pid(), "VmRSS:");
   long hwm = StatusKb(op.pid(), "VmHWM:");
+  const std::string probes = ProbeCounts(HttpGet(metrics_port, "/metrics"));
 
   const auto writes_after = ApiWrites(kubeconfig);
   const double per_backend =
@@ -406,6 +423,8 @@ int main(int argc, char** argv) {
   std::printf("created in          %.1f s\n", created_s);
   std::printf("all Ready after     %.1f s%s (%d Ready)\n", all_ready_s,
               ready >= backends ? "" : " (TIMEOUT)", ready);
+  std::printf("probes until then   %s (reload reports %s)\n", probes.c_str(),
+              reload_reports ? "on" : "off");
   std::printf("writes per backend  %.2f (operator's, API server count); all clients':\n%s",
               per_backend, breakdown.c_str());
   std::printf(

@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "backend_step.h"
+#include "cache_shapes.h"
 
 namespace switchboard::operator_controller {
 
@@ -40,13 +41,13 @@ rules::Context BackendReconciler::Facts::Build(const ReconcileContext& ctx,
     if (e.kind == "nats" && e.server == server && key != me &&
         (e.prefix == prefix || e.user == user || nested(e.prefix, prefix) ||
          nested(prefix, e.prefix))) {
-      vc.backends.push_back(*o);
+      vc.backends.push_back(ApiShaped(*o));
     }
     fresh.emplace(key, std::move(e));
   }
   by_key = std::move(fresh);
   const api::ObjectKey sk = self.server();
-  if (auto s = ctx.servers->Get(sk.ns, sk.name)) vc.servers.push_back(*s);
+  if (auto s = ctx.servers->Get(sk.ns, sk.name)) vc.servers.push_back(ApiShaped(*s));
   return vc;
 }
 

@@ -1,6 +1,7 @@
 // PubSubBackend reconcile: the order of the steps (reconcilers.h). Each step
 // lives in its own file (backend_step.h).
 #include "backend_step.h"
+#include "cache_shapes.h"
 #include "probe_pool.h"
 
 namespace switchboard::operator_controller {
@@ -41,7 +42,7 @@ Result<Action> BackendReconciler::Reconcile(const std::string& key) {
     }
   }
   rules::Report report =
-      rules::Validate(obj, facts_->Build(ctx_, impl.view), rules::Operation::kCreate);
+      rules::Validate(ApiShaped(obj), facts_->Build(ctx_, impl.view), rules::Operation::kCreate);
   if (!report.ok()) return impl.Invalid(report);
   impl.Passed(Step::kValidate, "");
   if (server) impl.Passed(Step::kResolveServer, "");

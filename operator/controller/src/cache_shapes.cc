@@ -38,6 +38,30 @@ void CompactCustomObject(json& object) {
   KeepOnly(object, {"apiVersion", "kind", "metadata", "spec", "status"});
   KeepMetadata(object, {"name", "namespace", "uid", "resourceVersion", "generation", "labels",
                         "annotations", "finalizers", "deletionTimestamp"});
+  if (!object.is_object()) return;
+  auto status = object.find("status");
+  if (status != object.end() && status->is_object()) *status = status->dump();
+}
+
+json UnpackedStatus(const json& object) {
+  if (!object.is_object()) return json::object();
+  auto s = object.find("status");
+  if (s == object.end()) return json::object();
+  if (s->is_object()) return *s;
+  if (s->is_string()) {
+    json parsed = json::parse(s->get_ref<const std::string&>(), nullptr, false);
+    if (parsed.is_object()) return parsed;
+  }
+  return json::object();
+}
+
+json ApiShaped(const json& object) {
+  json copy = object;
+  if (copy.is_object()) {
+    auto s = copy.find("status");
+    if (s != copy.end() && s->is_string()) *s = UnpackedStatus(object);
+  }
+  return copy;
 }
 
 }  // namespace switchboard::operator_controller

@@ -1,5 +1,7 @@
 #include "k8s_util.h"
 
+#include "cache_shapes.h"
+
 namespace switchboard::operator_controller {
 namespace {
 const json* Meta(const json& obj) {
@@ -47,9 +49,6 @@ std::string Annotation(const json& obj, std::string_view key) {
   return v != a->end() && v->is_string() ? v->get<std::string>() : "";
 }
 
-json StatusOf(const json& obj) {
-  auto s = obj.find("status");
-  return s != obj.end() && s->is_object() ? *s : json::object();
-}
+json StatusOf(const json& obj) { return UnpackedStatus(obj); }
 
 }  // namespace switchboard::operator_controller

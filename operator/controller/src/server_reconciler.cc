@@ -1,6 +1,7 @@
 #include <map>
 #include <mutex>
 
+#include "cache_shapes.h"
 #include "k8s_util.h"
 #include "secret_io.h"
 #include "switchboard/api/views.h"
@@ -70,7 +71,7 @@ Result<Action> ServerReconciler::Reconcile(const std::string& key) {
     return WriteServerStatus(ctx_, obj, status);
   };
 
-  rules::Report report = rules::Validate(obj, {}, rules::Operation::kCreate);
+  rules::Report report = rules::Validate(ApiShaped(obj), {}, rules::Operation::kCreate);
   if (!report.ok()) {
     std::string msg;
     for (const auto& f : report.errors) msg += (msg.empty() ? "" : "; ") + f.ToString();

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "secret_io.h"
+#include "switchboard/rules/validate.h"
 
 namespace switchboard::operator_controller {
 namespace {
@@ -46,8 +47,38 @@ TEST(CacheShapes, CustomObjectKeepsSpecStatusAndMetadataReconcileReads) {
   want.erase("extra");
   want["metadata"].erase("creationTimestamp");
   want["metadata"].erase("selfLink");
+  want["status"] = R"({"username":"u"})";  // kept as text
   CompactCustomObject(b);
   EXPECT_EQ(b, want);
+  EXPECT_EQ(UnpackedStatus(b), (json{{"username", "u"}}));
+  EXPECT_EQ(StatusOf(b), (json{{"username", "u"}}));
+}
+
+TEST(CacheShapes, StatusReadsFromTheCacheAndFromTheApiAlike) {
+  EXPECT_EQ(UnpackedStatus(json{{"status", {{"a", 1}}}}), (json{{"a", 1}}));
+  EXPECT_EQ(UnpackedStatus(json{{"status", R"({"a":1})"}}), (json{{"a", 1}}));
+  EXPECT_EQ(UnpackedStatus(json{{"status", "not json"}}), json::object());
+  EXPECT_EQ(UnpackedStatus(json{{"status", "[1]"}}), json::object());
+  EXPECT_EQ(UnpackedStatus(json{{"spec", {}}}), json::object());
+  EXPECT_EQ(UnpackedStatus(json::array()), json::object());
+}
+
+// The rules (shared with the webhook and the CLI) judge an object as the API
+// shows it: a cached object goes to them through ApiShaped.
+TEST(CacheShapes, CachedObjectsReachTheRulesAsTheApiShowsThem) {
+  json server = json::parse(R"({
+    "apiVersion": "pubsub.switchboard.dev/v1alpha1", "kind": "NatsServer",
+    "metadata": {"name": "shared", "namespace": "nats", "uid": "s", "generation": 1},
+    "spec": {"url": "nats://nats.nats.svc:4222"},
+    "status": {"installations": 2, "conditions": [{"type": "Ready", "status": "True",
+      "reason": "Rendered", "message": "m", "lastTransitionTime": "2026-01-01T00:00:00Z"}]}})");
+  ASSERT_TRUE(rules::Validate(server, {}, rules::Operation::kCreate).errors.empty());
+  json cached = server;
+  CompactCustomObject(cached);
+  ASSERT_TRUE(cached["status"].is_string());
+  EXPECT_FALSE(rules::Validate(cached, {}, rules::Operation::kCreate).errors.empty());
+  EXPECT_EQ(ApiShaped(cached), server);
+  EXPECT_TRUE(rules::Validate(ApiShaped(cached), {}, rules::Operation::kCreate).errors.empty());
 }
 
 TEST(CacheShapes, NonObjectsAreLeftAlone) {
