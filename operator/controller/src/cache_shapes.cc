@@ -27,6 +27,9 @@ void CompactOwnedSecret(json& secret) {
   KeepOnly(secret, {"metadata", "data"});
   KeepMetadata(secret, {"name", "namespace", "uid", "resourceVersion", "labels", "annotations",
                         "ownerReferences", "deletionTimestamp"});
+  if (!secret.is_object()) return;
+  auto data = secret.find("data");
+  if (data != secret.end() && data->is_object()) *data = data->dump();
   auto meta = secret.find("metadata");
   if (meta == secret.end() || !meta->is_object()) return;
   auto refs = meta->find("ownerReferences");

@@ -40,7 +40,7 @@ Status Conflict(const json& desired) {
 
 Result<bool> Patch(kube::Client* client, const json& desired, const json& current) {
   const json& want_data = Field(desired, "data");
-  const json& have_data = Field(current, "data");
+  const json have_data = logic::SecretDataObject(current);  // the cache keeps it as text
   const bool same =
       have_data == want_data &&
       SubsetOf(Field(desired, "metadata", "labels"), Field(current, "metadata", "labels")) &&

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "secret_io.h"
+#include "switchboard/operator_logic/objects.h"
 #include "switchboard/rules/validate.h"
 
 namespace switchboard::operator_controller {
@@ -32,7 +33,14 @@ TEST(CacheShapes, OwnedSecretKeepsWhatReconcileReads) {
       "annotations": {"pubsub.switchboard.dev/secret-conflict": "env"},
       "deletionTimestamp": "2026-01-02T00:00:00Z",
       "ownerReferences": [{"kind": "PubSubBackend", "name": "b", "uid": "owner"}]},
-    "data": {"password": "cHc=", "username": "dQ=="}})"));
+    "data": "{\"password\":\"cHc=\",\"username\":\"dQ==\"}"})"));
+  // Read back as the API gave it.
+  EXPECT_EQ(operator_logic::SecretDataObject(s),
+            (json{{"password", "cHc="}, {"username", "dQ=="}}));
+  auto decoded = operator_logic::DecodeSecretData(s);
+  ASSERT_TRUE(decoded.ok());
+  EXPECT_EQ(decoded->at("password"), "pw");
+  EXPECT_EQ(decoded->at("username"), "u");
 }
 
 TEST(CacheShapes, CustomObjectKeepsSpecStatusAndMetadataReconcileReads) {
@@ -88,7 +96,7 @@ TEST(CacheShapes, NonObjectsAreLeftAlone) {
   EXPECT_EQ(a, json::array({1, 2}));
   json no_meta = {{"data", {{"k", "dg=="}}}, {"type", "Opaque"}};
   CompactOwnedSecret(no_meta);
-  EXPECT_EQ(no_meta, (json{{"data", {{"k", "dg=="}}}}));
+  EXPECT_EQ(no_meta, (json{{"data", R"({"k":"dg=="})"}}));
 }
 
 // RecentWrites keeps bytes, not a DOM; a create is "fresh" only for exactly

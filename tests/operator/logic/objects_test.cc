@@ -46,6 +46,22 @@ TEST(DecodeSecretData, StringDataWinsAndBadBase64NamesTheKey) {
   EXPECT_TRUE(DecodeSecretData(nullptr).value().empty());
 }
 
+// The operator's cache keeps .data as its JSON text; it decodes the same.
+TEST(DecodeSecretData, DataAsTextDecodesLikeTheObject) {
+  json object = {{"data", {{"a", "eA=="}, {"b", "eQ=="}}}};
+  json text = {{"data", object["data"].dump()}};
+  EXPECT_EQ(DecodeSecretData(text).value(), DecodeSecretData(object).value());
+  EXPECT_EQ(SecretDataObject(text), object["data"]);
+  EXPECT_EQ(SecretDataObject(object), object["data"]);
+  EXPECT_EQ(SecretDataObject(json{{"type", "Opaque"}}), json::object());
+  auto bad = DecodeSecretData({{"data", "not json"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("data"), std::string::npos);
+  auto bad64 = DecodeSecretData({{"data", R"({"pw":"not base64!"})"}});
+  ASSERT_FALSE(bad64.ok());
+  EXPECT_NE(bad64.status().message().find("data.pw"), std::string::npos);
+}
+
 TEST(CheckOwnership, Table) {
   auto secret = [](json labels, json refs) {
     return json{{"metadata", {{"name", "x"}, {"labels", labels}, {"ownerReferences", refs}}}};

@@ -45,7 +45,13 @@ nlohmann::json BuildSecret(const SecretSpec& spec);
 
 // A Secret object's .data decoded (stringData is merged over it, as the API
 // server would). kInvalidArgument naming the key whose value is not base64.
+// .data may also be that object's JSON text: the operator's cache keeps it so
+// (a DOM costs ~2.5× the text; see operator/controller's cache_shapes.h).
 Result<SecretData> DecodeSecretData(const nlohmann::json& secret);
+
+// .data as an object: itself, or parsed from its JSON text (see
+// DecodeSecretData); an empty object when absent or unreadable.
+nlohmann::json SecretDataObject(const nlohmann::json& secret);
 
 enum class Ownership {
   kAbsent,  // no such object: the operator may create it
