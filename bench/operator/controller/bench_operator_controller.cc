@@ -29,6 +29,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <string>
@@ -62,6 +63,21 @@ long StatusKb(pid_t pid, const char* field) {
     if (line.rfind(field, 0) == 0) return std::atol(line.c_str() + std::strlen(field) + 1);
   }
   return -1;
+}
+
+// CPU seconds (user + system) a process has used so far.
+double CpuSeconds(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t close = stat.rfind(')');  // the command name may hold spaces
+  if (close == std::string::npos) return -1;
+  std::istringstream fields(stat.substr(close + 2));
+  std::string f;
+  double ticks = 0;
+  for (int i = 3; fields >> f && i <= 15; i++) {
+    if (i == 14 || i == 15) ticks += std::atof(f.c_str());  // utime, stime
+  }
+  return ticks / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
 // Mutating requests the API server has served so far (all clients), by
@@ -315,6 +331,7 @@ int main(int argc, char** argv) {
   long rss = StatusKb(op.pid(), "VmRSS:");
   long hwm = StatusKb(op.pid(), "VmHWM:");
   const std::string probes = ProbeCounts(HttpGet(metrics_port, "/metrics"));
+  const double cpu_s = CpuSeconds(op.pid());
 
   const auto writes_after = ApiWrites(kubeconfig);
   const double per_backend =
@@ -423,6 +440,7 @@ int main(int argc, char** argv) {
   std::printf("created in          %.1f s\n", created_s);
   std::printf("all Ready after     %.1f s%s (%d Ready)\n", all_ready_s,
               ready >= backends ? "" : " (TIMEOUT)", ready);
+  std::printf("operator CPU        %.1f s (user + system, start to all Ready)\n", cpu_s);
   std::printf("probes until then   %s (reload reports %s)\n", probes.c_str(),
               reload_reports ? "on" : "off");
   std::printf("writes per backend  %.2f (operator's, API server count); all clients':\n%s",
