@@ -151,8 +151,10 @@ TEST_F(OperatorE2E, NewUsersAreProbedOnceTheServerReportsThemLoaded) {
   EXPECT_TRUE(testing::WaitFor(reported_current, 30s));
   const std::string metrics = op->Metrics();
   EXPECT_NE(metrics.find("switchboard_probe_total{result=\"Probed\"}"), std::string::npos);
-  // Every probe passed: none was sent before the server had the user.
-  for (std::string_view refused : {"AuthFailed", "ConfigNotReloaded", "ServerUnreachable"}) {
+  // No probe was refused for want of the user: none was sent before the
+  // server had it. (A slow probe on a loaded machine may time out; that is
+  // not what this test is about.)
+  for (std::string_view refused : {"AuthFailed", "ConfigNotReloaded"}) {
     EXPECT_EQ(metrics.find("switchboard_probe_total{result=\"" + std::string(refused) + "\"}"),
               std::string::npos)
         << metrics;
