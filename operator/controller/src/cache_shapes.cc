@@ -3,6 +3,8 @@
 #include <initializer_list>
 #include <string_view>
 
+#include "switchboard/operator_logic/objects.h"
+
 namespace switchboard::operator_controller {
 namespace {
 
@@ -47,15 +49,7 @@ void CompactCustomObject(json& object) {
 }
 
 json UnpackedStatus(const json& object) {
-  if (!object.is_object()) return json::object();
-  auto s = object.find("status");
-  if (s == object.end()) return json::object();
-  if (s->is_object()) return *s;
-  if (s->is_string()) {
-    json parsed = json::parse(s->get_ref<const std::string&>(), nullptr, false);
-    if (parsed.is_object()) return parsed;
-  }
-  return json::object();
+  return operator_logic::MemberAsObject(object, "status").value_or(json::object());
 }
 
 json ApiShaped(const json& object) {

@@ -34,42 +34,34 @@ nlohmann::json BuildSecret(const SecretSpec& spec) {
           {"data", data}};
 }
 
-nlohmann::json SecretDataObject(const nlohmann::json& secret) {
-  if (!secret.is_object()) return nlohmann::json::object();
-  auto it = secret.find("data");
-  if (it == secret.end()) return nlohmann::json::object();
+std::optional<nlohmann::json> MemberAsObject(const nlohmann::json& obj, std::string_view key) {
+  if (!obj.is_object()) return nlohmann::json::object();
+  auto it = obj.find(key);
+  if (it == obj.end()) return nlohmann::json::object();
   if (it->is_object()) return *it;
-  if (it->is_string()) {
-    auto parsed = nlohmann::json::parse(it->get_ref<const std::string&>(), nullptr, false);
-    if (parsed.is_object()) return parsed;
-  }
-  return nlohmann::json::object();
+  if (!it->is_string()) return nlohmann::json::object();
+  auto parsed = nlohmann::json::parse(it->get_ref<const std::string&>(), nullptr, false);
+  if (!parsed.is_object()) return std::nullopt;
+  return parsed;
+}
+
+nlohmann::json SecretDataObject(const nlohmann::json& secret) {
+  return MemberAsObject(secret, "data").value_or(nlohmann::json::object());
 }
 
 Result<SecretData> DecodeSecretData(const nlohmann::json& secret) {
   SecretData out;
   if (!secret.is_object()) return out;
-  nlohmann::json packed;  // .data parsed from its text, when the cache keeps it so
-  const nlohmann::json* data = nullptr;
-  if (auto it = secret.find("data"); it != secret.end()) {
-    if (it->is_object()) {
-      data = &*it;
-    } else if (it->is_string()) {
-      packed = nlohmann::json::parse(it->get_ref<const std::string&>(), nullptr, false);
-      if (!packed.is_object()) return Status::InvalidArgument("data: not a JSON object");
-      data = &packed;
+  auto data = MemberAsObject(secret, "data");
+  if (!data) return Status::InvalidArgument("data: not a JSON object");
+  for (const auto& [k, v] : data->items()) {
+    if (!v.is_string()) return Status::InvalidArgument("data." + k + ": not a string");
+    auto decoded = base64::Decode(std::string_view(v.get_ref<const std::string&>()));
+    if (!decoded) {
+      return Status::InvalidArgument("data." + k +
+                                     ": not base64: use the standard alphabet with padding");
     }
-  }
-  if (data != nullptr) {
-    for (const auto& [k, v] : data->items()) {
-      if (!v.is_string()) return Status::InvalidArgument("data." + k + ": not a string");
-      auto decoded = base64::Decode(std::string_view(v.get_ref<const std::string&>()));
-      if (!decoded) {
-        return Status::InvalidArgument("data." + k +
-                                       ": not base64: use the standard alphabet with padding");
-      }
-      out[k] = std::move(*decoded);
-    }
+    out[k] = std::move(*decoded);
   }
   if (auto it = secret.find("stringData"); it != secret.end() && it->is_object()) {
     for (const auto& [k, v] : it->items()) {

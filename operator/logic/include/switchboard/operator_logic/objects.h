@@ -49,8 +49,13 @@ nlohmann::json BuildSecret(const SecretSpec& spec);
 // (a DOM costs ~2.5× the text; see operator/controller's cache_shapes.h).
 Result<SecretData> DecodeSecretData(const nlohmann::json& secret);
 
-// .data as an object: itself, or parsed from its JSON text (see
-// DecodeSecretData); an empty object when absent or unreadable.
+// Member `key` of `obj` kept as an object or as its JSON text (the
+// operator's caches keep a Secret's data and an object's status so): the
+// object; an empty object when absent or of another type; nullopt when it
+// is text that is not a JSON object.
+std::optional<nlohmann::json> MemberAsObject(const nlohmann::json& obj, std::string_view key);
+
+// .data as an object (MemberAsObject); an empty object when unreadable.
 nlohmann::json SecretDataObject(const nlohmann::json& secret);
 
 enum class Ownership {
