@@ -6,6 +6,7 @@
 #include "backend_step.h"
 #include "config_index.h"
 #include "probe_pool.h"
+#include "switchboard/operator_logic/backend_policy.h"
 #include "switchboard/operator_logic/config_load.h"
 #include "switchboard/operator_logic/env.h"
 #include "switchboard/operator_logic/time_util.h"
@@ -74,7 +75,7 @@ Result<Action> BackendReconciler::Impl::Probe(NatsProbe p) {
       auto facts =
           ctx.configs->LoadFacts(p.config, p.server.config_key(),
                                  ConfigIndex::Entry(plan.probe.username, plan.probe.bcrypt));
-      facts.patience = ctx.reload_window;
+      facts.patience = ctx.report_patience;
       if (logic::DecideConfigLoad(facts) == logic::ConfigLoad::kPending) {
         auto recheck = std::max(std::chrono::milliseconds(100ms),
                                 std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -164,23 +165,26 @@ Result<Action> BackendReconciler::Impl::Probe(NatsProbe p) {
     if (!r.ok()) return r;
     return resubmit_after(ctx.reload_retry);
   }
-  const bool reload_expected =
-      staged || !p.probe_user_in ||
-      std::chrono::steady_clock::now() - ctx.configs->SeenAt(p.config) < ctx.reload_window;
-  const auto reason = logic::ProbeFailureReason(outcome->primary.code(), reload_expected);
-  std::string message = outcome->primary.message();
-  if (reason == reasons::kConfigNotReloaded) {
-    message = "the server has not loaded the rendered config yet (" + message + ")";
-  }
-  auto retry = reason == reasons::kConfigNotReloaded
-                   ? ctx.reload_retry
-                   : std::min(ctx.probe_interval, std::chrono::milliseconds(10s));
-  retry = std::min(retry, next_probe);
-  if (reason == reasons::kConfigNotReloaded && !StatusOf(obj).contains("conditions")) {
-    // A new backend waits quietly for the reload: its first status is Ready.
-    return resubmit_after(retry);
-  }
-  auto r = Fail(Step::kProbe, reason, message, Action::AwaitChange());
+  logic::ProbeFailureFacts ff;
+  ff.code = outcome->primary.code();
+  ff.probe_message = outcome->primary.message();
+  ff.user = plan.probe.username;
+  ff.server = p.server.key().ToString();
+  ff.user_in_config = p.probe_user_in;
+  auto load = ctx.configs->LoadFacts(p.config, p.server.config_key(),
+                                     ConfigIndex::Entry(plan.probe.username, plan.probe.bcrypt));
+  load.patience = ctx.report_patience;
+  ff.load = logic::DecideConfigLoad(load);
+  ff.user_waiting = load.user_waiting;
+  ff.load_window = ctx.reload_window;
+  ff.has_status = StatusOf(obj).contains("conditions");
+  ff.reload_retry = ctx.reload_retry;
+  ff.failure_retry = std::min(ctx.probe_interval, std::chrono::milliseconds(10s));
+  auto failure = logic::DecideProbeFailure(ff);
+  const auto retry = std::min(failure.retry, next_probe);
+  // A new backend waits quietly for the reload: its first status is Ready.
+  if (!failure.report) return resubmit_after(retry);
+  auto r = Fail(Step::kProbe, failure.reason, failure.message, Action::AwaitChange());
   if (!r.ok()) return r;
   return resubmit_after(retry);
 }

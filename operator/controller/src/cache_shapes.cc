@@ -41,8 +41,9 @@ void CompactOwnedSecret(json& secret) {
 
 void CompactCustomObject(json& object) {
   KeepOnly(object, {"apiVersion", "kind", "metadata", "spec", "status"});
-  KeepMetadata(object, {"name", "namespace", "uid", "resourceVersion", "generation", "labels",
-                        "annotations", "finalizers", "deletionTimestamp"});
+  KeepMetadata(object,
+               {"name", "namespace", "uid", "resourceVersion", "generation", "creationTimestamp",
+                "labels", "annotations", "finalizers", "deletionTimestamp"});
   if (!object.is_object()) return;
   auto status = object.find("status");
   if (status != object.end() && status->is_object()) *status = status->dump();

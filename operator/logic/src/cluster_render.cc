@@ -15,11 +15,14 @@ bool IsDeleting(const nlohmann::json& object) {
   return ts != meta->end() && !ts->is_null();
 }
 
-std::string Uid(const nlohmann::json& object) {
+std::string MetaString(const nlohmann::json& object, const char* key) {
   auto meta = object.find("metadata");
   if (meta == object.end() || !meta->is_object()) return "";
-  return meta->value("uid", "");
+  auto it = meta->find(key);
+  return it != meta->end() && it->is_string() ? it->get<std::string>() : "";
 }
+
+std::string Uid(const nlohmann::json& object) { return MetaString(object, "uid"); }
 
 bool HasAnnotation(const nlohmann::json& object, std::string_view key) {
   auto meta = object.find("metadata");
@@ -90,6 +93,7 @@ Result<ClusterRenderInput> CollectInstallations(const nlohmann::json& server,
     inst.name = bv.name();
     inst.subject_prefix = bv.subject_prefix();
     inst.users = RenderedUsers(*state);
+    inst.created = MetaString(*b, "creationTimestamp");
     out.input.installations.push_back(std::move(inst));
   }
   return out;

@@ -67,9 +67,14 @@ struct ReconcileContext {
   std::chrono::milliseconds probe_interval{300000};
   // Retry of a failed probe while the server is expected to reload.
   std::chrono::milliseconds reload_retry{500};
-  // How long after the config Secret changed a refused probe still means
-  // "not reloaded yet" rather than "wrong credentials".
-  std::chrono::milliseconds reload_window{30000};
+  // How long after a user first appeared in the config Secret a refused
+  // probe still means "not loaded yet" rather than "wrong credentials", when
+  // no reloader reports the load: the kubelet syncs a changed Secret into a
+  // pod's volume within about a minute, then the reloader signals.
+  std::chrono::milliseconds reload_window{120000};
+  // How long a reloader's report that stays behind is believed
+  // (operator_logic::ConfigLoadFacts::patience).
+  std::chrono::milliseconds report_patience{30000};
   // Config Secret writes per server are at least this far apart: every
   // write makes the NATS servers reload, and a burst of new backends must
   // not become a burst of reloads.

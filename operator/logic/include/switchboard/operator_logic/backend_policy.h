@@ -1,0 +1,97 @@
+// What a PubSubBackend reconcile does while its user is on its way into the
+// server: whether it is in the rendered file (DecideInFile), and what a
+// refused probe means (DecideProbeFailure). Pure: the controller gathers the
+// facts (ConfigIndex, the render's verdicts, the probe's outcome), calls
+// these, and applies and reports the step they return.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "switchboard/common/status.h"
+#include "switchboard/operator_logic/config_load.h"
+
+namespace switchboard::operator_logic {
+
+// ---- the user in the server's config Secret ----
+
+// The last render's verdict on this backend's probe user (render.h
+// Rejected for that user or for the whole installation).
+struct LeftOut {
+  std::string reason;   // reasons::kRenderRejected or reasons::kConfigFull
+  std::string message;  // the render's, with its field
+};
+
+struct InFileFacts {
+  std::string server;  // "<ns>/<name>" of the NatsServer
+  std::string config_secret;
+  bool probe_user_in = false;  // the config Secret holds the user to probe
+  bool env_user_in = false;    // ... or the env Secret's user (a Staged rotation)
+  std::string env_user;        // the env Secret's user
+  // This process has rendered the server since it started: the verdict below
+  // is known (after a restart nothing is, until the server's first render).
+  bool server_rendered = false;
+  std::optional<LeftOut> left_out;  // the probe user was left out of the last render
+  bool has_status = false;          // the backend has conditions (not new)
+};
+
+enum class InFile {
+  kProceed,  // the user is in the file: on to the probe
+  kWait,     // not yet written: requeue soon and wake the server; no status
+  kReport,   // a status (reason/message) and requeue soon: not written yet
+  kLeftOut,  // a status (reason/message) and no retry: the render left it out
+};
+
+struct InFileStep {
+  InFile step = InFile::kProceed;
+  std::string reason;  // kReport, kLeftOut
+  std::string message;
+};
+
+// Left out wins (a user still in the file from before is going; a Staged
+// rotation whose new user is left out says that engines keep the old one);
+// then in
+// the file; then a new backend, or one whose server this process has not
+// rendered yet, waits without a status (a restart flips nothing); others
+// say ConfigNotReloaded while the write is pending.
+InFileStep DecideInFile(const InFileFacts& facts);
+
+// ---- a refused probe ----
+
+struct ProbeFailureFacts {
+  StatusCode code = StatusCode::kOk;       // pubsub::Probe's, never kOk here
+  std::string probe_message;               // pubsub::Probe's message
+  std::string user, server;                // the probed user; "<ns>/<name>" of the NatsServer
+  bool user_in_config = false;             // the config Secret holds the probed user
+  ConfigLoad load = ConfigLoad::kUnknown;  // DecideConfigLoad on the reloader's report
+  // Since this process first saw a config carrying the user, and how long a
+  // server may take to load a new user without telling (the kubelet syncs
+  // a changed Secret into the pod's volume within about a minute, then the
+  // reloader signals the server).
+  std::chrono::milliseconds user_waiting{0};
+  std::chrono::milliseconds load_window{0};
+  bool has_status = false;                         // the backend has conditions (not new)
+  std::chrono::milliseconds reload_retry{500};     // first retry while not loaded yet
+  std::chrono::milliseconds failure_retry{10000};  // retry of a real failure
+};
+
+struct ProbeFailureStep {
+  std::string_view reason;  // reasons::
+  std::string message;      // never a secret; stable across retries
+  bool report = true;       // false: a new backend waits quietly (no status yet)
+  std::chrono::milliseconds retry{0};
+};
+
+// A refusal (auth, permission) or a timeout while the user may not be
+// loaded yet (not in the file; the report says an earlier config; or no
+// report says it is loaded and the user is younger than load_window) is
+// ConfigNotReloaded, retried with a growing interval (waiting / 8, from
+// reload_retry up to 5 s), with a message that says so and how long it can
+// take, and no word about credentials. Once a report says the server
+// loaded it, or load_window has passed, it is what the code says
+// (ProbeFailureReason): AuthFailed, PermissionDenied, ServerUnreachable.
+ProbeFailureStep DecideProbeFailure(const ProbeFailureFacts& facts);
+
+}  // namespace switchboard::operator_logic

@@ -1,0 +1,79 @@
+#include "switchboard/operator_logic/backend_policy.h"
+
+#include <algorithm>
+
+#include "switchboard/operator_logic/conditions.h"
+
+namespace switchboard::operator_logic {
+namespace {
+
+using std::chrono::milliseconds;
+
+// A Go-style duration for messages: "2m0s", "90s" reads as "1m30s".
+std::string Duration(milliseconds d) {
+  const auto s = std::chrono::duration_cast<std::chrono::seconds>(d).count();
+  if (s < 60) return std::to_string(s) + "s";
+  return std::to_string(s / 60) + "m" + std::to_string(s % 60) + "s";
+}
+
+}  // namespace
+
+InFileStep DecideInFile(const InFileFacts& f) {
+  if (f.left_out) {
+    std::string message = f.left_out->message;
+    if (f.env_user_in && !f.probe_user_in) {
+      message += "; engines keep the env Secret's user " + f.env_user + ", which is still rendered";
+    }
+    return {InFile::kLeftOut, f.left_out->reason, std::move(message)};
+  }
+  if (f.probe_user_in || f.env_user_in) return {InFile::kProceed, "", ""};
+  if (!f.has_status || !f.server_rendered) return {InFile::kWait, "", ""};
+  return {InFile::kReport, std::string(reasons::kConfigNotReloaded),
+          "the user is not yet in NatsServer " + f.server + "'s config Secret " + f.config_secret};
+}
+
+ProbeFailureStep DecideProbeFailure(const ProbeFailureFacts& f) {
+  const bool refusal = f.code == StatusCode::kUnauthenticated ||
+                       f.code == StatusCode::kPermissionDenied || f.code == StatusCode::kTimeout;
+  std::string why;
+  if (refusal) {
+    if (!f.user_in_config) {
+      why = "user " + f.user + " is not in NatsServer " + f.server + "'s config Secret yet";
+    } else if (f.load == ConfigLoad::kPending) {
+      why = "NatsServer " + f.server + " has not loaded the config that carries user " + f.user +
+            " yet (its reloader reports an earlier one)";
+    } else if (f.load != ConfigLoad::kLoaded && f.user_waiting < f.load_window) {
+      why = "NatsServer " + f.server + " has not loaded user " + f.user +
+            " yet: a NATS pod sees its config Secret change only after the kubelet's volume "
+            "sync (up to about a minute) and its config reloader; the probe is retried, and a "
+            "refusal " +
+            Duration(f.load_window) + " after the user was rendered counts as " +
+            std::string(f.code == StatusCode::kTimeout            ? reasons::kServerUnreachable
+                        : f.code == StatusCode::kPermissionDenied ? reasons::kPermissionDenied
+                                                                  : reasons::kAuthFailed);
+    }
+  }
+  if (!why.empty()) {
+    ProbeFailureStep s;
+    s.reason = reasons::kConfigNotReloaded;
+    s.message = std::move(why);
+    s.report = f.has_status;
+    s.retry = std::clamp(f.user_waiting / 8, f.reload_retry,
+                         std::max(f.reload_retry, milliseconds(5000)));
+    return s;
+  }
+  ProbeFailureStep s;
+  s.reason = ProbeFailureReason(f.code, false);
+  s.message = f.probe_message;
+  if (refusal && f.user_in_config) {
+    s.message += f.load == ConfigLoad::kLoaded
+                     ? " (the server's reloader reports a config that carries user " + f.user + ")"
+                     : " (user " + f.user + " has been in NatsServer " + f.server +
+                           "'s config Secret for over " + Duration(f.load_window) +
+                           ": check that its NATS pods include that file)";
+  }
+  s.retry = f.failure_retry;
+  return s;
+}
+
+}  // namespace switchboard::operator_logic
