@@ -23,13 +23,17 @@
 //                    credentials Secret is marked so the render leaves the
 //                    user out), the user in the config Secret
 //                    (ConfigNotReloaded until the server reconciler wrote
-//                    it), probe on the ProbePool; Ready only when it passed
+//                    it; RenderRejected or ConfigFull when its render left
+//                    the user out), probe on the ProbePool; Ready only when
+//                    it passed
 //   rabbitmq / postgres -> env Secret only; Ready=True EnvSecretWritten
 //
 // NatsServer (ServerReconciler::Reconcile): CollectInstallations from the
-// caches, RenderNatsConfig, write the config Secret when the bytes differ,
-// status (installations, configHash, Ready). Level-based: no memory of
-// which backends reported; any replica renders the same bytes.
+// caches, RenderNatsConfig (within the Secret's 1 MiB, keeping what the file
+// holds), record what it left out in the ConfigIndex and wake the backends
+// whose verdict changed, write the config Secret when the bytes differ,
+// status (installations, configHash, Ready, ConfigFits). Level-based: no
+// memory of which backends reported; any replica renders the same bytes.
 #pragma once
 
 #include <chrono>
