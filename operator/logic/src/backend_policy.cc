@@ -76,4 +76,95 @@ ProbeFailureStep DecideProbeFailure(const ProbeFailureFacts& f) {
   return s;
 }
 
+namespace {
+
+// Time left of a stored passing probe that describes this very setup.
+std::optional<milliseconds> TrustedStoredProbe(const ProbeFacts& f) {
+  const nlohmann::json& st = f.stored_status;
+  if (!st.is_object()) return std::nullopt;
+  const auto conditions = ConditionsFromJson(st.value("conditions", nlohmann::json::array()));
+  const Condition* ready = FindCondition(conditions, condition_types::kReady);
+  if (ready == nullptr || ready->status != "True" || ready->reason != reasons::kProbed) {
+    return std::nullopt;
+  }
+  auto last = ParseTime(st.value("lastProbeTime", ""));
+  if (st.value("observedGeneration", int64_t{-1}) != f.generation ||
+      st.value("envSecretHash", "") != f.env_secret_hash ||
+      st.value("username", "") != f.username || !last.ok()) {
+    return std::nullopt;
+  }
+  const auto age = std::chrono::duration_cast<milliseconds>(f.now - *last);
+  if (age >= f.interval) return std::nullopt;
+  return f.interval - age;
+}
+
+}  // namespace
+
+ProbeStep DecideProbe(const ProbeFacts& f) {
+  const bool has_status = f.stored_status.is_object() && f.stored_status.contains("conditions");
+  ProbeStep s;
+  if (!f.outcome) {
+    if (!f.staged) {
+      if (auto left = TrustedStoredProbe(f)) {
+        s.action = ProbeAction::kTrustStored;
+        s.then = ProbeThen::kRequeue;
+        s.after = std::min(*left, f.next_probe);
+        return s;
+      }
+      if (f.load == ConfigLoad::kPending) {
+        s.action = ProbeAction::kWaitForLoad;
+        s.report = has_status;
+        s.reason = std::string(reasons::kConfigNotReloaded);
+        s.message = "NatsServer " + f.server + " has not loaded the config that carries user " +
+                    f.probe_user + " yet (its reloader reports an earlier one)";
+        s.then = ProbeThen::kRequeue;
+        s.after = std::max(milliseconds(100), f.load_patience_left);
+        return s;
+      }
+    }
+    s.action = ProbeAction::kSubmit;
+    s.then = ProbeThen::kAwait;
+    return s;
+  }
+  // Probe again once `d` has passed since the outcome.
+  auto again_after = [&](milliseconds d) {
+    if (f.outcome->age >= d) {
+      s.then = ProbeThen::kProbeAgain;
+    } else {
+      s.then = ProbeThen::kRequeue;
+      s.after = d - f.outcome->age + milliseconds(1);
+    }
+  };
+  if (f.outcome->primary_ok) {
+    if (f.staged) {
+      s.action = ProbeAction::kConfirm;
+      s.then = ProbeThen::kRequeue;
+      s.after = f.next_probe;
+    } else {
+      s.action = ProbeAction::kPassed;
+      again_after(f.next_probe);
+    }
+    return s;
+  }
+  if (f.staged && f.outcome->fallback_ok) {
+    s.action = ProbeAction::kRotationStaged;
+    s.reason = std::string(reasons::kRotationStaged);
+    s.message =
+        "probe passed with the env Secret's credentials; the rotation switches them once "
+        "the server accepts user " +
+        f.probe_user;
+    again_after(f.reload_retry);
+    return s;
+  }
+  ProbeFailureFacts failure = f.outcome->failure;
+  failure.has_status = has_status;
+  auto decided = DecideProbeFailure(failure);
+  s.action = ProbeAction::kFailed;
+  s.report = decided.report;
+  s.reason = std::string(decided.reason);
+  s.message = std::move(decided.message);
+  again_after(std::min(decided.retry, f.next_probe));
+  return s;
+}
+
 }  // namespace switchboard::operator_logic

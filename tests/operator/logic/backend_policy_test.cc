@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "switchboard/operator_logic/conditions.h"
+#include "switchboard/operator_logic/time_util.h"
 
 namespace switchboard::operator_logic {
 namespace {
@@ -150,6 +151,143 @@ TEST(DecideProbeFailure, MessagesSayWhatIsAwaitedAndStayTheSameAcrossRetries) {
             "nats: Authorization Violation; check the username and password (user team-a-hatchet "
             "has been in NatsServer nats/shared's config Secret for over 2m0s: check that its "
             "NATS pods include that file)");
+}
+
+// ---- DecideProbe ----
+
+constexpr int64_t kGen = 3;
+const Time kNow = ParseTime("2026-12-01T12:00:00Z").value();
+
+nlohmann::json StoredReady(const std::string& reason, const std::string& probed_at,
+                           int64_t gen = kGen, const std::string& user = "u",
+                           const std::string& hash = "sha256:env") {
+  return {{"observedGeneration", gen},
+          {"envSecretHash", hash},
+          {"username", user},
+          {"lastProbeTime", probed_at},
+          {"conditions", nlohmann::json::array(
+                             {ToJson(Condition{"Ready", "True", reason, "m", gen, probed_at})})}};
+}
+
+ProbeFacts Probing(nlohmann::json stored = nullptr) {
+  ProbeFacts f;
+  f.generation = kGen;
+  f.env_secret_hash = "sha256:env";
+  f.username = "u";
+  f.stored_status = std::move(stored);
+  f.now = kNow;
+  f.interval = seconds(300);
+  f.next_probe = seconds(300);
+  f.reload_retry = milliseconds(500);
+  f.probe_user = "u";
+  f.server = "nats/shared";
+  return f;
+}
+
+ProbeFacts With(ProbeFacts f, bool primary_ok, bool fallback_ok, int age_s,
+                StatusCode code = StatusCode::kOk, ConfigLoad load = ConfigLoad::kUnknown,
+                int waiting_s = 0) {
+  ProbeFacts::Outcome o;
+  o.primary_ok = primary_ok;
+  o.fallback_ok = fallback_ok;
+  o.age = seconds(age_s);
+  o.failure = Refused(code, load, waiting_s);
+  f.outcome = o;
+  return f;
+}
+
+ProbeFacts Staged(ProbeFacts f) {
+  f.staged = true;
+  f.fallback = true;
+  f.probe_user = "u-r1";
+  return f;
+}
+
+ProbeFacts Pending(ProbeFacts f, int patience_left_s) {
+  f.load = ConfigLoad::kPending;
+  f.load_patience_left = seconds(patience_left_s);
+  return f;
+}
+
+TEST(DecideProbe, Table) {
+  const auto kAuth = StatusCode::kUnauthenticated;
+  const auto ready_2m_ago = StoredReady("Probed", "2026-12-01T11:58:00Z");
+  const auto ready_6m_ago = StoredReady("Probed", "2026-12-01T11:54:00Z");
+  const auto failing = nlohmann::json{
+      {"conditions", nlohmann::json::array({ToJson(Condition{"Ready", "False", "AuthFailed", "m",
+                                                             kGen, "2026-12-01T11:00:00Z"})})}};
+  struct Case {
+    const char* name;
+    ProbeFacts facts;
+    ProbeAction action;
+    bool report;
+    ProbeThen then;
+    milliseconds after;
+    std::string_view reason;
+  } cases[] = {
+      {"a new backend: probe", Probing(), ProbeAction::kSubmit, true, ProbeThen::kAwait,
+       milliseconds(0), ""},
+      {"after a restart a recent stored Ready is trusted until the interval is up",
+       Probing(ready_2m_ago), ProbeAction::kTrustStored, true, ProbeThen::kRequeue, seconds(180),
+       ""},
+      {"a stored Ready older than the interval is probed again", Probing(ready_6m_ago),
+       ProbeAction::kSubmit, true, ProbeThen::kAwait, milliseconds(0), ""},
+      {"a stored Ready of another generation is not trusted",
+       Probing(StoredReady("Probed", "2026-12-01T11:58:00Z", kGen - 1)), ProbeAction::kSubmit, true,
+       ProbeThen::kAwait, milliseconds(0), ""},
+      {"a stored Ready for another user is not trusted",
+       Probing(StoredReady("Probed", "2026-12-01T11:58:00Z", kGen, "v")), ProbeAction::kSubmit,
+       true, ProbeThen::kAwait, milliseconds(0), ""},
+      {"a stored Ready for another env Secret is not trusted",
+       Probing(StoredReady("Probed", "2026-12-01T11:58:00Z", kGen, "u", "sha256:old")),
+       ProbeAction::kSubmit, true, ProbeThen::kAwait, milliseconds(0), ""},
+      {"a stored RotationStaged is not a proof of the current user",
+       Probing(StoredReady("RotationStaged", "2026-12-01T11:58:00Z")), ProbeAction::kSubmit, true,
+       ProbeThen::kAwait, milliseconds(0), ""},
+      {"Staged never trusts a stored Ready", Staged(Probing(ready_2m_ago)), ProbeAction::kSubmit,
+       true, ProbeThen::kAwait, milliseconds(0), ""},
+      {"the reloader says not loaded yet: a new backend waits quietly", Pending(Probing(), 20),
+       ProbeAction::kWaitForLoad, false, ProbeThen::kRequeue, seconds(20),
+       reasons::kConfigNotReloaded},
+      {"the reloader says not loaded yet: an existing backend says so",
+       Pending(Probing(failing), 20), ProbeAction::kWaitForLoad, true, ProbeThen::kRequeue,
+       seconds(20), reasons::kConfigNotReloaded},
+      {"waiting for the reloader is rechecked at least every 100 ms", Pending(Probing(failing), 0),
+       ProbeAction::kWaitForLoad, true, ProbeThen::kRequeue, milliseconds(100),
+       reasons::kConfigNotReloaded},
+      {"Staged does not wait for the reloader (the fallback covers it)",
+       Pending(Staged(Probing(failing)), 20), ProbeAction::kSubmit, true, ProbeThen::kAwait,
+       milliseconds(0), ""},
+      {"passed: probe again once next_probe has passed", With(Probing(), true, false, 10),
+       ProbeAction::kPassed, true, ProbeThen::kRequeue, seconds(290) + milliseconds(1), ""},
+      {"passed long ago: probe again now", With(Probing(), true, false, 300), ProbeAction::kPassed,
+       true, ProbeThen::kProbeAgain, milliseconds(0), ""},
+      {"Staged and the new user passed: confirm", With(Staged(Probing()), true, false, 0),
+       ProbeAction::kConfirm, true, ProbeThen::kRequeue, seconds(300), ""},
+      {"Staged and only the env Secret's user passed: RotationStaged, retried soon",
+       With(Staged(Probing()), false, true, 0, kAuth), ProbeAction::kRotationStaged, true,
+       ProbeThen::kRequeue, milliseconds(501), reasons::kRotationStaged},
+      {"refused while not loaded: a new backend waits quietly",
+       With(Probing(), false, false, 0, kAuth), ProbeAction::kFailed, false, ProbeThen::kRequeue,
+       milliseconds(501), reasons::kConfigNotReloaded},
+      {"refused while not loaded: an existing backend says so",
+       With(Probing(failing), false, false, 0, kAuth), ProbeAction::kFailed, true,
+       ProbeThen::kRequeue, milliseconds(501), reasons::kConfigNotReloaded},
+      {"refused once loaded: AuthFailed, retried after 10 s",
+       With(Probing(failing), false, false, 0, kAuth, ConfigLoad::kLoaded), ProbeAction::kFailed,
+       true, ProbeThen::kRequeue, seconds(10) + milliseconds(1), reasons::kAuthFailed},
+      {"a failure's retry is due: probe again",
+       With(Probing(failing), false, false, 11, StatusCode::kUnavailable), ProbeAction::kFailed,
+       true, ProbeThen::kProbeAgain, milliseconds(0), reasons::kServerUnreachable},
+  };
+  for (const auto& c : cases) {
+    auto step = DecideProbe(c.facts);
+    EXPECT_EQ(step.action, c.action) << c.name;
+    EXPECT_EQ(step.report, c.report) << c.name;
+    EXPECT_EQ(step.then, c.then) << c.name;
+    if (step.then == ProbeThen::kRequeue) EXPECT_EQ(step.after, c.after) << c.name;
+    EXPECT_EQ(step.reason, c.reason) << c.name;
+  }
 }
 
 }  // namespace

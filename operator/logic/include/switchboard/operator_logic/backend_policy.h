@@ -1,17 +1,20 @@
 // What a PubSubBackend reconcile does while its user is on its way into the
-// server: whether it is in the rendered file (DecideInFile), and what a
-// refused probe means (DecideProbeFailure). Pure: the controller gathers the
-// facts (ConfigIndex, the render's verdicts, the probe's outcome), calls
-// these, and applies and reports the step they return.
+// server and once it is there: whether it is in the rendered file
+// (DecideInFile), whether and when to probe and what the outcome means
+// (DecideProbe, DecideProbeFailure). Pure: the controller gathers the facts
+// (ConfigIndex, the render's verdicts, the stored status, the probe pool's
+// outcome), calls these, and applies and reports the step they return.
 #pragma once
 
 #include <chrono>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "switchboard/common/status.h"
 #include "switchboard/operator_logic/config_load.h"
+#include "switchboard/operator_logic/time_util.h"
 
 namespace switchboard::operator_logic {
 
@@ -93,5 +96,75 @@ struct ProbeFailureStep {
 // loaded it, or load_window has passed, it is what the code says
 // (ProbeFailureReason): AuthFailed, PermissionDenied, ServerUnreachable.
 ProbeFailureStep DecideProbeFailure(const ProbeFailureFacts& facts);
+
+// ---- the probe ----
+
+struct ProbeFacts {
+  bool staged = false;    // a Staged rotation: the probe user is the new one
+  bool fallback = false;  // Staged, and the env Secret still holds another user
+  // What the probe would be taken for now (a stored Ready is trusted only
+  // for the very same), and the stored status.
+  int64_t generation = 0;
+  std::string env_secret_hash;
+  std::string username;          // the env Secret's user
+  nlohmann::json stored_status;  // null or object
+  Time now{};
+  std::chrono::milliseconds interval{0};    // --probe-interval
+  std::chrono::milliseconds next_probe{0};  // interval, or sooner (a rotation's deadline)
+  std::chrono::milliseconds reload_retry{500};
+  // Before a probe: the reloader's verdict on the probe user, and how long
+  // it is still believed (patience - user_waiting).
+  ConfigLoad load = ConfigLoad::kUnknown;
+  std::chrono::milliseconds load_patience_left{0};
+  std::string probe_user, server;
+  // The latest probe taken with this fingerprint; nullopt: none.
+  struct Outcome {
+    bool primary_ok = false;
+    bool fallback_ok = false;
+    std::chrono::milliseconds age{0};
+    ProbeFailureFacts failure;  // when neither passed
+  };
+  std::optional<Outcome> outcome;
+};
+
+enum class ProbeAction {
+  kTrustStored,     // Passed from the stored status (its lastProbeTime, serverMaxPayload)
+  kWaitForLoad,     // the reloader says the server has not loaded the user: no probe yet
+  kSubmit,          // probe now, with the fallback when `fallback`
+  kPassed,          // Passed, with the outcome's time
+  kConfirm,         // Staged and the new user passed: ConfirmStaged, write both Secrets, Passed
+  kRotationStaged,  // Ready=True RotationStaged: the env Secret's user works, the new one not yet
+  kFailed,          // Ready=False with `reason`
+};
+
+// After the step: requeue after `after`, probe again at once (the outcome
+// is stale: forget it and enqueue), or wait for the pool's callback.
+enum class ProbeThen { kRequeue, kProbeAgain, kAwait };
+
+struct ProbeStep {
+  ProbeAction action = ProbeAction::kSubmit;
+  bool report = true;   // write the status (false: a new backend waits quietly)
+  std::string reason;   // kWaitForLoad, kFailed, kRotationStaged (Ready's reason)
+  std::string message;  // never a secret
+  ProbeThen then = ProbeThen::kAwait;
+  std::chrono::milliseconds after{0};
+};
+
+// The probe policy, in order:
+//  - no outcome for this fingerprint: a stored Ready=True Probed is trusted
+//    (not while Staged) when it was taken for the same generation, env hash
+//    and user less than `interval` ago, until that interval is up (a
+//    restart re-probes nothing); else, not Staged, a report that the server
+//    has not loaded the user waits (ConfigNotReloaded, quietly for a new
+//    backend) until the patience runs out; else probe;
+//  - the primary passed: Passed (kConfirm while Staged, then requeue at
+//    next_probe; else probe again once next_probe has passed);
+//  - Staged and only the fallback passed: RotationStaged, probed again every
+//    reload_retry;
+//  - neither: DecideProbeFailure, probed again after its retry (at most
+//    next_probe).
+// lastProbeTime moves only with a passing primary probe: a retry that
+// fails the same way writes nothing.
+ProbeStep DecideProbe(const ProbeFacts& facts);
 
 }  // namespace switchboard::operator_logic
