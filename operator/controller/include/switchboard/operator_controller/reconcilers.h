@@ -3,7 +3,7 @@
 // PubSubBackends, NatsServers, and the Secrets labelled
 // app.kubernetes.io/managed-by=switchboard; a Secret a user references is
 // read by name), decides (pure logic: PlanCredentials, CollectInstallations +
-// RenderNatsConfig, ComputeBackendStatus, ProbeFailureReason,
+// RenderNatsConfig, DecideInFile, DecideProbe, ComputeBackendStatus,
 // ReadyTransitionEvent), applies (writes only what changed) and reports
 // (status and events only on change). Neither puts a password into a log
 // line, an event or a status.
