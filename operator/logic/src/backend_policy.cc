@@ -167,4 +167,31 @@ ProbeStep DecideProbe(const ProbeFacts& f) {
   return s;
 }
 
+FinalizeStep DecideFinalize(const FinalizeFacts& f) {
+  FinalizeStep s;
+  if (!f.has_finalizer) return s;
+  s.step = Finalize::kCleanUp;
+  if (f.server.empty()) return s;
+  auto skipped = [&](std::string_view reason, const std::string& why) {
+    s.warning = true;
+    s.reason = std::string(reason);
+    s.message = "finalizer removed without removing the NATS user from NatsServer " + f.server +
+                " (" + why + ")";
+    return s;
+  };
+  if (!f.server_exists) return skipped(reasons::kServerGone, "the NatsServer is gone");
+  if (!f.config_exists) return skipped(reasons::kConfigTargetMissing, "its config Secret is gone");
+  if (f.users_rendered) {
+    if (f.deleting_for && *f.deleting_for < f.cleanup_timeout) {
+      s.step = Finalize::kWait;
+      s.recheck = milliseconds(500);
+      return s;
+    }
+    return skipped(reasons::kCleanupTimedOut, "no render without it in time");
+  }
+  s.reason = std::string(reasons::kUserRemoved);
+  s.message = "NATS user removed from NatsServer " + f.server;
+  return s;
+}
+
 }  // namespace switchboard::operator_logic

@@ -285,9 +285,64 @@ TEST(DecideProbe, Table) {
     EXPECT_EQ(step.action, c.action) << c.name;
     EXPECT_EQ(step.report, c.report) << c.name;
     EXPECT_EQ(step.then, c.then) << c.name;
-    if (step.then == ProbeThen::kRequeue) EXPECT_EQ(step.after, c.after) << c.name;
+    if (step.then == ProbeThen::kRequeue) {
+      EXPECT_EQ(step.after, c.after) << c.name;
+    }
     EXPECT_EQ(step.reason, c.reason) << c.name;
   }
+}
+
+// ---- DecideFinalize ----
+
+TEST(DecideFinalize, Table) {
+  auto facts = [](bool server, bool config, bool rendered, std::optional<int> deleting_s) {
+    FinalizeFacts f;
+    f.has_finalizer = true;
+    f.server = "nats/shared";
+    f.server_exists = server;
+    f.config_exists = config;
+    f.users_rendered = rendered;
+    if (deleting_s) f.deleting_for = seconds(*deleting_s);
+    f.cleanup_timeout = seconds(60);
+    return f;
+  };
+  FinalizeFacts none;
+  FinalizeFacts unbound = facts(true, true, true, 0);
+  unbound.server = "";
+  struct Case {
+    const char* name;
+    FinalizeFacts facts;
+    Finalize step;
+    bool warning;
+    std::string_view reason;
+  } cases[] = {
+      {"no finalizer of ours", none, Finalize::kNothing, false, ""},
+      {"the user left the file: clean up", facts(true, true, false, 5), Finalize::kCleanUp, false,
+       reasons::kUserRemoved},
+      {"still rendered: wait", facts(true, true, true, 5), Finalize::kWait, false, ""},
+      {"still rendered just before the timeout", facts(true, true, true, 59), Finalize::kWait,
+       false, ""},
+      {"still rendered at the timeout: go anyway", facts(true, true, true, 60), Finalize::kCleanUp,
+       true, reasons::kCleanupTimedOut},
+      {"a deletionTimestamp that does not parse never wedges it",
+       facts(true, true, true, std::nullopt), Finalize::kCleanUp, true, reasons::kCleanupTimedOut},
+      {"the server is gone", facts(false, false, true, 0), Finalize::kCleanUp, true,
+       reasons::kServerGone},
+      {"its config Secret is gone", facts(true, false, true, 0), Finalize::kCleanUp, true,
+       reasons::kConfigTargetMissing},
+      {"rabbitmq, postgres, or no serverRef: clean up, no event", unbound, Finalize::kCleanUp,
+       false, ""},
+  };
+  for (const auto& c : cases) {
+    auto step = DecideFinalize(c.facts);
+    EXPECT_EQ(step.step, c.step) << c.name;
+    EXPECT_EQ(step.warning, c.warning) << c.name;
+    EXPECT_EQ(step.reason, c.reason) << c.name;
+    if (!step.reason.empty()) {
+      EXPECT_NE(step.message.find("NatsServer nats/shared"), std::string::npos) << c.name;
+    }
+  }
+  EXPECT_EQ(DecideFinalize(facts(true, true, true, 5)).recheck, milliseconds(500));
 }
 
 }  // namespace

@@ -167,4 +167,39 @@ struct ProbeStep {
 // fails the same way writes nothing.
 ProbeStep DecideProbe(const ProbeFacts& facts);
 
+// ---- the finalizer ----
+
+struct FinalizeFacts {
+  bool has_finalizer = false;  // ours or the legacy one
+  std::string server;          // "<ns>/<name>" for a bound nats backend; "" otherwise
+  bool server_exists = false;
+  bool config_exists = false;   // the server's config Secret
+  bool users_rendered = false;  // it still holds a user of the backend
+  // Since metadata.deletionTimestamp; nullopt when it does not parse.
+  std::optional<std::chrono::milliseconds> deleting_for;
+  std::chrono::milliseconds cleanup_timeout{60000};
+};
+
+enum class Finalize {
+  kNothing,  // no finalizer of ours: nothing to do
+  kWait,     // the file still holds its users: wake the server, look again soon
+  kCleanUp,  // delete its Secrets, drop the finalizer, record the event
+};
+
+struct FinalizeStep {
+  Finalize step = Finalize::kNothing;
+  std::chrono::milliseconds recheck{0};  // kWait
+  // kCleanUp: the event (Warning when cleanup was skipped or cut short).
+  bool warning = false;
+  std::string reason;  // "" when there is no event (not a bound nats backend)
+  std::string message;
+};
+
+// The bounded finalizer: wait (rechecking every 500 ms) until the server's
+// file no longer holds the backend's users; skip the wait when the server
+// (ServerGone) or its config Secret (ConfigTargetMissing) is gone, or after
+// cleanup_timeout (CleanupTimedOut; also when deletionTimestamp does not
+// parse), each a Warning; UserRemoved (Normal) when the user left in time.
+FinalizeStep DecideFinalize(const FinalizeFacts& facts);
+
 }  // namespace switchboard::operator_logic
