@@ -44,6 +44,10 @@ int RunSub(const std::vector<std::string>& args) {
   auto topic = topic_flags.Resolve();
   if (!topic.ok()) return Fail("sub", topic.status(), kExitUsage);
 
+  // From here on a signal only sets the flag the wait below checks (before
+  // "subscribed to" is printed, so a signal sent on seeing it is caught).
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
   QuietLogs();
   ps::NatsOptions options = conn.ToOptions();
   auto client = ps::NatsPubSub::Connect(options);
@@ -68,8 +72,6 @@ int RunSub(const std::vector<std::string>& args) {
                topic->name.c_str());
   std::fflush(stderr);
 
-  std::signal(SIGINT, OnSignal);
-  std::signal(SIGTERM, OnSignal);
   auto deadline = std::chrono::steady_clock::now() + timeout;
   std::unique_lock lock(mu);
   // Why the loop ended short of --count, if it did.
