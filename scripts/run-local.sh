@@ -64,6 +64,10 @@ log() { say "$@"; }
 exec 9>"$state/.lock"
 flock -n 9 || die "another run-local.sh uses $state (one per checkout); stop it first"
 
+# A run killed before its cleanup leaves its processes behind (they have
+# their own session): with the lock held they are nobody else's.
+for n in operator webhook config-sync nats-server; do stop "$n"; done
+
 # What this run started, in start order; the cleanup stops them in reverse.
 started=()
 started_cluster=false
