@@ -487,7 +487,8 @@ cmd_down() {
     log "the node network belongs to $(stamp_owner "$NET_STAMP"): leaving $BRIDGE, its routes and iptables rules alone"
   fi
   bash "$root/scripts/cluster.sh" down || true
-  # Last: until here a connection to the node's addresses is refused.
+  # Last, so that until now a connection to a node, pod or Service address
+  # was refused, never routed.
   if [ "$own_net" = yes ]; then
     guard_down
     net_release
