@@ -42,7 +42,8 @@ struct ClaimsData {
 };
 
 // jwt/v2's jti: base32 (no padding) of the SHA-512/256 of the registered
-// claims' JSON with jti empty. The claims' nats part is not hashed.
+// claims' JSON with jti empty. The claims' nats part is not hashed. Empty
+// when a claim is not valid UTF-8 (such claims are never encoded).
 std::string ComputeJti(const ClaimsData& claims);
 
 struct Permission {
