@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -501,6 +503,50 @@ TEST(AuthorizationRequestTest, Refusals) {
       DecodeAuthorizationRequest(
           Sign(f.server, f.Claims().dump(), R"({"typ":"jwt","alg":"ED25519-NKEY"})"), kIat + 1)
           .ok());
+}
+
+// A request a real nats-server sent (testdata/README.md).
+TEST(AuthorizationRequestTest, RealNatsServerRequest) {
+  std::ifstream in(std::string(SWITCHBOARD_TEST_SOURCE_DIR) +
+                   "/tests/natsauth/testdata/nats-server-2.15.2-request.jwt");
+  std::string token((std::istreambuf_iterator<char>(in)), {});
+  ASSERT_FALSE(token.empty());
+  constexpr int64_t kIssued = 1796160982;
+  constexpr char kServer[] = "NAKCGEXDX5YNWSBE4KCLKJ3QYZCKQ7W66BSN4GKS4XC76WLPDKFT5OXX";
+  auto r = DecodeAuthorizationRequest(token, kIssued + 3, kIssuer);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->claims.issuer, kServer);
+  EXPECT_EQ(r->claims.subject, kIssuer);
+  EXPECT_EQ(r->claims.audience, kAuthorizationRequestAudience);
+  EXPECT_EQ(r->claims.issued_at, kIssued);
+  EXPECT_EQ(r->claims.expires, kIssued + 5);  // authorization.timeout
+  EXPECT_EQ(r->claims.id, ComputeJti(r->claims));
+  EXPECT_EQ(r->server_id.id, kServer);
+  EXPECT_EQ(r->server_id.name, kServer);
+  EXPECT_EQ(r->server_id.host, "127.0.0.1");
+  EXPECT_EQ(r->server_id.version, "2.15.2");
+  EXPECT_EQ(r->user_nkey, "UDEUESNYAMQESWLSGLM4SM4UBN3ZL4RRD2T5HTVSWGLOQF52MGOFQOKS");
+  EXPECT_EQ(r->client_info.host, "127.0.0.1");
+  EXPECT_EQ(r->client_info.id, 8u);
+  EXPECT_EQ(r->client_info.user, "inst42");
+  EXPECT_EQ(r->client_info.name, "engine");
+  EXPECT_EQ(r->client_info.kind, "Client");
+  EXPECT_EQ(r->client_info.type, "nats");
+  EXPECT_EQ(r->connect_opts.user, "inst42");
+  EXPECT_EQ(r->connect_opts.pass, "pw-of-inst42");
+  EXPECT_EQ(r->connect_opts.name, "engine");
+  EXPECT_EQ(r->connect_opts.lang, "go");
+  EXPECT_EQ(r->connect_opts.version, "1.55.0");
+  EXPECT_EQ(r->connect_opts.protocol, 1);
+  EXPECT_FALSE(r->client_tls.has_value());
+
+  EXPECT_EQ(DecodeAuthorizationRequest(token, kIssued + 6, kIssuer).status().code(),
+            StatusCode::kUnauthenticated);
+  std::string tampered = token;
+  size_t at = tampered.find('.') + 40;
+  tampered[at] = tampered[at] == 'A' ? 'B' : 'A';
+  EXPECT_EQ(DecodeAuthorizationRequest(tampered, kIssued + 3, kIssuer).status().code(),
+            StatusCode::kUnauthenticated);
 }
 
 }  // namespace
