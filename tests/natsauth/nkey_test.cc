@@ -3,8 +3,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <set>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "switchboard/common/base64.h"
 
@@ -281,6 +284,26 @@ TEST(SignTest, SignVerifyAndTampering) {
   for (const auto& c : cases) {
     EXPECT_EQ(Verify(c.key, c.message, c.signature).code(), c.want) << c.name;
   }
+}
+
+// The authorizer signs from several threads with one key pair.
+TEST(SignTest, OneKeyPairSignsFromManyThreads) {
+  auto pair = KeyPair::FromSeed(kVectors[0].seed);
+  ASSERT_TRUE(pair.ok());
+  auto want = pair->Sign("hello");
+  ASSERT_TRUE(want.ok());
+  std::atomic<int> mismatches{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 200; ++i) {
+        auto sig = pair->Sign("hello");
+        if (!sig.ok() || *sig != *want) ++mismatches;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(mismatches.load(), 0);
 }
 
 TEST(SignTest, CurveKeysCannotSign) {
