@@ -500,7 +500,7 @@ Result<AuthorizationRequestClaims> DecodeAuthorizationRequest(std::string_view t
 
   auto connect = nr.Object("connect_opts");
   if (!connect.ok()) return connect.status().Annotate(kWhat);
-  Reader or_ = nr.Sub(*connect, "connect_opts");
+  Reader opts = nr.Sub(*connect, "connect_opts");
   ConnectOptions& o = q.connect_opts;
   for (auto [key, out] : {std::pair{"jwt", &o.jwt},
                           {"nkey", &o.nkey},
@@ -511,9 +511,9 @@ Result<AuthorizationRequestClaims> DecodeAuthorizationRequest(std::string_view t
                           {"name", &o.name},
                           {"lang", &o.lang},
                           {"version", &o.version}}) {
-    SB_RETURN_IF_ERROR(or_.Str(key, out).Annotate(kWhat));
+    SB_RETURN_IF_ERROR(opts.Str(key, out).Annotate(kWhat));
   }
-  SB_RETURN_IF_ERROR(or_.Int("protocol", &o.protocol).Annotate(kWhat));
+  SB_RETURN_IF_ERROR(opts.Int("protocol", &o.protocol).Annotate(kWhat));
 
   auto tls = nr.Object("client_tls");
   if (!tls.ok()) return tls.status().Annotate(kWhat);
