@@ -9,7 +9,7 @@
 # transient failure (scripts/lib/retry.sh; SWITCHBOARD_RETRY_ATTEMPTS, _DELAY).
 #
 # Usage: scripts/build-tools.sh [TOOL ...]
-#   TOOL: kube-apiserver kube-controller-manager etcd helm (the default set)
+#   TOOL: kube-apiserver kube-controller-manager etcd helm jwtcheck (the default set)
 #         kubelet kube-scheduler kube-proxy (built only when named: the
 #         test node needs them, the API-server-only tests do not)
 set -euo pipefail
@@ -182,18 +182,35 @@ build_helm() {
   mark helm "$v"
 }
 
+# jwtcheck: test tooling for natsauth (tests/natsauth/jwtcheck), the
+# reference nats-io/jwt and nkeys at the versions its go.mod pins. Rebuilt
+# when its sources change.
+build_jwtcheck() {
+  local src="$root/tests/natsauth/jwtcheck" v
+  v=$(cat "$src/go.mod" "$src/go.sum" "$src"/*.go | sha256sum | cut -c1-16)
+  fresh jwtcheck "$v" && return 0
+  log "building jwtcheck ($v)"
+  (
+    cd "$src"
+    retry "build-tools: go build (jwtcheck)" go build -ldflags="$ldflags" -o "$bin/jwtcheck.tmp" .
+    mv "$bin/jwtcheck.tmp" "$bin/jwtcheck"
+  )
+  mark jwtcheck "$v"
+}
+
 # One build at a time per cache folder: parallel `cluster.sh up`s (several
 # build dirs sharing a cache) wait instead of writing the same binary.
 exec 8>"$cache/.build.lock"
 flock 8
 
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(etcd kube-apiserver kube-controller-manager helm)
+[ ${#targets[@]} -gt 0 ] || targets=(etcd kube-apiserver kube-controller-manager helm jwtcheck)
 for t in "${targets[@]}"; do
   case "$t" in
     kube-apiserver | kube-controller-manager | kubelet | kube-scheduler | kube-proxy) build_k8s_cmd "$t" ;;
     etcd) build_etcd ;;
     helm) build_helm ;;
+    jwtcheck) build_jwtcheck ;;
     *) echo "build-tools: unknown tool $t" >&2; exit 2 ;;
   esac
 done
