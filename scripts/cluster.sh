@@ -410,6 +410,8 @@ cmd_up() {
 
 cmd_down() {
   not_ours && exit 1
+  # The API server's port, so its stop ends once the port is closed.
+  load_state || true
   # Pid files are checked against the binary each process runs, so even a
   # folder without a stamp (made before stamps) only stops our processes.
   stop kube-controller-manager 200
