@@ -4,15 +4,14 @@
 #include <unordered_map>
 
 #include "nats_conf.h"
+#include "switchboard/api/limits.h"
+#include "switchboard/api/quantity.h"
 #include "switchboard/operator_logic/credentials.h"
 
 namespace switchboard::operator_logic {
 namespace {
 
 using internal::AppendQuoted;
-
-constexpr int64_t kMinPayload = 16L * 1024 * 1024;  // the engine's contract
-constexpr int64_t kMaxPayload = 64L * 1024 * 1024;  // NATS's hard limit / default max_pending
 
 // Rendered when no installation is: NATS treats an empty user list as "no
 // authentication". The hash is well-formed bcrypt whose checksum no password
@@ -63,11 +62,13 @@ Result<RenderedConfig> RenderNatsConfig(const RenderInput& input) {
   if (auto why = internal::CheckObjectName(input.server_name); !why.empty()) {
     return Status::InvalidArgument("metadata.name: " + why);
   }
-  if (input.max_payload < kMinPayload || input.max_payload > kMaxPayload) {
+  if (input.max_payload < api::kEngineMaxPayload || input.max_payload > api::kNatsMaxPayloadLimit) {
+    const std::string min = api::FormatBytes(api::kEngineMaxPayload);
+    const std::string max = api::FormatBytes(api::kNatsMaxPayloadLimit);
     return Status::InvalidArgument(
-        "spec.maxPayload: " + std::to_string(input.max_payload) +
-        " bytes is outside 16Mi..64Mi; Hatchet's engine needs at least 16Mi (16777216) and NATS "
-        "allows at most 64Mi");
+        "spec.maxPayload: " + std::to_string(input.max_payload) + " bytes is outside " + min +
+        ".." + max + "; Hatchet's engine needs at least " + min + " (" +
+        std::to_string(api::kEngineMaxPayload) + ") and NATS allows at most " + max);
   }
 
   // Sort pointers, not installations: the input can be large.
