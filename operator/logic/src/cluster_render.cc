@@ -1,5 +1,6 @@
 #include "switchboard/operator_logic/cluster_render.h"
 
+#include "switchboard/api/claims.h"
 #include "switchboard/api/names.h"
 #include "switchboard/api/views.h"
 #include "switchboard/operator_logic/objects.h"
@@ -90,6 +91,7 @@ Result<ClusterRenderInput> CollectInstallations(const nlohmann::json& server,
     inst.name = bv.name();
     inst.subject_prefix = bv.subject_prefix();
     inst.users = RenderedUsers(*state);
+    inst.created = api::CreationTimeOf(*b);
     out.input.installations.push_back(std::move(inst));
   }
   return out;

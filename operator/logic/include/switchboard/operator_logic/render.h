@@ -32,6 +32,7 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,9 @@ struct Installation {
   // The current user first; during a rotation also the previous one (see
   // CredentialPlan::users). Each gets publish/subscribe allow `<prefix>.*`.
   std::vector<NatsUser> users;
+  // metadata.creationTimestamp in Unix seconds (api::CreationTimeOf): of two
+  // installations with one prefix or user name the older keeps it.
+  std::optional<int64_t> created = std::nullopt;
 };
 
 struct RenderInput {
@@ -99,12 +103,13 @@ struct RenderedConfig {
 //    outside [A-Za-z0-9-_.@+=] or over api::kMaxRenderedUsernameLength
 //    characters (a user name at the API's limit with a rotation suffix), a hash that is not
 //    bcrypt (never echoed: it may be a plaintext password), a name already
-//    taken by an installation earlier in namespace/name order;
+//    taken by an installation that keeps the claim (api/claims.h: the
+//    older; equal ages by namespace/name, as the rules decide);
 //  - per installation: a subject prefix over api::kMaxSubjectPrefixLength
 //    characters, with whitespace, control characters, `"`, `\`, a
 //    wildcard, an empty token or a leading `$`; a
 //    namespace/name that is not a Kubernetes name (they go into comments); a
-//    prefix already taken earlier in order; no usable user.
+//    prefix taken by an installation that keeps the claim; no usable user.
 // Server-level problems fail the whole render with kInvalidArgument naming
 // the field: max_payload outside [16 MiB, 64 MiB], a server namespace/name
 // that is not a Kubernetes name.
