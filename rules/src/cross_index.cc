@@ -299,7 +299,7 @@ void CrossIndex::CheckBackend(const Facts& facts, Sink& sink) const {
     api::ClaimAge mine = AgeOf(facts, prefix_claim), theirs = AgeOf(facts_[winner], prefix_claim);
     std::string why = !theirs.created
                           ? "neither is created yet: the smaller namespace/name keeps it"
-                      : !mine.created ? "it exists already and keeps it"
+                      : !mine.created ? "it already holds it and keeps it"
                       : *theirs.created == *mine.created
                           ? "created in the same second: the smaller namespace/name keeps it"
                           : "created earlier, it keeps it";

@@ -97,13 +97,13 @@ TEST(Conflicts, TheOlderKeepsTheClaim) {
        {"team-z", "z", "shared", "", "2026-01-01T10:00:00Z"},
        "unique-prefix",
        false,
-       "exists already"},
+       "already holds it"},
       {"an unreadable creationTimestamp counts as not stored",
        {"team-a", "a", "shared", "", "yesterday"},
        {"team-z", "z", "shared", "", "2026-01-01T10:00:00Z"},
        "unique-prefix",
        false,
-       "exists already"},
+       "already holds it"},
       {"neither stored: the smaller namespace/name keeps it",
        {"team-b", "x", "shared", "", kNotStored},
        {"team-a", "x", "shared", "", kNotStored},
@@ -187,7 +187,7 @@ TEST(Conflicts, AnUpdateThatTakesAClaimIsTheNewest) {
   Report r = Validate(older_after, ctx, Operation::kUpdate, &older_before);
   const Finding* f = Find(r, "unique-prefix");
   ASSERT_NE(f, nullptr) << Dump(r);
-  EXPECT_NE(f->message.find("PubSubBackend team-b/young (it exists already"), std::string::npos)
+  EXPECT_NE(f->message.find("PubSubBackend team-b/young (it already holds it"), std::string::npos)
       << f->message;
   // The same through an index (the webhook) and a Batch with the stored
   // version (the CLI given both).

@@ -12,6 +12,7 @@
 #include "switchboard/operator_logic/render.h"
 #include "switchboard/operator_logic/rotation.h"
 #include "switchboard/rules/validate.h"
+#include "test_objects.h"  // tests/rules: the valid objects the rule tests start from
 
 namespace switchboard::operator_logic {
 namespace {
@@ -22,25 +23,14 @@ std::string FakeHash() { return "$2b$11$" + std::string(53, 'h'); }
 
 json Server(const std::string& ns = "nats", const std::string& name = "shared",
             json max_payload = "16Mi") {
-  return {{"apiVersion", "pubsub.switchboard.dev/v1alpha1"},
-          {"kind", "NatsServer"},
-          {"metadata", {{"name", name}, {"namespace", ns}}},
-          {"spec",
-           {{"url", "nats://nats:4222"},
-            {"maxPayload", max_payload},
-            {"allowedNamespaces", {{"from", "All"}}}}}};
+  json s = rules::testing::Server(ns, name);
+  s["spec"]["maxPayload"] = std::move(max_payload);
+  return s;
 }
 
 json Backend(const std::string& ns, const std::string& name, const std::string& prefix,
              const std::string& username = "") {
-  json b = {{"apiVersion", "pubsub.switchboard.dev/v1alpha1"},
-            {"kind", "PubSubBackend"},
-            {"metadata", {{"name", name}, {"namespace", ns}}},
-            {"spec",
-             {{"kind", "nats"},
-              {"nats",
-               {{"serverRef", {{"name", "shared"}, {"namespace", "nats"}}},
-                {"subjectPrefix", prefix}}}}}};
+  json b = rules::testing::Backend(ns, name, prefix);
   if (!username.empty()) b["spec"]["nats"]["credentials"] = {{"username", username}};
   return b;
 }
