@@ -6,6 +6,7 @@
 #include "backend_step.h"
 #include "probe_pool.h"
 #include "secret_io.h"
+#include "switchboard/api/constants.h"
 #include "switchboard/api/names.h"
 #include "switchboard/common/log.h"
 #include "switchboard/operator_logic/objects.h"
@@ -40,7 +41,7 @@ Result<Action> BackendReconciler::Impl::Finalize() {
   }
   std::string_view skipped;  // why cleanup was skipped (event), empty when done
   std::string server_key;
-  if (view.kind() == "nats" && !view.server().name.empty()) {
+  if (view.kind() == api::kBackendNats && !view.server().name.empty()) {
     server_key = view.server().ToString();
     kube::ObjectPtr server_obj = ctx.servers->Get(view.server().ns, view.server().name);
     if (!server_obj) {
@@ -62,7 +63,7 @@ Result<Action> BackendReconciler::Impl::Finalize() {
   }
   kube::ObjectPtr env = ctx.secrets->Get(view.ns(), view.env_secret_name());
   SB_RETURN_IF_ERROR(DeleteOwnedSecret(ctx.client, env.get(), uid));
-  if (view.kind() == "nats") {
+  if (view.kind() == api::kBackendNats) {
     kube::ObjectPtr creds =
         ctx.secrets->Get(view.ns(), api::DefaultCredentialsSecretName(view.name()));
     SB_RETURN_IF_ERROR(DeleteOwnedSecret(ctx.client, creds.get(), uid));

@@ -32,9 +32,11 @@
 
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "switchboard/api/limits.h"
 #include "switchboard/common/status.h"
 
 namespace switchboard::operator_logic {
@@ -60,12 +62,15 @@ struct Installation {
   // The current user first; during a rotation also the previous one (see
   // CredentialPlan::users). Each gets publish/subscribe allow `<prefix>.*`.
   std::vector<NatsUser> users;
+  // metadata.creationTimestamp in Unix seconds (api::CreationTimeOf): of two
+  // installations with one prefix or user name the older keeps it.
+  std::optional<int64_t> created = std::nullopt;
 };
 
 struct RenderInput {
-  std::string server_ns;                    // the NatsServer's namespace (header comment only)
-  std::string server_name;                  // the NatsServer's name (header comment only)
-  int64_t max_payload = 16L * 1024 * 1024;  // bytes (ParseByteQuantity)
+  std::string server_ns;                         // the NatsServer's namespace (header comment only)
+  std::string server_name;                       // the NatsServer's name (header comment only)
+  int64_t max_payload = api::kEngineMaxPayload;  // bytes (ParseByteQuantity)
   Isolation isolation = Isolation::kPermissions;
   std::vector<Installation> installations;  // any order
 };
@@ -95,13 +100,16 @@ struct RenderedConfig {
 // and `\` escaped), and values that could still change the structure are
 // refused, with a Rejected entry:
 //  - per user (the installation's other users are still rendered): a name
-//    outside [A-Za-z0-9-_.@+=] or over 160 characters, a hash that is not
+//    outside [A-Za-z0-9-_.@+=] or over api::kMaxRenderedUsernameLength
+//    characters (a user name at the API's limit with a rotation suffix), a hash that is not
 //    bcrypt (never echoed: it may be a plaintext password), a name already
-//    taken by an installation earlier in namespace/name order;
-//  - per installation: a subject prefix with whitespace, control
-//    characters, `"`, `\`, a wildcard, an empty token or a leading `$`; a
+//    taken by an installation that keeps the claim (api/claims.h: the
+//    older; equal ages by namespace/name, as the rules decide);
+//  - per installation: a subject prefix over api::kMaxSubjectPrefixLength
+//    characters, with whitespace, control characters, `"`, `\`, a
+//    wildcard, an empty token or a leading `$`; a
 //    namespace/name that is not a Kubernetes name (they go into comments); a
-//    prefix already taken earlier in order; no usable user.
+//    prefix taken by an installation that keeps the claim; no usable user.
 // Server-level problems fail the whole render with kInvalidArgument naming
 // the field: max_payload outside [16 MiB, 64 MiB], a server namespace/name
 // that is not a Kubernetes name.
@@ -116,6 +124,6 @@ std::string ConfigHash(std::string_view text);
 // `default_bytes`. kInvalidArgument (naming `field`) for negative,
 // fractional, exponent, overflowing or otherwise unparseable values.
 Result<int64_t> ParseByteQuantity(const nlohmann::json& value, std::string_view field,
-                                  int64_t default_bytes = 16L * 1024 * 1024);
+                                  int64_t default_bytes = api::kEngineMaxPayload);
 
 }  // namespace switchboard::operator_logic
