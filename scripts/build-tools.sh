@@ -9,7 +9,8 @@
 # transient failure (scripts/lib/retry.sh; SWITCHBOARD_RETRY_ATTEMPTS, _DELAY).
 #
 # Usage: scripts/build-tools.sh [TOOL ...]
-#   TOOL: kube-apiserver kube-controller-manager etcd helm jwtcheck (the default set)
+#   TOOL: kube-apiserver kube-controller-manager etcd helm jwtcheck
+#         nats-server-callout (the default set)
 #         kubelet kube-scheduler kube-proxy (built only when named: the
 #         test node needs them, the API-server-only tests do not)
 set -euo pipefail
@@ -198,19 +199,34 @@ build_jwtcheck() {
   mark jwtcheck "$v"
 }
 
+# nats-server-callout: nats-server from its Go module, for the auth callout
+# tests (Debian's nats-server 2.9 has no callout). Named apart so it never
+# shadows Debian's nats-server on PATH.
+build_nats_server() {
+  local v="$NATS_SERVER_VERSION"
+  fresh nats-server-callout "$v" && return 0
+  log "building nats-server-callout (nats-server v$v)"
+  local dir="$cache/src/nats-server-$v"
+  mkdir -p "$dir"
+  GOBIN="$dir" retry "build-tools: go install (nats-server-callout)" go install -ldflags="$ldflags" "github.com/nats-io/nats-server/v2@v$v"
+  mv "$dir/nats-server" "$bin/nats-server-callout"
+  mark nats-server-callout "$v"
+}
+
 # One build at a time per cache folder: parallel `cluster.sh up`s (several
 # build dirs sharing a cache) wait instead of writing the same binary.
 exec 8>"$cache/.build.lock"
 flock 8
 
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(etcd kube-apiserver kube-controller-manager helm jwtcheck)
+[ ${#targets[@]} -gt 0 ] || targets=(etcd kube-apiserver kube-controller-manager helm jwtcheck nats-server-callout)
 for t in "${targets[@]}"; do
   case "$t" in
     kube-apiserver | kube-controller-manager | kubelet | kube-scheduler | kube-proxy) build_k8s_cmd "$t" ;;
     etcd) build_etcd ;;
     helm) build_helm ;;
     jwtcheck) build_jwtcheck ;;
+    nats-server-callout) build_nats_server ;;
     *) echo "build-tools: unknown tool $t" >&2; exit 2 ;;
   esac
 done

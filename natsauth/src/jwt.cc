@@ -53,6 +53,29 @@ Result<std::string> GoJson(const ordered_json& value, std::string_view what) {
   return out;
 }
 
+// A claim's value inside an error message. The value may come from anyone
+// who can publish a request, before its signature is checked, and the
+// message gets logged: quoted, bytes outside printable ASCII (and quotes
+// and backslashes) as \xNN, and cut after kQuotedMax bytes.
+constexpr size_t kQuotedMax = 64;
+std::string Quote(std::string_view value) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "\"";
+  for (size_t i = 0; i < value.size() && i < kQuotedMax; ++i) {
+    auto c = static_cast<unsigned char>(value[i]);
+    if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
+      out += "\\x";
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    } else {
+      out.push_back(static_cast<char>(c));
+    }
+  }
+  out += '"';
+  if (value.size() > kQuotedMax) out += "... (" + std::to_string(value.size()) + " bytes)";
+  return out;
+}
+
 // The registered claims in jwt/v2's field order, each omitted when empty.
 ordered_json ClaimsDataJson(const ClaimsData& c) {
   ordered_json j = ordered_json::object();
@@ -121,7 +144,7 @@ Status RequireKey(std::string_view key, KeyType type, std::string_view what,
 // or doubled dot; a queue name after one space only in sub permissions.
 Status CheckSubject(std::string_view s, std::string_view where) {
   auto fail = [&](std::string_view why) {
-    return Status::InvalidArgument(std::string(where) + ": subject \"" + std::string(s) + "\" " +
+    return Status::InvalidArgument(std::string(where) + ": subject " + Quote(s) + " " +
                                    std::string(why));
   };
   if (s.empty()) return fail("is empty");
@@ -281,10 +304,10 @@ Result<Verified> DecodeVerified(std::string_view token, std::string_view type, K
   Reader hr(&header, "header");
   SB_RETURN_IF_ERROR(hr.Str("typ", &typ).Annotate(what));
   SB_RETURN_IF_ERROR(hr.Str("alg", &alg).Annotate(what));
-  if (Upper(typ) != "JWT") return fail("header.typ is \"" + typ + "\", want \"JWT\"");
+  if (Upper(typ) != "JWT") return fail("header.typ is " + Quote(typ) + ", want \"JWT\"");
   alg = Lower(alg);
   if (alg != "ed25519-nkey" && alg != "ed25519") {
-    return fail("header.alg is \"" + alg + "\", want \"ed25519-nkey\"");
+    return fail("header.alg is " + Quote(alg) + ", want \"ed25519-nkey\"");
   }
   if (!base64::DecodeUrl(token.substr(dot1 + 1, dot2 - dot1 - 1), &body_text)) {
     return fail("claims are not unpadded base64url");
@@ -305,7 +328,7 @@ Result<Verified> DecodeVerified(std::string_view token, std::string_view type, K
   SB_RETURN_IF_ERROR(nr.Str("type", &got_type).Annotate(what));
   SB_RETURN_IF_ERROR(nr.Int("version", &version).Annotate(what));
   if (got_type != type) {
-    return fail("nats.type is \"" + got_type + "\", want \"" + std::string(type) + "\"");
+    return fail("nats.type is " + Quote(got_type) + ", want " + Quote(type));
   }
   if (version != kClaimsVersion) {
     return fail("nats.version is " + std::to_string(version) +
@@ -450,14 +473,12 @@ Result<AuthorizationRequestClaims> DecodeAuthorizationRequest(std::string_view t
   AuthorizationRequestClaims q;
   q.claims = std::move(v->claims);
   if (q.claims.audience != kAuthorizationRequestAudience) {
-    return Status::InvalidArgument("authorization request: aud is \"" + q.claims.audience +
-                                   "\", want \"" + std::string(kAuthorizationRequestAudience) +
-                                   "\"");
+    return Status::InvalidArgument("authorization request: aud is " + Quote(q.claims.audience) +
+                                   ", want " + Quote(kAuthorizationRequestAudience));
   }
   if (!expected_subject.empty() && q.claims.subject != expected_subject) {
-    return Status::PermissionDenied("authorization request: sub is " + q.claims.subject +
-                                    ", not this authorizer's issuer " +
-                                    std::string(expected_subject));
+    return Status::PermissionDenied("authorization request: sub is " + Quote(q.claims.subject) +
+                                    ", not this authorizer's issuer " + Quote(expected_subject));
   }
   const json& nats = v->body["nats"];
   Reader nr(&nats, "nats");

@@ -488,6 +488,20 @@ TEST(AuthorizationRequestTest, Refusals) {
        StatusCode::kInvalidArgument, "nats.connect_opts: want an object"},
       {"too large", std::string(kMaxTokenSize + 1, 'e'), StatusCode::kResourceExhausted,
        "over the 1 MiB limit"},
+      // Values quoted from unverified claims are escaped and cut: the
+      // authorizer logs these messages.
+      {"type with a newline", edit([](json& c) { c["nats"]["type"] = "x\nERR forged\"\\"; }),
+       StatusCode::kInvalidArgument, "nats.type is \"x\\x0aERR forged\\x22\\x5c\", want"},
+      {"type not ASCII", edit([](json& c) { c["nats"]["type"] = "r\xc3\xa9quest"; }),
+       StatusCode::kInvalidArgument, "nats.type is \"r\\xc3\\xa9quest\""},
+      {"long type", edit([](json& c) { c["nats"]["type"] = std::string(100000, 't'); }),
+       StatusCode::kInvalidArgument,
+       "nats.type is \"" + std::string(64, 't') + "\"... (100000 bytes), want"},
+      {"long alg",
+       Sign(f.server, f.Claims().dump(),
+            R"({"typ":"JWT","alg":")" + std::string(5000, 'a') + R"("})"),
+       StatusCode::kInvalidArgument,
+       "header.alg is \"" + std::string(64, 'a') + "\"... (5000 bytes)"},
   };
   for (const auto& c : cases) {
     auto r = DecodeAuthorizationRequest(c.token, c.now, kIssuer);
@@ -495,6 +509,8 @@ TEST(AuthorizationRequestTest, Refusals) {
     EXPECT_EQ(r.status().code(), c.code) << c.name << ": " << r.status().ToString();
     EXPECT_THAT(r.status().message(), HasSubstr(c.want)) << c.name;
     EXPECT_THAT(r.status().message(), Not(HasSubstr(kPassword))) << c.name;
+    EXPECT_LE(r.status().message().size(), 1024u) << c.name;
+    EXPECT_THAT(r.status().message(), Not(HasSubstr("\n"))) << c.name;
   }
   // The boundary: valid through the second of exp, as in jwt/v2.
   EXPECT_TRUE(DecodeAuthorizationRequest(good, kIat + 2, kIssuer).ok());

@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <cstdlib>
 #include <ctime>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -17,22 +16,13 @@
 #include "switchboard/natsauth/jwt.h"
 #include "switchboard/natsauth/nkey.h"
 #include "switchboard/testing/process.h"
+#include "tool_path.h"
 
 namespace switchboard::natsauth {
 namespace {
 
 using nlohmann::json;
 using testing::RunResult;
-
-std::string ToolPath() {
-  std::string dir;
-  if (const char* t = std::getenv("SWITCHBOARD_TOOLS_DIR"); t && *t) {
-    dir = t;
-  } else if (const char* s = std::getenv("SWITCHBOARD_SOURCE_DIR"); s && *s) {
-    dir = std::string(s) + "/.cache/tools";
-  }
-  return dir + "/bin/jwtcheck";
-}
 
 KeyPair Generate(KeyType type) {
   auto pair = KeyPair::Generate(type);
@@ -48,7 +38,7 @@ std::string Payload(const std::string& token) {
 class JwtcheckTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    tool_ = ToolPath();
+    tool_ = TestToolPath("jwtcheck");
     ASSERT_EQ(access(tool_.c_str(), X_OK), 0)
         << tool_ << " is missing: build it with `bash scripts/build-tools.sh jwtcheck` "
         << "(make test does, through make tools)";
