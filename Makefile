@@ -44,10 +44,10 @@ build-asan: deps
 test-unit: build ## unit tests
 	cd $(BUILD) && ctest --output-on-failure -j $(CTEST_JOBS) -L unit
 
-test-integration: build ## integration tests (real nats-server)
+test-integration: build tools ## integration tests (real nats-server)
 	cd $(BUILD) && ctest --output-on-failure -j $(CTEST_JOBS) -L integration
 
-test-asan: build-asan ## unit + integration under AddressSanitizer and UBSan
+test-asan: build-asan tools ## unit + integration under AddressSanitizer and UBSan
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j $(CTEST_JOBS) -L 'unit|integration'
 
