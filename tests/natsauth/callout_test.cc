@@ -23,6 +23,7 @@
 #include "nats_library.h"
 #include "switchboard/natsauth/jwt.h"
 #include "switchboard/natsauth/nkey.h"
+#include "switchboard/pubsub/nats_pubsub.h"
 #include "switchboard/testing/nats_server.h"
 #include "switchboard/testing/wait.h"
 #include "tool_path.h"
@@ -331,7 +332,14 @@ class Client {
 
 class CalloutTest : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { pubsub::internal::EnsureNatsLibrary(); }
+  // The raw nats.c handles below need the library open; the claim is
+  // released and nats.c joined once the suite's handles are gone.
+  static void SetUpTestSuite() { library_ = std::make_unique<pubsub::internal::NatsLibraryUse>(); }
+  static void TearDownTestSuite() {
+    library_.reset();
+    EXPECT_TRUE(pubsub::ShutdownNats().ok());
+  }
+  static inline std::unique_ptr<pubsub::internal::NatsLibraryUse> library_;
 
   void SetUp() override {
     std::string tool = TestToolPath("nats-server-callout");
