@@ -78,7 +78,7 @@ fn="$release-switchboard"
 # JSON array of objects
 rbac_json() {
   "$HELM" template "$release" "$chart" -n "$ns" "${kv[@]}" "$@" --show-only templates/rbac.yaml |
-    kubectl create --dry-run=client -o json -f - | jq -c '[(.items // [.])[]]'
+    kubectl create --dry-run=client -o json -f - | jq -cs '[.[] | (.items // [.])[]]'
 }
 # rules_of KIND NAME -> "resource:verbs" of that object's rules, one a line
 rules_of() {
@@ -137,9 +137,12 @@ done
 
 # --- the bundled NATS config + an operator-rendered include pass nats-server -t
 mkdir -p "$work/nats/switchboard"
+# Rendered to a file first: awk stops reading at the end of nats.conf, and
+# helm writing into a closed pipe would fail the pipeline (pipefail).
 "$HELM" template "$release" "$chart" -n "$ns" "${kv[@]}" --set nats.enabled=true,nats.replicas=3 \
-  --show-only templates/nats.yaml | awk '/^  nats.conf: \|/{on=1; next} on && /^---/{exit} on && /^[^ ]/{exit} on {sub(/^    /, ""); print}' \
-  >"$work/nats/nats.conf"
+  --show-only templates/nats.yaml >"$work/nats.yaml"
+awk '/^  nats.conf: \|/{on=1; next} on && /^---/{exit} on && /^[^ ]/{exit} on {sub(/^    /, ""); print}' \
+  "$work/nats.yaml" >"$work/nats/nats.conf"
 cp "$(dirname "$0")/testdata/switchboard.conf" "$work/nats/switchboard/switchboard.conf"
 expect_contains "$(cat "$work/nats/nats.conf")" "include ./switchboard/switchboard.conf" "nats.conf includes the rendered file"
 if out=$(cd "$work/nats" && POD_NAME=nats-0 nats-server -t -c "$work/nats/nats.conf" 2>&1); then
