@@ -13,8 +13,10 @@
 FROM debian:bookworm AS build
 WORKDIR /src
 COPY scripts/install-deps.sh scripts/install-deps.sh
+COPY scripts/lib/retry.sh scripts/lib/retry.sh
 # The build needs the compilers and -dev packages; the test-only tools that
-# install-deps.sh also lists are harmless here.
+# install-deps.sh also lists are harmless here. Its apt-get retries a
+# transient failure (scripts/lib/retry.sh).
 RUN bash scripts/install-deps.sh && rm -rf /var/lib/apt/lists/*
 COPY . .
 RUN cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release \
@@ -23,10 +25,18 @@ RUN cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release \
  && strip /build/bin/switchboard-operator /build/bin/switchboard-webhook /build/bin/switchboard
 
 FROM debian:bookworm-slim
-RUN apt-get update -qq \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      ca-certificates libnats3.4 libcpp-httplib0.11 libyaml-0-2 \
-      libprometheus-cpp-core1.0 libdeflate0 libssl3 zlib1g libcrypt1 \
+# The same retry policy as scripts/lib/retry.sh (4 attempts, 5 s doubling),
+# written out: this stage has none of the build context, and a COPY of the
+# helper would stay in the shipped image as a layer of its own.
+RUN for i in 1 2 3 4; do \
+      apt-get update -qq \
+      && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+           ca-certificates libnats3.4 libcpp-httplib0.11 libyaml-0-2 \
+           libprometheus-cpp-core1.0 libdeflate0 libssl3 zlib1g libcrypt1 \
+      && break; \
+      if [ "$i" = 4 ]; then echo "retry: runtime apt-get failed after 4 attempts" >&2; exit 1; fi; \
+      d=$((5 << (i - 1))); echo "retry: runtime apt-get failed (attempt $i/4); retrying in ${d}s" >&2; sleep "$d"; \
+    done \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /build/bin/switchboard-operator /build/bin/switchboard-webhook /build/bin/switchboard /usr/local/bin/
 # The chart's securityContext runs as 65532 with a read-only root file system.

@@ -6,6 +6,7 @@ SHELL := /bin/bash
 
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
 FUZZ_BUILD ?= build-fuzz
 GENERATOR  := $(shell command -v ninja >/dev/null 2>&1 && echo Ninja || echo "Unix Makefiles")
 JOBS       ?= $(shell nproc)
@@ -14,7 +15,7 @@ FUZZ_SECONDS ?= 60
 PREFIX     ?= /usr/local
 
 .PHONY: deps tools build install build-asan test test-unit test-integration test-asan test-e2e test-node \
-        run bench fuzz fuzz-check format format-check cluster-up cluster-down chart-crds clean help
+        test-tsan run bench fuzz fuzz-check format format-check cluster-up cluster-down chart-crds clean help
 
 help:
 	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/'
@@ -22,7 +23,7 @@ help:
 deps: ## install the Debian packages (idempotent)
 	@bash scripts/install-deps.sh
 
-tools: ## build kube-apiserver, etcd, helm from Go modules into .cache/tools
+tools: ## build kube-apiserver, etcd, helm and the test tools (jwtcheck, nats-server-callout) from Go modules into .cache/tools
 	@bash scripts/build-tools.sh
 
 $(BUILD)/build.ninja $(BUILD)/Makefile:
@@ -43,12 +44,21 @@ build-asan: deps
 test-unit: build ## unit tests
 	cd $(BUILD) && ctest --output-on-failure -j $(CTEST_JOBS) -L unit
 
-test-integration: build ## integration tests (real nats-server)
+test-integration: build tools ## integration tests (real nats-server)
 	cd $(BUILD) && ctest --output-on-failure -j $(CTEST_JOBS) -L integration
 
-test-asan: build-asan ## unit + integration under AddressSanitizer and UBSan
+test-asan: build-asan tools ## unit + integration under AddressSanitizer and UBSan
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j $(CTEST_JOBS) -L 'unit|integration'
+
+# Not part of `make test`: the pubsub-runtime stress and integration tests
+# (and the CLI they start) under ThreadSanitizer, in their own tree.
+test-tsan: deps ## pubsub-runtime stress + integration tests under ThreadSanitizer (not in make test)
+	@[ -f $(TSAN_BUILD)/CMakeCache.txt ] || cmake -S . -B $(TSAN_BUILD) -G "$(GENERATOR)" \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSWITCHBOARD_TSAN=ON -DSWITCHBOARD_BENCH=OFF
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target pubsub_shutdown_stress_test pubsub_nats_test pubsub_cli_test
+	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=0:second_deadlock_stack=1 \
+	  ctest --output-on-failure -j 1 -R '^pubsub_(shutdown_stress|nats|cli)_test$$'
 
 test-e2e: build tools ## end-to-end tests (real kube-apiserver + etcd, kubectl, helm, nats-server)
 	cd $(BUILD) && ctest --output-on-failure -j 1 -L e2e

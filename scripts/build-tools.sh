@@ -4,16 +4,20 @@
 # node (scripts/node.sh), kubelet, kube-scheduler and kube-proxy — from their
 # Go modules at pinned versions,
 # into an ignored cache folder. A binary already built at the pinned version
-# is reused, so a warm machine spends no time here.
+# is reused, so a warm machine spends no time here. Every Go step that
+# downloads (go mod download, go mod tidy, go build, go install) retries a
+# transient failure (scripts/lib/retry.sh; SWITCHBOARD_RETRY_ATTEMPTS, _DELAY).
 #
 # Usage: scripts/build-tools.sh [TOOL ...]
-#   TOOL: kube-apiserver kube-controller-manager etcd helm (the default set)
+#   TOOL: kube-apiserver kube-controller-manager etcd helm jwtcheck
+#         nats-server-callout (the default set)
 #         kubelet kube-scheduler kube-proxy (built only when named: the
 #         test node needs them, the API-server-only tests do not)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/scripts/tool-versions.sh"
+. "$root/scripts/lib/retry.sh"
 
 cache="${SWITCHBOARD_TOOLS_DIR:-$root/.cache/tools}"
 bin="$cache/bin"
@@ -27,6 +31,21 @@ log() { echo "build-tools: $*" >&2; }
 # stamp NAME VERSION -> true when bin/NAME was built at VERSION
 fresh() { [ -x "$bin/$1" ] && [ "$(cat "$bin/.$1.version" 2>/dev/null)" = "$2" ]; }
 mark() { echo "$2" >"$bin/.$1.version"; }
+
+# quiet COMMAND... -> runs COMMAND, printing its output only when it fails
+# (go mod tidy lists every module it downloads), so retry still quotes the
+# error.
+quiet() {
+  local out rc=0
+  out=$("$@" 2>&1) || rc=$?
+  [ "$rc" -eq 0 ] || printf '%s\n' "$out" >&2
+  return "$rc"
+}
+
+# A new tool: a build_NAME function that returns at once when `fresh`, runs
+# each Go step that downloads through `retry "build-tools: STEP (NAME)" ...`
+# and ends with `mark`; its version in tool-versions.sh; a line in the case
+# below.
 
 # The commands built from k8s.io/kubernetes; main.go imports each one's
 # package so `go mod tidy` keeps all of their dependencies.
@@ -43,7 +62,7 @@ k8s_module() {
   if grep -Eq "^\s*(require )?k8s.io/kubernetes v$v\b" "$dir/go.mod" 2>/dev/null; then
     if ! grep -q 'cmd/kube-proxy/app' "$dir/main.go" 2>/dev/null; then
       k8s_main >"$dir/main.go"
-      (cd "$dir" && { go mod tidy >/dev/null 2>&1 || go mod tidy; }) >&2
+      (cd "$dir" && retry "build-tools: go mod tidy (k8s.io/kubernetes v$v)" quiet go mod tidy) >&2
     fi
     echo "$dir"
     return 0
@@ -60,7 +79,7 @@ module switchboard.dev/tools/kube-apiserver
 
 go 1.24
 GOMOD
-    go mod download -json "k8s.io/kubernetes@v$v" >k8s.json
+    retry "build-tools: go mod download (k8s.io/kubernetes v$v)" download_json "k8s.io/kubernetes@v$v" k8s.json
     local gomod
     gomod=$(sed -n 's/.*"GoMod": "\(.*\)",*/\1/p' k8s.json)
     {
@@ -71,9 +90,18 @@ GOMOD
       echo ")"
     } >>go.mod
     k8s_main >main.go
-    go mod tidy >/dev/null 2>&1 || go mod tidy
+    retry "build-tools: go mod tidy (k8s.io/kubernetes v$v)" quiet go mod tidy
   ) >&2
   echo "$dir"
+}
+
+# download_json MODULE@VERSION FILE -> `go mod download -json` into FILE;
+# its error (a field of the JSON) also on stderr, where retry reads it.
+download_json() {
+  go mod download -json "$1" >"$2" && return 0
+  local rc=$?
+  sed -n 's/^[[:space:]]*"Error": "\(.*\)",*$/\1/p' "$2" >&2
+  return "$rc"
 }
 
 k8s_main() {
@@ -98,7 +126,7 @@ build_k8s_cmd() {
   dir=$(k8s_module)
   (
     cd "$dir"
-    go build -ldflags="$ldflags -X k8s.io/component-base/version.gitVersion=v$v -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${minor%%.*}" \
+    retry "build-tools: go build ($name)" go build -ldflags="$ldflags -X k8s.io/component-base/version.gitVersion=v$v -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${minor%%.*}" \
       -o "$bin/$name.tmp" "k8s.io/kubernetes/cmd/$name"
     mv "$bin/$name.tmp" "$bin/$name"
   )
@@ -132,8 +160,8 @@ import (
 
 func main() { etcdmain.Main(os.Args) }
 GOMAIN
-    go mod tidy >/dev/null 2>&1 || go mod tidy
-    go build -ldflags="$ldflags" -o "$bin/etcd" .
+    retry "build-tools: go mod tidy (etcd)" quiet go mod tidy
+    retry "build-tools: go build (etcd)" go build -ldflags="$ldflags" -o "$bin/etcd" .
   )
   mark etcd "$v"
 }
@@ -151,8 +179,38 @@ build_helm() {
   for pkg in helm.sh/helm/v3/pkg/lint/rules helm.sh/helm/v3/pkg/chartutil; do
     kflags="$kflags -X $pkg.k8sVersionMajor=1 -X $pkg.k8sVersionMinor=$kminor"
   done
-  GOBIN="$bin" go install -ldflags="$ldflags -X helm.sh/helm/v3/internal/version.version=v$v$kflags" "helm.sh/helm/v3/cmd/helm@v$v"
+  GOBIN="$bin" retry "build-tools: go install (helm)" go install -ldflags="$ldflags -X helm.sh/helm/v3/internal/version.version=v$v$kflags" "helm.sh/helm/v3/cmd/helm@v$v"
   mark helm "$v"
+}
+
+# jwtcheck: test tooling for natsauth (tests/natsauth/jwtcheck), the
+# reference nats-io/jwt and nkeys at the versions its go.mod pins. Rebuilt
+# when its sources change.
+build_jwtcheck() {
+  local src="$root/tests/natsauth/jwtcheck" v
+  v=$(cat "$src/go.mod" "$src/go.sum" "$src"/*.go | sha256sum | cut -c1-16)
+  fresh jwtcheck "$v" && return 0
+  log "building jwtcheck ($v)"
+  (
+    cd "$src"
+    retry "build-tools: go build (jwtcheck)" go build -ldflags="$ldflags" -o "$bin/jwtcheck.tmp" .
+    mv "$bin/jwtcheck.tmp" "$bin/jwtcheck"
+  )
+  mark jwtcheck "$v"
+}
+
+# nats-server-callout: nats-server from its Go module, for the auth callout
+# tests (Debian's nats-server 2.9 has no callout). Named apart so it never
+# shadows Debian's nats-server on PATH.
+build_nats_server() {
+  local v="$NATS_SERVER_VERSION"
+  fresh nats-server-callout "$v" && return 0
+  log "building nats-server-callout (nats-server v$v)"
+  local dir="$cache/src/nats-server-$v"
+  mkdir -p "$dir"
+  GOBIN="$dir" retry "build-tools: go install (nats-server-callout)" go install -ldflags="$ldflags" "github.com/nats-io/nats-server/v2@v$v"
+  mv "$dir/nats-server" "$bin/nats-server-callout"
+  mark nats-server-callout "$v"
 }
 
 # One build at a time per cache folder: parallel `cluster.sh up`s (several
@@ -161,12 +219,14 @@ exec 8>"$cache/.build.lock"
 flock 8
 
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(etcd kube-apiserver kube-controller-manager helm)
+[ ${#targets[@]} -gt 0 ] || targets=(etcd kube-apiserver kube-controller-manager helm jwtcheck nats-server-callout)
 for t in "${targets[@]}"; do
   case "$t" in
     kube-apiserver | kube-controller-manager | kubelet | kube-scheduler | kube-proxy) build_k8s_cmd "$t" ;;
     etcd) build_etcd ;;
     helm) build_helm ;;
+    jwtcheck) build_jwtcheck ;;
+    nats-server-callout) build_nats_server ;;
     *) echo "build-tools: unknown tool $t" >&2; exit 2 ;;
   esac
 done

@@ -9,7 +9,10 @@
 #                      the CRDs are Established; `up --no-crds` skips them.
 #                      Idempotent: a healthy cluster is left as it is.
 #   down               stop exactly the processes `up` started; remove state
-#                      (keeps $CLUSTER_DIR/logs for post-mortems)
+#                      (keeps $CLUSTER_DIR/logs for post-mortems). Only in a
+#                      folder stamped by this checkout's `up` ($CLUSTER_DIR/.owner):
+#                      a folder another checkout made (or a copy of it) is
+#                      left alone, and down fails saying whose it is.
 #   status             print state; exit 0 when the API server is ready, 3 when not
 #   env                print `export KUBECONFIG=...` lines (eval "$(scripts/cluster.sh env)")
 #   kubeconfig         print the admin kubeconfig's path
@@ -236,8 +239,8 @@ start_etcd() {
     ETCD_PEER_PORT=$(free_port)
     while [ "$ETCD_PEER_PORT" = "$ETCD_PORT" ]; do ETCD_PEER_PORT=$(free_port); done
     write_state
-    start etcd "$tools/bin/etcd" $(etcd_args)
-    wait_for etcd 60 etcd etcd_healthy && return 0
+    # A port taken after we picked it makes etcd exit at once.
+    start etcd "$tools/bin/etcd" $(etcd_args) && wait_for etcd 60 etcd etcd_healthy && return 0
     stop etcd 200
     log "etcd attempt $attempt failed; retrying on other ports"
   done
@@ -270,8 +273,8 @@ start_apiserver() {
       done
     fi
     write_state
-    start kube-apiserver "$tools/bin/kube-apiserver" $(apiserver_args)
-    wait_for kube-apiserver "$ready_timeout" kube-apiserver readyz && return 0
+    start kube-apiserver "$tools/bin/kube-apiserver" $(apiserver_args) &&
+      wait_for kube-apiserver "$ready_timeout" kube-apiserver readyz && return 0
     stop_apiserver
     [ "${1:-}" = keep ] && die "kube-apiserver did not restart on port $APISERVER_PORT (see $logs/kube-apiserver.log)"
     log "kube-apiserver attempt $attempt failed; retrying on another port"
@@ -297,10 +300,10 @@ kcm_args() {
 kcm_synced() { kubectl --kubeconfig "$dir/kubeconfig" -n default get serviceaccount default >/dev/null 2>&1; }
 
 start_controller_manager() {
-  start kube-controller-manager "$tools/bin/kube-controller-manager" $(kcm_args)
   # The serviceaccount controller creating default/default shows the
   # controllers run and have synced their caches.
-  wait_for kube-controller-manager 60 kube-controller-manager kcm_synced ||
+  { start kube-controller-manager "$tools/bin/kube-controller-manager" $(kcm_args) &&
+    wait_for kube-controller-manager 60 kube-controller-manager kcm_synced; } ||
     die "kube-controller-manager did not start (see $logs/kube-controller-manager.log)"
 }
 
@@ -337,11 +340,22 @@ install_crds() {
 
 # ---------------------------------------------------------------- commands
 
+# The stamp `up` writes and `down` checks (scripts/lib/proc.sh).
+stamp="$dir/.owner"
+
+# not_ours -> true (with a message) when the folder carries another owner's stamp
+not_ours() {
+  [ -f "$stamp" ] && ! stamp_mine "$stamp" || return 1
+  log "$dir was made by another checkout or folder ($(stamp_owner "$stamp")); use its own 'cluster.sh down', or another CLUSTER_DIR"
+}
+
 cmd_up() {
   local crds=yes
   [ "${1:-}" = --no-crds ] && crds=no
   command -v kubectl >/dev/null || die "kubectl not on PATH"
   command -v openssl >/dev/null || die "openssl not on PATH"
+  not_ours && exit 1
+  stamp_claim "$stamp" || die "cannot stamp $dir"
   local t0=$SECONDS
   # helm too: the e2e tests that use this cluster install the chart.
   local need=(etcd kube-apiserver helm) missing=() t
@@ -395,11 +409,26 @@ cmd_up() {
 }
 
 cmd_down() {
+  not_ours && exit 1
+  # The API server's port, so its stop ends once the port is closed.
+  load_state || true
+  # Pid files are checked against the binary each process runs, so even a
+  # folder without a stamp (made before stamps) only stops our processes.
   stop kube-controller-manager 200
   stop_apiserver
   stop etcd 200
-  # Keep logs/ for post-mortems; everything else is state of this run.
-  rm -rf "$dir/etcd" "$run" "$certs" "$dir/kubeconfig" "$dir/kubeconfig.tmp"
+  if ! stamp_mine "$stamp"; then
+    if [ -d "$run" ]; then
+      log "stopped; $dir has no stamp of this checkout's 'up', so its files stay"
+    else
+      log "nothing of this checkout's in $dir"
+    fi
+    return 0
+  fi
+  # Keep logs/ for post-mortems; everything else is state of this run. The
+  # stamp goes last: an interrupted down can be run again.
+  rm -rf --one-file-system "$dir/etcd" "$run" "$certs" "$dir/kubeconfig" "$dir/kubeconfig.tmp"
+  rm -f "$stamp"
   log "stopped"
 }
 
@@ -434,6 +463,7 @@ cmd_status() {
 }
 
 cmd_restart_apiserver() {
+  not_ours && exit 1
   load_state || die "no cluster in $dir (run: scripts/cluster.sh up)"
   alive etcd || die "etcd is not running; run: scripts/cluster.sh up"
   local t0=$SECONDS

@@ -28,9 +28,13 @@
 # machine, like Go's build cache: $SWITCHBOARD_BUILDAH_DIR, default
 # ${XDG_CACHE_HOME:-~/.cache}/switchboard/buildah (overlay driver). So a fresh
 # clone on a warm machine (CI) re-exports cached layers instead of building.
+#
+# Downloads (mmdebstrap, Go modules) retry a transient failure
+# (scripts/lib/retry.sh); so does the Dockerfile's apt-get.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/scripts/lib/retry.sh"
 images="${IMAGES_DIR:-$root/.cache/images}"
 mkdir -p "$images"
 images=$(cd "$images" && pwd)
@@ -48,15 +52,32 @@ bh() {
   buildah --root "$storage/root" --runroot "$storage/run" --storage-driver overlay "$@"
 }
 
-# chart_value SECTION KEY -> the first `KEY:` under nats.image / nats.reloader
-# in values.yaml (the versions the chart names).
-nats_tag() { sed -n '/^nats:/,/^[a-z]/p' "$values" | sed -n '/^  image:/,/^  [a-z]/p' | sed -n 's/^ *tag: *//p' | head -1; }
-reloader_tag() { sed -n '/^nats:/,/^[a-z]/p' "$values" | sed -n '/^  reloader:/,/^  [a-z]/p' | sed -n 's/^ *tag: *//p' | head -1; }
+# chart_value DOTTED.PATH -> the scalar at that path of values.yaml (the
+# versions the chart names), read with a YAML parser (python3-yaml, from
+# install-deps.sh); fails with a message when the path is missing or not a
+# scalar.
+chart_value() {
+  python3 - "$values" "$1" <<'PY'
+import sys
+import yaml
 
-NATS_VERSION=$(nats_tag)
+path, key = sys.argv[1], sys.argv[2]
+with open(path) as f:
+    v = yaml.safe_load(f)
+for part in key.split("."):
+    if not isinstance(v, dict) or part not in v:
+        sys.exit(f"images: {path} has no {key}")
+    v = v[part]
+if v is None or isinstance(v, (dict, list)):
+    sys.exit(f"images: {path}: {key} is not a scalar")
+print(v)
+PY
+}
+
+NATS_VERSION=$(chart_value nats.image.tag) || die "cannot read nats.image.tag from $values"
 NATS_VERSION=${NATS_VERSION%%-*} # 2.10.24-alpine -> 2.10.24 (ours is Debian-based)
-RELOADER_VERSION=$(reloader_tag)
-[ -n "$NATS_VERSION" ] && [ -n "$RELOADER_VERSION" ] || die "cannot read nats image tags from $values"
+RELOADER_VERSION=$(chart_value nats.reloader.tag) || die "cannot read nats.reloader.tag from $values"
+[ -n "$NATS_VERSION" ] && [ -n "$RELOADER_VERSION" ] || die "empty nats image tags in $values"
 
 # ignored PATH -> true when .dockerignore leaves PATH out of the build
 # context. Supports what that file uses: folders ("docs/"), globs ("**/*.md",
@@ -142,7 +163,11 @@ build_bases() {
   log "making debian:bookworm from Debian's packages (mmdebstrap, about 2 min)"
   local tmp c
   tmp=$(mktemp -d "$images/.base.XXXXXX")
-  mmdebstrap --quiet --variant=minbase --mode=root --format=tar bookworm "$tmp/rootfs.tar" >&2
+  # apt inside mmdebstrap retries each file itself (the option stays in the
+  # bases' apt.conf.d, so the Dockerfile's apt-get does too); retry reruns
+  # the whole bootstrap when that was not enough.
+  retry "images: mmdebstrap bookworm" mmdebstrap --quiet --variant=minbase --mode=root --format=tar \
+    --aptopt='Acquire::Retries "3"' bookworm "$tmp/rootfs.tar" >&2
   c=$(bh from scratch)
   bh add "$c" "$tmp/rootfs.tar" / >/dev/null
   bh config --cmd /bin/bash --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$c"
@@ -186,7 +211,8 @@ go_build() {
     cd "$dir"
     [ -f go.mod ] || printf 'module switchboard.dev/images/%s\n\ngo 1.24\n\nrequire %s %s\n' \
       "$(basename "$pkg")" "$module" "$version" >go.mod
-    GOFLAGS="-trimpath -mod=mod" CGO_ENABLED=0 go build -ldflags="-s -w" -o "$out" "$pkg"
+    GOFLAGS="-trimpath -mod=mod" CGO_ENABLED=0 retry "images: go build ($module $version)" \
+      go build -ldflags="-s -w" -o "$out" "$pkg"
   ) >&2
 }
 

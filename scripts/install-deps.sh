@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Switchboard builds and tests with.
 # Idempotent: only missing packages are installed, so a warm machine pays
-# one dpkg-query and nothing else.
+# one dpkg-query and nothing else. apt-get's downloads retry a transient
+# failure (scripts/lib/retry.sh; SWITCHBOARD_RETRY_ATTEMPTS, _DELAY).
 set -euo pipefail
+. "$(dirname "$0")/lib/retry.sh"
 
 packages=(
   build-essential cmake ninja-build ccache pkg-config git curl ca-certificates openssl
@@ -40,5 +42,13 @@ echo "install-deps: installing ${missing[*]}"
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# One step, retried whole: an index that a transient error left out of the
+# update shows only at install ("Unable to locate package", a 404 for a
+# superseded version), and then only a new update helps. (apt-get update
+# itself tolerates a source that fails for good, as it always did.)
+# Another apt run on the machine holds the dpkg lock: wait for it.
+apt_install() {
+  $SUDO apt-get -o DPkg::Lock::Timeout=600 update -qq || return
+  $SUDO apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "$@"
+}
+retry "install-deps: apt-get update and install" apt_install "${missing[@]}"

@@ -13,6 +13,10 @@
 #            pods' containers and network namespaces, mounts under the state
 #            folder, the bridge and its routes, iptables rules, the cluster.
 #            Safe after a failed or partial `up`. Keeps $NODE_DIR/logs.
+#            Removes only what this checkout's `up` made in this NODE_DIR
+#            (stamps: $NODE_DIR/.owner for the folder, $NET_STAMP for the
+#            bridge, routes and iptables chains): run from another checkout
+#            or NODE_DIR it leaves a running node alone.
 #   status   exit 0 when the node is Ready, 3 when not
 #   env      print `export ...` lines: KUBECONFIG, SWITCHBOARD_NODE_DIR and
 #            one SWITCHBOARD_IMAGE_<KEY>=name per image (images.sh names)
@@ -26,7 +30,11 @@
 # (sbnode0; kubelet refuses a loopback node IP); pods get 10.213.128.10-250
 # on that bridge; Services get 10.213.64.0/24, routed to the same bridge so
 # a ClusterIP kube-proxy has not (yet) translated never leaves the machine.
-# Forwarding is allowed only between ports of the bridge. One node per
+# Beneath the bridge's routes, `up` puts an unreachable route for each of the
+# two ranges (metric 4213), kept until the last step of `down`: whenever the
+# bridge is missing (deleted, not yet made), a connection to a node, pod or
+# Service address is refused on the spot instead of taking the default
+# route. Forwarding is allowed only between ports of the bridge. One node per
 # machine (the bridge name and addresses are fixed).
 set -euo pipefail
 
@@ -47,6 +55,9 @@ POD_CIDR=10.213.128.0/24
 SERVICE_CIDR=10.213.64.0/24
 CNI_NET=switchboard-node
 FWD_CHAIN=SWITCHBOARD-NODE-FWD
+GUARD_METRIC=4213
+# Who made the machine-wide pieces (bridge, routes, iptables chains).
+NET_STAMP=/run/switchboard-node.owner
 sock="$run/containerd.sock"
 export CLUSTER_DIR="$dir/cluster" CLUSTER_PROFILE=node CLUSTER_ADDRESS=$NODE_IP CLUSTER_SERVICE_CIDR=$SERVICE_CIDR
 export SWITCHBOARD_TOOLS_DIR="$tools"
@@ -60,20 +71,77 @@ die() {
 
 # ---------------------------------------------------------------- processes
 
-# alive, start, stop, wait_for, port_free, free_port: scripts/lib/proc.sh.
+# alive, start, stop, wait_for, port_free, free_port, stamp_*: scripts/lib/proc.sh.
 . "$root/scripts/lib/proc.sh"
+stamp="$dir/.owner"
 
 k() { kubectl --kubeconfig "$kubeconfig" "$@"; }
 
 # ---------------------------------------------------------------- network
 
+# Every removal below first checks that this checkout and NODE_DIR made the
+# network (net_mine): one node per machine, and a `down` from another
+# checkout must not cut a running node off its address.
+
+# net_state_exists -> any of the bridge, the guard routes or the forward
+# chain is there (whoever made it)
+net_state_exists() {
+  ip link show "$BRIDGE" >/dev/null 2>&1 ||
+    [ -n "$(ip -4 route show type unreachable "$POD_CIDR" 2>/dev/null)" ] ||
+    [ -n "$(ip -4 route show type unreachable "$SERVICE_CIDR" 2>/dev/null)" ] ||
+    iptables -w -S "$FWD_CHAIN" >/dev/null 2>&1
+}
+
+# net_mine -> this checkout and NODE_DIR made the node network. A node made
+# before the machine-wide stamp recorded itself in run/bridge.owner.
+net_mine() {
+  stamp_mine "$NET_STAMP" || { [ ! -f "$NET_STAMP" ] && [ "$(cat "$run/bridge.owner" 2>/dev/null)" = "$dir" ]; }
+}
+
+# net_check -> dies, naming the owner, when another node's network is on
+# the machine. A stamp with nothing left of its network (the machine
+# rebooted; /run is not always a tmpfs) is stale and does not count.
+net_check() {
+  net_mine && return 0
+  net_state_exists || return 0
+  if [ -f "$NET_STAMP" ]; then
+    die "the node network ($BRIDGE, its routes, $FWD_CHAIN) belongs to $(stamp_owner "$NET_STAMP"): another node runs on this machine (one at a time); stop it with its own 'node.sh down'"
+  fi
+  die "bridge $BRIDGE or the node's routes exist but were not made for $dir: another node runs on this machine (one at a time); stop it with its own 'node.sh down'"
+}
+
+# net_claim -> stamps the node network as ours, or dies naming its owner.
+net_claim() {
+  net_check
+  if [ -f "$NET_STAMP" ] && ! net_mine; then
+    log "taking over the stale stamp $NET_STAMP of $(stamp_owner "$NET_STAMP") (none of its network is left)"
+    rm -f "$NET_STAMP"
+  fi
+  stamp_claim "$NET_STAMP" || die "cannot stamp $NET_STAMP ($(stamp_owner "$NET_STAMP"))"
+  rm -f "$run/bridge.owner"
+}
+
+# The guard: unreachable routes beneath the bridge's (a higher metric wins
+# only when the bridge's routes are gone).
+guard_up() {
+  local c
+  for c in "$POD_CIDR" "$SERVICE_CIDR"; do ip route replace unreachable "$c" metric "$GUARD_METRIC"; done
+}
+guard_down() {
+  local c
+  for c in "$POD_CIDR" "$SERVICE_CIDR"; do
+    net_mine && ip route del unreachable "$c" metric "$GUARD_METRIC" 2>/dev/null || true
+  done
+}
+
 # The bridge carries the node's address before any pod exists (kubelet needs
 # it at start); the CNI bridge plugin then attaches pods to it as gateway.
 net_up() {
+  net_claim
+  guard_up
   if ! ip link show "$BRIDGE" >/dev/null 2>&1; then
     ip link add "$BRIDGE" type bridge
   fi
-  [ "$(cat "$run/bridge.owner" 2>/dev/null)" = "$dir" ] || echo "$dir" >"$run/bridge.owner"
   ip addr replace "$NODE_IP/24" dev "$BRIDGE"
   ip link set "$BRIDGE" up
   ip route replace "$SERVICE_CIDR" dev "$BRIDGE"
@@ -88,18 +156,24 @@ net_up() {
   echo 1 >/proc/sys/net/ipv4/ip_forward
 }
 
+# The bridge, the Service route and the forward chain; the guard routes and
+# the stamp stay until the end of `down` (guard_down, net_release).
 net_down() {
-  ip link del "$BRIDGE" 2>/dev/null || true
-  ip route del "$SERVICE_CIDR" 2>/dev/null || true
-  while iptables -w -D FORWARD -j "$FWD_CHAIN" 2>/dev/null; do :; done
-  iptables -w -F "$FWD_CHAIN" 2>/dev/null || true
-  iptables -w -X "$FWD_CHAIN" 2>/dev/null || true
-  if [ -f "$run/ip_forward" ]; then
+  net_mine && ip link del "$BRIDGE" 2>/dev/null || true
+  net_mine && ip route del "$SERVICE_CIDR" dev "$BRIDGE" 2>/dev/null || true
+  while net_mine && iptables -w -D FORWARD -j "$FWD_CHAIN" 2>/dev/null; do :; done
+  net_mine && iptables -w -F "$FWD_CHAIN" 2>/dev/null || true
+  net_mine && iptables -w -X "$FWD_CHAIN" 2>/dev/null || true
+  if net_mine && [ -f "$run/ip_forward" ]; then
     cat "$run/ip_forward" >/proc/sys/net/ipv4/ip_forward
     rm -f "$run/ip_forward"
   fi
+  net_mine && rm -f /var/lib/cni/results/"$CNI_NET"-* 2>/dev/null || true
+}
+
+net_release() {
+  if stamp_mine "$NET_STAMP"; then rm -f "$NET_STAMP"; fi
   rm -f "$run/bridge.owner"
-  rm -f /var/lib/cni/results/"$CNI_NET"-* 2>/dev/null || true
 }
 
 # ---------------------------------------------------------------- DNS
@@ -334,9 +408,10 @@ cmd_up() {
     command -v "$c" >/dev/null || die "$c missing: run scripts/install-deps.sh"
   done
   [ -x /usr/lib/cni/bridge ] || die "CNI plugins missing in /usr/lib/cni: run scripts/install-deps.sh"
-  if ip link show "$BRIDGE" >/dev/null 2>&1 && [ "$(cat "$run/bridge.owner" 2>/dev/null)" != "$dir" ]; then
-    die "bridge $BRIDGE exists but was not made for $dir: another node runs on this machine (one at a time; stop it with its own 'node.sh down')"
-  fi
+  dir_not_ours && exit 1
+  # Before anything is built or made: is the machine's node network free?
+  net_check
+  stamp_claim "$stamp" || die "cannot stamp $dir"
   local t0=$SECONDS
   mkdir -p "$run" "$logs"
   # `down` removes /var/lib/cni only when it was not there before.
@@ -357,8 +432,23 @@ cmd_up() {
   log "ready in $((SECONDS - t0))s: node $NODE_NAME at $NODE_IP; KUBECONFIG=$kubeconfig"
 }
 
+# dir_not_ours -> true (with a message) when NODE_DIR carries another
+# checkout's or folder's stamp (say, a copy of a state folder)
+dir_not_ours() {
+  [ -f "$stamp" ] && ! stamp_mine "$stamp" || return 1
+  log "$dir was made by another checkout or folder ($(stamp_owner "$stamp")): use its own 'node.sh down', or another NODE_DIR"
+}
+
 # Everything below tolerates a half-made node: each step checks what exists.
+# Processes go by their pid files (checked against the binary they run),
+# containers through our own containerd, shims by our socket; mounts and
+# folders only in a NODE_DIR stamped by this checkout; the machine-wide
+# network, iptables and CNI state only when its stamp is ours (net_mine).
 cmd_down() {
+  dir_not_ours && exit 1
+  local own_dir=no own_net=no
+  stamp_mine "$stamp" && own_dir=yes
+  net_mine && own_net=yes
   stop kube-scheduler
   stop kube-proxy
   stop kubelet 300
@@ -382,21 +472,44 @@ cmd_down() {
   fi
   stop containerd
   kill_shims
-  unmount_all
+  [ "$own_dir" = yes ] && unmount_all
   remove_cgroups "${ids[@]+"${ids[@]}"}"
   remove_cni_results "${ids[@]+"${ids[@]}"}"
-  if [ -x "$tools/bin/kube-proxy" ]; then
-    "$tools/bin/kube-proxy" --cleanup >/dev/null 2>&1 || true
+  if [ "$own_net" = yes ]; then
+    # kube-proxy's and kubelet's iptables rules are machine-wide: the
+    # network's owner ran them.
+    if [ -x "$tools/bin/kube-proxy" ] && net_mine; then
+      "$tools/bin/kube-proxy" --cleanup >/dev/null 2>&1 || true
+    fi
+    remove_kubelet_chains
+    net_down
+  elif net_state_exists; then
+    log "the node network belongs to $(stamp_owner "$NET_STAMP"): leaving $BRIDGE, its routes and iptables rules alone"
   fi
-  remove_kubelet_chains
-  net_down
   bash "$root/scripts/cluster.sh" down || true
-  # Keep logs/ for post-mortems.
+  # Last, so that until now a connection to a node, pod or Service address
+  # was refused, never routed.
+  if [ "$own_net" = yes ]; then
+    guard_down
+    net_release
+  fi
+  if [ "$own_dir" = no ]; then
+    if [ -d "$run" ]; then
+      log "stopped; $dir has no stamp of this checkout's 'up', so its files stay"
+    else
+      log "nothing of this checkout's in $dir"
+    fi
+    return 0
+  fi
+  # Keep logs/ for post-mortems; the stamp goes last, so an interrupted
+  # down can be run again. Never into a file system mounted below (a mount
+  # unmount_all could not remove).
   local f
   for f in "$dir"/* "$dir"/.[!.]*; do
     [ -e "$f" ] || continue
-    [ "$f" = "$logs" ] || rm -rf "$f"
+    [ "$f" = "$logs" ] || [ "$f" = "$stamp" ] || { stamp_mine "$stamp" && rm -rf --one-file-system "$f"; }
   done
+  rm -f "$stamp"
   log "stopped"
 }
 
@@ -433,6 +546,7 @@ descendants() {
 # namespaces, kubelet's bind mount of its root), deepest first.
 unmount_all() {
   local m i
+  stamp_mine "$stamp" || return 0
   for ((i = 0; i < 5; i++)); do
     mapfile -t mounts < <(awk -v d="$dir/" 'index($5, d) == 1 {print $5}' /proc/self/mountinfo | sort -r)
     [ ${#mounts[@]} -gt 0 ] || return 0
@@ -453,6 +567,8 @@ remove_cgroups() {
       [ -d "$c" ] && rmdir "$c" 2>/dev/null || true
     done
   done
+  # The parents are shared by any containerd on the machine: the node's.
+  net_mine || return 0
   for c in /sys/fs/cgroup/*/k8s.io; do
     [ -d "$c" ] && rmdir "$c" 2>/dev/null || true
   done
@@ -463,6 +579,7 @@ remove_cgroups() {
 remove_cni_results() {
   local id
   for id in "$@"; do rm -f /var/lib/cni/results/*-"$id"-* 2>/dev/null || true; done
+  net_mine || return 0
   rm -f /var/lib/cni/results/"$CNI_NET"-* 2>/dev/null || true
   if [ -f "$run/var-lib-cni.created" ]; then
     rmdir /var/lib/cni/results /var/lib/cni 2>/dev/null || true
@@ -473,6 +590,7 @@ remove_cni_results() {
 # localnet firewall, the canaries and the version hint, in IPv4 and IPv6.
 remove_kubelet_chains() {
   local ipt table chain
+  net_mine || return 0
   for ipt in iptables ip6tables; do
     command -v "$ipt" >/dev/null || continue
     for table in filter nat mangle; do

@@ -3,5 +3,8 @@
 KUBE_VERSION=1.34.4
 ETCD_VERSION=3.6.16
 HELM_VERSION=3.19.5
+# nats-server with auth callout (2.10+; allowed_accounts 2.11+), for the
+# natsauth integration tests.
+NATS_SERVER_VERSION=2.15.3
 # Only for bench/rules/run.sh (switchboard validate beside kubeconform).
 KUBECONFORM_VERSION=0.6.7

@@ -1,5 +1,7 @@
 #include "switchboard/api/names.h"
 
+#include "switchboard/api/limits.h"
+
 namespace switchboard::api {
 namespace {
 
@@ -21,11 +23,13 @@ std::string CheckLabelChars(std::string_view label) {
   return "";
 }
 
+std::string AtMost(size_t n) { return "must be at most " + std::to_string(n) + " characters"; }
+
 }  // namespace
 
 std::string CheckDnsSubdomain(std::string_view value) {
   if (value.empty()) return "must not be empty";
-  if (value.size() > 253) return "must be at most 253 characters";
+  if (value.size() > kMaxDnsSubdomainLength) return AtMost(kMaxDnsSubdomainLength);
   size_t start = 0;
   while (true) {
     size_t dot = value.find('.', start);
@@ -40,7 +44,7 @@ std::string CheckDnsSubdomain(std::string_view value) {
 
 std::string CheckDnsLabel(std::string_view value) {
   if (value.empty()) return "must not be empty";
-  if (value.size() > 63) return "must be at most 63 characters";
+  if (value.size() > kMaxDnsLabelLength) return AtMost(kMaxDnsLabelLength);
   if (value.find('.') != std::string_view::npos) {
     return "must not contain '.' (an RFC 1123 label)";
   }
@@ -49,7 +53,7 @@ std::string CheckDnsLabel(std::string_view value) {
 
 std::string CheckSecretKey(std::string_view value) {
   if (value.empty()) return "must not be empty";
-  if (value.size() > 253) return "must be at most 253 characters";
+  if (value.size() > kMaxSecretKeyLength) return AtMost(kMaxSecretKeyLength);
   if (value == "." || value == "..") return "must not be '.' or '..'";
   if (value.substr(0, 2) == "..") return "must not start with '..'";
   for (char c : value) {
@@ -61,16 +65,16 @@ std::string CheckSecretKey(std::string_view value) {
 }
 
 std::string DefaultEnvSecretName(std::string_view backend_name) {
-  return std::string(backend_name) + "-pubsub-env";
+  return std::string(backend_name) + std::string(kEnvSecretSuffix);
 }
 std::string DefaultCredentialsSecretName(std::string_view backend_name) {
-  return std::string(backend_name) + "-nats-credentials";
+  return std::string(backend_name) + std::string(kCredentialsSecretSuffix);
 }
 std::string DefaultUsername(std::string_view ns, std::string_view name) {
   return std::string(ns) + "-" + std::string(name);
 }
 std::string DefaultConfigSecretName(std::string_view server_name) {
-  return std::string(server_name) + "-switchboard";
+  return std::string(server_name) + std::string(kConfigSecretSuffix);
 }
 std::string QualifiedName(std::string_view ns, std::string_view name) {
   if (ns.empty()) return std::string(name);

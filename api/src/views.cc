@@ -47,9 +47,6 @@ std::optional<SecretKeyRef> Ref(const nlohmann::json* ref, std::string_view defa
 
 }  // namespace
 
-std::string NameOf(const nlohmann::json& o) { return Str(Path(o, {"metadata", "name"})); }
-std::string NamespaceOf(const nlohmann::json& o) { return Str(Path(o, {"metadata", "namespace"})); }
-std::string KindOf(const nlohmann::json& o) { return Str(Field(o, "kind")); }
 ObjectKey KeyOf(const nlohmann::json& o) { return {NamespaceOf(o), NameOf(o)}; }
 
 std::string BackendView::kind() const { return Str(Path(*o_, {"spec", "kind"})); }

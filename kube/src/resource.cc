@@ -25,29 +25,13 @@ ResourceRef ServiceAccount() { return {"", "v1", "serviceaccounts", "ServiceAcco
 ResourceRef Lease() { return {"coordination.k8s.io", "v1", "leases", "Lease", true}; }
 ResourceRef PubSubBackend() {
   return {std::string(kSwitchboardGroup), std::string(kSwitchboardVersion), "pubsubbackends",
-          "PubSubBackend", true};
+          std::string(api::kKindBackend), true};
 }
 ResourceRef NatsServer() {
   return {std::string(kSwitchboardGroup), std::string(kSwitchboardVersion), "natsservers",
-          "NatsServer", true};
+          std::string(api::kKindServer), true};
 }
 }  // namespace resources
-
-namespace {
-std::string MetaString(const json& obj, const char* field) {
-  if (!obj.is_object()) return "";
-  auto m = obj.find("metadata");
-  if (m == obj.end() || !m->is_object()) return "";
-  auto f = m->find(field);
-  if (f == m->end() || !f->is_string()) return "";
-  return f->get<std::string>();
-}
-}  // namespace
-
-std::string NamespaceOf(const json& obj) { return MetaString(obj, "namespace"); }
-std::string NameOf(const json& obj) { return MetaString(obj, "name"); }
-std::string UidOf(const json& obj) { return MetaString(obj, "uid"); }
-std::string ResourceVersionOf(const json& obj) { return MetaString(obj, "resourceVersion"); }
 
 std::string ObjectKey(std::string_view ns, std::string_view name) {
   if (ns.empty()) return std::string(name);

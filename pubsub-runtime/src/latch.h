@@ -1,7 +1,6 @@
-// A one-shot latch: set once, waited on with a deadline.
+// A one-shot latch: set once, waited on until set.
 #pragma once
 
-#include <chrono>
 #include <condition_variable>
 #include <mutex>
 
@@ -14,9 +13,9 @@ class Latch {
     set_ = true;
     cv_.notify_all();
   }
-  bool Wait(std::chrono::milliseconds timeout) {
+  void Wait() {
     std::unique_lock lock(mu_);
-    return cv_.wait_for(lock, timeout, [&] { return set_; });
+    cv_.wait(lock, [&] { return set_; });
   }
 
  private:

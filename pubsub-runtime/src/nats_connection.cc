@@ -7,11 +7,18 @@ namespace switchboard::pubsub::internal {
 namespace {
 
 constexpr const char* kLogger = "pubsub.nats";
+// Bounds the round trip before an intentional close.
+constexpr std::chrono::milliseconds kQuietTimeout{2000};
 
+ConnState& StateOf(void* closure) { return **static_cast<ConnHolder*>(closure); }
+
+// `sub` may already be freed (nats.c passes it without a reference): only
+// compared with null.
 void OnAsyncError(natsConnection* nc, natsSubscription* sub, natsStatus err,
                   void* closure) noexcept {
+  NatsCallbackScope scope;
   try {
-    auto* state = static_cast<ConnState*>(closure);
+    ConnState* state = &StateOf(closure);
     const char* text = nullptr;
     if (nc != nullptr) natsConnection_GetLastError(nc, &text);
     std::string detail = text != nullptr && *text != '\0' ? text : natsStatus_GetText(err);
@@ -25,14 +32,23 @@ void OnAsyncError(natsConnection* nc, natsSubscription* sub, natsStatus err,
     }
     log::Warn(kLogger, "asynchronous NATS error",
               {{"error", status.ToString()}, {"has_subscription", sub != nullptr}});
-    if (state->on_error) state->on_error(status);
+    // Not once the owner is closing: it may be gone by the time this runs
+    // when it was destroyed from inside one of these callbacks.
+    if (state->on_error && !state->closing) state->on_error(status);
   } catch (...) {
     // Never let an exception unwind into nats.c.
   }
 }
 
 void OnClosed(natsConnection* nc, void* closure) noexcept {
-  auto* state = static_cast<ConnState*>(closure);
+  NatsCallbackScope scope;
+  // nats.c calls nothing else for this connection after this callback: the
+  // closure goes now, and `keep` holds the state until the latch is set
+  // (the waiter may drop its own reference at once).
+  auto* holder = static_cast<ConnHolder*>(closure);
+  ConnHolder keep = std::move(*holder);
+  delete holder;
+  ConnState* state = keep.get();
   if (!state->closing) {
     // nats.c gave up for good (e.g. the server refused our credentials on
     // reconnect twice): nothing will work again on this connection.
@@ -51,14 +67,16 @@ void OnClosed(natsConnection* nc, void* closure) noexcept {
 }
 
 void OnDisconnected(natsConnection*, void* closure) noexcept {
+  NatsCallbackScope scope;
   try {
-    if (static_cast<ConnState*>(closure)->closing) return;
+    if (StateOf(closure).closing) return;
     log::Warn(kLogger, "disconnected from NATS; reconnecting (publishes fail until then)");
   } catch (...) {
   }
 }
 
 void OnReconnected(natsConnection* nc, void*) noexcept {
+  NatsCallbackScope scope;
   try {
     char url[256] = {0};
     natsConnection_GetConnectedUrl(nc, url, sizeof url);
@@ -95,22 +113,50 @@ Status Connection::TakeRefusal(std::string_view only_naming) {
   return PermissionViolation(refusal, state_->prefix);
 }
 
-Status InstallConnectionCallbacks(natsOptions* opts, ConnState* state) {
-  natsStatus s = natsOptions_SetErrorHandler(opts, OnAsyncError, state);
-  if (s == NATS_OK) s = natsOptions_SetClosedCB(opts, OnClosed, state);
-  if (s == NATS_OK) s = natsOptions_SetDisconnectedCB(opts, OnDisconnected, state);
+Status InstallConnectionCallbacks(natsOptions* opts, ConnHolder* holder) {
+  natsStatus s = natsOptions_SetErrorHandler(opts, OnAsyncError, holder);
+  if (s == NATS_OK) s = natsOptions_SetClosedCB(opts, OnClosed, holder);
+  if (s == NATS_OK) s = natsOptions_SetDisconnectedCB(opts, OnDisconnected, holder);
   if (s == NATS_OK) s = natsOptions_SetReconnectedCB(opts, OnReconnected, nullptr);
   return s == NATS_OK ? Status::Ok() : FromNats(s, "install connection callbacks");
 }
 
+void Connection::Retire(NatsSubscriptionPtr sub, std::chrono::milliseconds timeout) {
+  // Handles retired earlier are covered by the same round trip.
+  std::vector<NatsSubscriptionPtr> waiting;
+  {
+    std::lock_guard lock(mu_);
+    waiting.swap(retired_);
+  }
+  waiting.push_back(std::move(sub));
+  if (natsConnection_FlushTimeout(nc_.get(), timeout.count()) == NATS_OK) return;
+  std::lock_guard lock(mu_);
+  for (auto& w : waiting) retired_.push_back(std::move(w));
+}
+
 Connection::~Connection() {
   state_->closing = true;
-  natsConnection_Close(nc_.get());
-  // Callbacks run on nats.c's threads; the state they use stays alive
-  // until the closed callback has run.
-  if (!state_->closed.Wait(std::chrono::seconds(5))) {
-    new std::shared_ptr<ConnState>(state_);  // leak rather than risk a use after free
+  // Every subscription is gone by now (each holds the connection), so after
+  // a round trip nothing more should arrive. nats.c 3.4.1 leaks the buffer
+  // of a large message its reader is halfway through when the reader
+  // exits (natsParser_Destroy frees only the inline buffer), so the close
+  // comes once the stream is quiet where a round trip can tell.
+  if (natsConnection_Status(nc_.get()) == NATS_CONN_STATUS_CONNECTED) {
+    natsConnection_FlushTimeout(nc_.get(), kQuietTimeout.count());
   }
+  // Returns once nats.c's reader, flusher and reconnect threads are joined.
+  natsConnection_Close(nc_.get());
+  // The closed callback is the last one: after it nothing calls into
+  // state_. It runs on nats.c's callback thread, so a connection dropped
+  // from inside one of its own callbacks cannot wait for it (the closure
+  // keeps the state alive instead, and on_error is no longer called).
+  if (!OnNatsCallbackThread()) state_->closed.Wait();
+  // No reader is left to hold a retired handle.
+  {
+    std::lock_guard lock(mu_);
+    retired_.clear();
+  }
+  nc_.reset();
 }
 
 }  // namespace switchboard::pubsub::internal

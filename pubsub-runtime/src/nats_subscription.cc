@@ -1,5 +1,8 @@
 #include "nats_subscription.h"
 
+#include <condition_variable>
+#include <mutex>
+
 #include "nats_status.h"
 #include "switchboard/common/log.h"
 #include "switchboard/pubsub/codec.h"
@@ -16,12 +19,39 @@ struct SubState {
   std::string subject;
   Handler handler;
   size_t max_decompressed;
-  Latch complete;
-  std::atomic<std::thread::id> delivery_thread{};  // set by the delivery thread
-  Message scratch;                                 // used only on the delivery thread
+  Latch complete;   // nats.c's delivery thread has left its loop
+  Message scratch;  // used only inside a delivery (calls never overlap)
+
+  // Deliveries start only while open; Close waits for the one running.
+  std::mutex mu;
+  std::condition_variable idle;
+  bool open = true;            // guarded by mu
+  bool running = false;        // guarded by mu
+  std::thread::id running_on;  // guarded by mu: the thread of the running delivery
+
+  bool Enter() {
+    std::lock_guard lock(mu);
+    if (!open) return false;
+    running = true;
+    running_on = std::this_thread::get_id();
+    return true;
+  }
+  void Leave() {
+    std::lock_guard lock(mu);
+    running = false;
+    idle.notify_all();
+  }
+  // No delivery starts after this, and none is running when it returns,
+  // except the caller's own: true when called from inside a delivery.
+  bool Close() {
+    std::unique_lock lock(mu);
+    open = false;
+    if (running && running_on == std::this_thread::get_id()) return true;
+    idle.wait(lock, [&] { return !running; });
+    return false;
+  }
 
   void Deliver(const char* data, int len) {
-    delivery_thread = std::this_thread::get_id();
     // One message object per subscription, reused: calls never overlap.
     Message& m = scratch;
     if (Status s = DecodeMessageInto(std::string_view(data, static_cast<size_t>(len)), &m);
@@ -47,8 +77,9 @@ struct SubState {
 using SubHolder = std::shared_ptr<SubState>;
 
 void OnMessage(natsConnection*, natsSubscription*, natsMsg* msg, void* closure) noexcept {
-  internal::NatsMsgPtr owned(msg);  // the handler owns the message
-  auto& state = **static_cast<SubHolder*>(closure);
+  internal::NatsMsgPtr owned(msg);  // the handler owns the message, on every path
+  SubState& state = **static_cast<SubHolder*>(closure);
+  if (!state.Enter()) return;
   try {
     state.Deliver(natsMsg_GetData(msg), natsMsg_GetDataLength(msg));
   } catch (const std::exception& e) {
@@ -63,30 +94,42 @@ void OnMessage(natsConnection*, natsSubscription*, natsMsg* msg, void* closure) 
     } catch (...) {
     }
   }
+  state.Leave();
 }
 
+// Called by the delivery thread once it has left its loop: nats.c makes no
+// further call with the closure.
 void OnSubscriptionComplete(void* closure) noexcept {
   auto* holder = static_cast<SubHolder*>(closure);
-  (*holder)->complete.Set();
+  SubHolder keep = std::move(*holder);
   delete holder;
+  keep->complete.Set();
 }
 
 class NatsSubscription : public Subscription {
  public:
-  NatsSubscription(std::shared_ptr<Connection> conn, natsSubscription* sub, SubHolder state)
-      : conn_(std::move(conn)), sub_(sub), state_(std::move(state)) {}
+  NatsSubscription(std::shared_ptr<Connection> conn, NatsSubscriptionPtr sub, SubHolder state,
+                   std::chrono::milliseconds flush_timeout)
+      : conn_(std::move(conn)),
+        sub_(std::move(sub)),
+        state_(std::move(state)),
+        flush_timeout_(flush_timeout) {}
   ~NatsSubscription() override {
+    // Marks the subscription closed in nats.c (its delivery loop ends, and
+    // the reader drops what still arrives) and sends UNSUB. Fails only when
+    // the connection is closed, which closed the subscription already.
     natsSubscription_Unsubscribe(sub_.get());
-    // Wait until no handler call is running, unless we are inside one.
-    if (std::this_thread::get_id() != state_->delivery_thread) {
-      state_->complete.Wait(std::chrono::seconds(10));
-    }
+    // Inside its own handler the delivery thread cannot be waited for; it
+    // leaves its loop once that call returns.
+    if (!state_->Close()) state_->complete.Wait();
+    conn_->Retire(std::move(sub_), flush_timeout_);
   }
 
  private:
   std::shared_ptr<Connection> conn_;
-  internal::NatsSubscriptionPtr sub_;
+  NatsSubscriptionPtr sub_;
   SubHolder state_;
+  std::chrono::milliseconds flush_timeout_;
 };
 
 }  // namespace
@@ -104,20 +147,29 @@ Result<std::unique_ptr<Subscription>> SubscribeNats(std::shared_ptr<Connection> 
   natsSubscription* raw = nullptr;
   natsStatus s = natsConnection_Subscribe(&raw, conn->get(), subject.c_str(), OnMessage, holder);
   if (s != NATS_OK) {
+    // Not subscribed on the server, nor in the connection's table: nothing
+    // was or will be delivered with this closure.
     delete holder;
     return FromNats(s, "subscribe to " + subject);
   }
-  internal::NatsSubscriptionPtr sub(raw);
+  NatsSubscriptionPtr sub(raw);
   // Room for several max-size messages, like the Go client's defaults.
   natsSubscription_SetPendingLimits(raw, 512 * 1024, 256 * 1024 * 1024);
   s = natsSubscription_SetOnCompleteCB(raw, OnSubscriptionComplete, holder);
   if (s != NATS_OK) {
+    // The connection closed for good in between (nothing else closes a
+    // subscription here). Its delivery thread may still be reading the
+    // closure, and nothing says when it stops: the closure stays until
+    // ShutdownNats has seen every nats.c thread end. No handler call
+    // starts after Close, and none is running when it returns.
     Status err = FromNats(s, "subscribe to " + subject);
     natsSubscription_Unsubscribe(raw);
-    // `holder` may still be used by an in-flight callback: leak it.
+    state->Close();
+    KeepUntilShutdown(std::shared_ptr<SubHolder>(holder));
+    conn->Retire(std::move(sub), flush_timeout);
     return err;
   }
-  auto result = std::make_unique<NatsSubscription>(conn, sub.release(), state);
+  auto result = std::make_unique<NatsSubscription>(conn, std::move(sub), state, flush_timeout);
   // Interest must exist on the server before Subscribe returns; the round
   // trip also brings the server's refusal if the user may not subscribe
   // here (then `result` unsubscribes as it goes).

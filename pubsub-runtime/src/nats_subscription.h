@@ -1,7 +1,9 @@
 // A subscription over nats.c: the message trampoline (owns and destroys
 // each natsMsg, decodes, decompresses, calls the handler, lets nothing
-// escape into C) and the RAII Subscription that unsubscribes and waits for
-// a running handler call to finish.
+// escape into C) and the RAII Subscription that unsubscribes, waits until
+// nats.c's delivery thread has left its loop (on-complete callback), and
+// hands the nats.c handle to its Connection to destroy once the reader
+// cannot hold it (Connection::Retire).
 #pragma once
 
 #include <atomic>

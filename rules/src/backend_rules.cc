@@ -5,6 +5,7 @@
 #include "switchboard/api/constants.h"
 #include "switchboard/api/json_fields.h"
 #include "switchboard/api/names.h"
+#include "switchboard/api/text.h"
 #include "switchboard/api/views.h"
 #include "switchboard/common/duration.h"
 
@@ -65,6 +66,31 @@ std::optional<int64_t> CheckLimit(const nlohmann::json* v, const std::string& fi
   return n;
 }
 
+// The CRD's pattern ^[A-Za-z0-9][-._A-Za-z0-9]*$ and length bounds. The
+// value may be the default <namespace>-<name>, which can be longer than a
+// user name may be.
+void CheckUsername(std::string_view user, Sink& sink) {
+  const std::string field = "spec.nats.credentials.username";
+  if (auto hidden = api::FindInvisible(user)) {
+    sink.Error("username", field, InvisibleMessage(*hidden, Quote(user), "user names"));
+    return;
+  }
+  auto alnum = [](unsigned char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+  };
+  bool bad = user.empty() || user.size() > api::kMaxUsernameLength || !alnum(user.front());
+  for (unsigned char c : user) {
+    if (!alnum(c) && c != '-' && c != '_' && c != '.') bad = true;
+  }
+  if (bad) {
+    sink.Error("username", field,
+               Quote(user) + " is not a valid NATS user name; use 1-" +
+                   std::to_string(api::kMaxUsernameLength) +
+                   " letters, digits, '-', '_' or '.', starting with a letter or digit (or omit "
+                   "it for <namespace>-<name>, when that is short enough)");
+  }
+}
+
 void CheckNatsBlock(const nlohmann::json& object, Sink& sink) {
   const auto* nats = Path(object, {"spec", "nats"});
   const auto* ref = Field(nats, "serverRef");
@@ -74,22 +100,7 @@ void CheckNatsBlock(const nlohmann::json& object, Sink& sink) {
     CheckSubjectPrefix(*prefix, "spec.nats.subjectPrefix", sink);
   }
   const auto* creds = Field(nats, "credentials");
-  if (auto user = api::String(Field(creds, "username"))) {
-    // The CRD's pattern: ^[A-Za-z0-9][-._A-Za-z0-9]*$, at most 200 characters.
-    auto alnum = [](unsigned char c) {
-      return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-    };
-    bool bad = user->empty() || user->size() > 200 || !alnum(user->front());
-    for (unsigned char c : *user) {
-      if (!alnum(c) && c != '-' && c != '_' && c != '.') bad = true;
-    }
-    if (bad) {
-      sink.Error("username", "spec.nats.credentials.username",
-                 Quote(*user) +
-                     " is not a valid NATS user name; use 1-200 letters, digits, '-', '_' or '.', "
-                     "starting with a letter or digit (or omit it for <namespace>-<name>)");
-    }
-  }
+  if (auto user = api::String(Field(creds, "username"))) CheckUsername(*user, sink);
   CheckSecretRef(Field(creds, "passwordSecretRef"), "spec.nats.credentials.passwordSecretRef",
                  /*key_required=*/false, sink);  // key defaults to "password"
   if (auto grace = api::String(Field(creds, "rotationGracePeriod"))) {
@@ -124,19 +135,20 @@ void CheckRabbitmqBlock(const nlohmann::json& object, Sink& sink) {
   }
   CheckSecretRef(Field(rmq, "urlSecretRef"), "spec.rabbitmq.urlSecretRef",
                  /*key_required=*/false, sink);  // key defaults to "url"
-  CheckLimit(Field(rmq, "maxPubChans"), "spec.rabbitmq.maxPubChans", 1, api::kMaxRabbitmqChans,
-             sink);
-  CheckLimit(Field(rmq, "maxSubChans"), "spec.rabbitmq.maxSubChans", 1, api::kMaxRabbitmqChans,
-             sink);
+  CheckLimit(Field(rmq, "maxPubChans"), "spec.rabbitmq.maxPubChans", api::kMinRabbitmqChans,
+             api::kMaxRabbitmqChans, sink);
+  CheckLimit(Field(rmq, "maxSubChans"), "spec.rabbitmq.maxSubChans", api::kMinRabbitmqChans,
+             api::kMaxRabbitmqChans, sink);
 }
 
 void CheckPostgresBlock(const nlohmann::json& object, Sink& sink) {
   const auto* pg = Path(object, {"spec", "postgres"});
-  auto max =
-      CheckLimit(Field(pg, "maxConns"), "spec.postgres.maxConns", 1, api::kMaxPostgresConns, sink);
-  auto min =
-      CheckLimit(Field(pg, "minConns"), "spec.postgres.minConns", 0, api::kMaxPostgresConns, sink);
-  if (max && min && *min >= 0 && *max >= 1 && *min > *max) {
+  auto max = CheckLimit(Field(pg, "maxConns"), "spec.postgres.maxConns", api::kMinPostgresMaxConns,
+                        api::kMaxPostgresConns, sink);
+  auto min = CheckLimit(Field(pg, "minConns"), "spec.postgres.minConns", api::kMinPostgresMinConns,
+                        api::kMaxPostgresConns, sink);
+  if (max && min && *min >= api::kMinPostgresMinConns && *max >= api::kMinPostgresMaxConns &&
+      *min > *max) {
     sink.Error("limits", "spec.postgres.minConns",
                "is " + std::to_string(*min) + ", more than spec.postgres.maxConns (" +
                    std::to_string(*max) + "); lower minConns or raise maxConns");

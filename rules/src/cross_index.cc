@@ -96,6 +96,7 @@ CrossIndex::Facts CrossIndex::FactsOf(const nlohmann::json& object) {
       if (auto s = api::String(api::Path(object, {"status", "username"}))) {
         f.status_username = std::string(*s);
       }
+      f.created = api::CreationTimeOf(object);
     }
   } else if (kind == api::kKindServer) {
     api::NatsServerView v(object);
@@ -115,6 +116,25 @@ CrossIndex::Facts CrossIndex::FactsOf(const nlohmann::json& object) {
 std::string CrossIndex::Describe(size_t id) const {
   const Facts& f = facts_[id];
   return std::string(f.kind) + " " + f.key.ToString();
+}
+
+api::ClaimAge CrossIndex::AgeOf(const Facts& f, bool prefix) {
+  bool now = prefix ? f.prefix_claimed_now : f.username_claimed_now;
+  return api::ClaimAge{now ? std::nullopt : f.created, f.key};
+}
+
+size_t CrossIndex::Winner(const Facts& facts, const std::vector<size_t>& ids, bool prefix) const {
+  auto age = [prefix](const Facts& f) { return AgeOf(f, prefix); };
+  size_t winner = SIZE_MAX;
+  api::ClaimAge best = age(facts);
+  for (size_t id : ids) {
+    api::ClaimAge theirs = age(facts_[id]);
+    if (api::KeepsClaim(theirs, best)) {
+      best = theirs;
+      winner = id;
+    }
+  }
+  return winner;
 }
 
 uint64_t CrossIndex::Hash(std::string_view a, std::string_view b) {
@@ -272,11 +292,26 @@ void CrossIndex::CheckBackend(const Facts& facts, Sink& sink) const {
     return out;
   };
 
+  // Of two backends that claim one prefix or user name, only the one that
+  // does not keep it (api/claims.h: the newer) is refused, naming the one
+  // that does.
+  auto kept_by = [&](size_t winner, size_t others, bool prefix_claim) {
+    api::ClaimAge mine = AgeOf(facts, prefix_claim), theirs = AgeOf(facts_[winner], prefix_claim);
+    std::string why = !theirs.created
+                          ? "neither is created yet: the smaller namespace/name keeps it"
+                      : !mine.created ? "it already holds it and keeps it"
+                      : *theirs.created == *mine.created
+                          ? "created in the same second: the smaller namespace/name keeps it"
+                          : "created earlier, it keeps it";
+    std::string more = others > 1 ? " (and " + std::to_string(others - 1) + " more claim it)" : "";
+    return Describe(winner) + " (" + why + ")" + more;
+  };
   Ids same;
   with_prefix(by_prefix_, prefix, false, same);
-  if (!same.empty()) {
+  if (size_t winner = Winner(facts, same, true); winner != SIZE_MAX) {
     sink.Error("unique-prefix", "spec.nats.subjectPrefix",
-               Quote(prefix) + " is already used on NatsServer " + server + " by " + names(same) +
+               Quote(prefix) + " is already used on NatsServer " + server + " by " +
+                   kept_by(winner, same.size(), true) +
                    "; two installations on one prefix read each other's messages: choose a "
                    "different prefix (e.g. hatchet." +
                    ns + ")");
@@ -299,11 +334,11 @@ void CrossIndex::CheckBackend(const Facts& facts, Sink& sink) const {
       if (f.server == server && theirs == username && f.key != facts.key) users.push_back(id);
     });
   }
-  if (!users.empty()) {
+  if (size_t winner = Winner(facts, users, false); winner != SIZE_MAX) {
     sink.Error("unique-username", "spec.nats.credentials.username",
-               Quote(username) + " is already a user on NatsServer " + server + " (of " +
-                   names(users) +
-                   "); NATS allows one password per user name: choose another username (the "
+               Quote(username) + " is already a user on NatsServer " + server + ", of " +
+                   kept_by(winner, users.size(), false) +
+                   "; NATS allows one password per user name: choose another username (the "
                    "default is <namespace>-<name>)");
   }
 }

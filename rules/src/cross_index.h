@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "sink.h"
+#include "switchboard/api/claims.h"
 #include "switchboard/api/views.h"
 
 namespace switchboard::rules::internal {
@@ -55,6 +56,12 @@ class CrossIndex {
     std::string server;         // "ns/name" of the serverRef
     std::string prefix, username;
     std::string status_username;  // during a rotation: the current user, <username>-r<N>
+    // metadata.creationTimestamp (api::ClaimAge): who keeps a prefix or user
+    // name two backends claim.
+    std::optional<int64_t> created;
+    // Claimed by the UPDATE under review (changed from the stored object):
+    // judged as a claim not stored yet, whatever `created` says.
+    bool prefix_claimed_now = false, username_claimed_now = false;
     // NatsServer: the object itself, borrowed (its allowed namespaces are read).
     const nlohmann::json* object = nullptr;
   };
@@ -107,6 +114,11 @@ class CrossIndex {
     return std::string(ns) + "/" + std::string(name);
   }
   std::string Describe(size_t id) const;
+  // Of `ids` (other claimants of what `facts` claims), the one that keeps
+  // it, when that is not `facts`; SIZE_MAX when `facts` keeps it.
+  size_t Winner(const Facts& facts, const std::vector<size_t>& ids, bool prefix) const;
+  // How old the claim of `f` on its prefix (or user name) is.
+  static api::ClaimAge AgeOf(const Facts& f, bool prefix);
   void CheckClaims(const Facts& facts, Sink& sink) const;
   void CheckBackend(const Facts& facts, Sink& sink) const;
   void CheckServer(const Facts& facts, Sink& sink) const;

@@ -181,7 +181,7 @@ nlohmann::json DefaultedForValidation(const nlohmann::json& object,
       }
       nlohmann::json& md =
           members.emplace_hint(members.end(), key, nlohmann::json::object())->second;
-      for (const char* field : {"name", "generateName", "namespace", "uid"}) {
+      for (const char* field : {"name", "generateName", "namespace", "uid", "creationTimestamp"}) {
         if (auto f = value.find(field); f != value.end()) md[field] = *f;
       }
     }

@@ -32,18 +32,21 @@ void CheckMetadata(const nlohmann::json& object, Sink& sink) {
     }
   } else if (std::string err = api::CheckDnsSubdomain(*name); !err.empty()) {
     sink.Error("name", "metadata.name", Quote(*name) + " " + err);
-  } else if (api::KindOf(object) == api::kKindBackend && name->size() > 236) {
-    // The generated credentials Secret is <name>-nats-credentials (17 more).
+  } else if (api::KindOf(object) == api::kKindBackend &&
+             name->size() > api::kMaxBackendNameLength) {
     sink.Error("name", "metadata.name",
-               "must be at most 236 characters so that the derived Secret names "
-               "(<name>-nats-credentials) stay within 253; use a shorter name");
+               "must be at most " + std::to_string(api::kMaxBackendNameLength) +
+                   " characters so that the derived Secret names (<name>" +
+                   std::string(api::kCredentialsSecretSuffix) + ") stay within " +
+                   std::to_string(api::kMaxDnsSubdomainLength) + "; use a shorter name");
   }
-  if (name && api::KindOf(object) == api::kKindServer && name->size() > 241 &&
+  if (name && api::KindOf(object) == api::kKindServer && name->size() > api::kMaxServerNameLength &&
       api::IsDnsSubdomain(*name)) {
-    // The default config Secret is <name>-switchboard (12 more).
     sink.Error("name", "metadata.name",
-               "must be at most 241 characters so that the default config Secret name "
-               "(<name>-switchboard) stays within 253; use a shorter name");
+               "must be at most " + std::to_string(api::kMaxServerNameLength) +
+                   " characters so that the default config Secret name (<name>" +
+                   std::string(api::kConfigSecretSuffix) + ") stays within " +
+                   std::to_string(api::kMaxDnsSubdomainLength) + "; use a shorter name");
   }
   auto ns = api::String(api::Field(metadata, "namespace"));
   if (ns && !ns->empty()) {

@@ -10,9 +10,12 @@
 #include <set>
 
 #include "rules.h"
+#include "switchboard/api/constants.h"
 
 namespace switchboard::rules::internal {
 namespace {
+
+std::string Ports() { return "1-" + std::to_string(api::kMaxPort); }
 
 std::string_view Trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
@@ -90,7 +93,8 @@ std::string CheckSeed(std::string_view seed, size_t n, const std::string& field,
     if (!after.empty()) {
       if (after[0] != ':') return err(q + " has text after the IPv6 address; write [addr]:port");
       port = after.substr(1);
-      if (port.empty()) return err(q + " has an empty port; write a port 1-65535 or omit ':'");
+      if (port.empty())
+        return err(q + " has an empty port; write a port " + Ports() + " or omit ':'");
     }
     if (host.empty()) return err(q + " has no host; write nats://host:4222");
     for (char c : host) {
@@ -104,7 +108,8 @@ std::string CheckSeed(std::string_view seed, size_t n, const std::string& field,
     host = authority.substr(0, colon);
     if (colon != std::string_view::npos) {
       port = authority.substr(colon + 1);
-      if (port.empty()) return err(q + " has an empty port; write a port 1-65535 or omit ':'");
+      if (port.empty())
+        return err(q + " has an empty port; write a port " + Ports() + " or omit ':'");
     }
     if (host.empty()) return err(q + " has no host; write nats://host:4222");
     // As the CRD: dot-separated labels of [A-Za-z0-9_-], each starting and
@@ -128,15 +133,15 @@ std::string CheckSeed(std::string_view seed, size_t n, const std::string& field,
   }
   if (!port.empty()) {
     if (port.size() > 5 || port.find_first_not_of("0123456789") != std::string_view::npos) {
-      return err(q + " has an invalid port " + Quote(port) + "; use a number 1-65535");
+      return err(q + " has an invalid port " + Quote(port) + "; use a number " + Ports());
     }
     int p = std::stoi(std::string(port));
-    if (p < 1 || p > 65535) {
-      return err(q + " has port " + std::to_string(p) + " outside 1-65535");
+    if (p < 1 || p > api::kMaxPort) {
+      return err(q + " has port " + std::to_string(p) + " outside " + Ports());
     }
   }
   return scheme + "://" + Lower(host) + ":" +
-         (port.empty() ? std::string("4222") : std::string(port));
+         (port.empty() ? std::to_string(api::kDefaultNatsPort) : std::string(port));
 }
 
 }  // namespace
@@ -145,6 +150,14 @@ void CheckNatsUrls(std::string_view urls, const std::string& field, Sink& sink) 
   if (Trim(urls).empty()) {
     sink.Error("nats-url", field,
                "must not be empty; write nats://host:4222 (comma-separated seeds)");
+    return;
+  }
+  if (urls.size() > api::kMaxNatsUrlLength) {
+    sink.Error("nats-url", field,
+               "is " + std::to_string(urls.size()) + " characters, more than " +
+                   std::to_string(api::kMaxNatsUrlLength) +
+                   " (the CRD's bound); list fewer seeds: the server gossips the rest of its "
+                   "cluster to clients");
     return;
   }
   std::set<std::string> seen;

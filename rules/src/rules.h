@@ -6,6 +6,7 @@
 #include <string>
 
 #include "sink.h"
+#include "switchboard/api/text.h"
 
 namespace switchboard::rules::internal {
 
@@ -25,6 +26,12 @@ void CheckServer(const nlohmann::json& object, Sink& sink);
 // `field` is where the value lives ("spec.url"); seeds are comma-separated.
 void CheckNatsUrls(std::string_view urls, const std::string& field, Sink& sink);
 void CheckSubjectPrefix(std::string_view prefix, const std::string& field, Sink& sink);
+
+// The message for a character no reader can see in a name people compare by
+// eye (`what`: "prefixes", "user names"), naming its code point;
+// `quoted` is Quote(value).
+std::string InvisibleMessage(const api::InvisibleChar& hidden, const std::string& quoted,
+                             std::string_view what);
 
 void CheckBackendUpdate(const nlohmann::json& object, const nlohmann::json& old, Sink& sink);
 void CheckServerUpdate(const nlohmann::json& object, const nlohmann::json& old, Sink& sink);

@@ -132,6 +132,13 @@ void CheckServer(const nlohmann::json& object, Sink& sink) {
                Quote(*from) + " is not allowed; use Same, All or List");
   }
   const auto* names = Field(allowed, "names");
+  if (names != nullptr && names->is_array() && names->size() > api::kMaxAllowedNamespaces) {
+    sink.Error("allowed-namespaces", "spec.allowedNamespaces.names",
+               "lists " + std::to_string(names->size()) + " namespaces, more than " +
+                   std::to_string(api::kMaxAllowedNamespaces) +
+                   " (the CRD's bound); use from: All, or split the installations over more "
+                   "NatsServers");
+  }
   if (names != nullptr && names->is_array()) {
     if (from_value != "List") {
       sink.Error("allowed-namespaces", "spec.allowedNamespaces.names",

@@ -1,27 +1,28 @@
 // Message helpers shared by every rule group.
 #include "sink.h"
 
+#include "switchboard/api/text.h"
+
 namespace switchboard::rules::internal {
 
 std::string Quote(std::string_view value) {
   std::string out = "\"";
   size_t n = 0;
-  for (unsigned char c : value) {
+  for (size_t i = 0; i < value.size();) {
     if (++n > 80) {
       out += "...";
       break;
     }
+    char32_t c = 0;
+    size_t len = api::DecodeUtf8(value, i, &c);
+    if (len == 0) len = 1;  // EscapeInvisible writes the byte as \xNN
     if (c == '"' || c == '\\') {
       out += '\\';
       out += static_cast<char>(c);
-    } else if (c < 0x20 || c == 0x7f) {
-      static const char* hex = "0123456789abcdef";
-      out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 15];
     } else {
-      out += static_cast<char>(c);
+      out += api::EscapeInvisible(value.substr(i, len));
     }
+    i += len;
   }
   return out + "\"";
 }

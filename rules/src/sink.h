@@ -25,8 +25,10 @@ class Sink {
   Report* report_;
 };
 
-// "\"value\"" with control characters escaped and long values cut, for
-// quoting user input inside messages.
+// "\"value\"" with '"', '\\' and every character a reader cannot see
+// escaped (api::EscapeInvisible) and values over 80 characters cut, for
+// quoting user input inside messages: a line separator or a bidi control in
+// a value must not break or reorder the message around it.
 std::string Quote(std::string_view value);
 
 // Name of a JSON type as a user sees it in YAML ("a string", "a number").

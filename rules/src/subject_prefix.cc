@@ -3,6 +3,7 @@
 // and the operator writes the prefix into a quoted NATS config string.
 #include "rules.h"
 #include "switchboard/api/constants.h"
+#include "switchboard/api/text.h"
 
 namespace switchboard::rules::internal {
 namespace {
@@ -12,7 +13,23 @@ bool Recommended(unsigned char c) {
          c == '_';
 }
 
+bool IsAsciiWhitespace(char32_t c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
 }  // namespace
+
+std::string InvisibleMessage(const api::InvisibleChar& hidden, const std::string& quoted,
+                             std::string_view what) {
+  if (hidden.invalid_utf8) {
+    return "is not valid UTF-8: " + hidden.Describe() + " at character " +
+           std::to_string(hidden.position) + " of " + quoted + "; write it as UTF-8 text";
+  }
+  return "must not contain " + hidden.Describe() + " (character " +
+         std::to_string(hidden.position) + " of " + quoted + "); " + std::string(what) +
+         " are compared by eye in kubectl and NATS monitoring, where an invisible character "
+         "makes two different ones look the same: delete it (retype the value)";
+}
 
 void CheckSubjectPrefix(std::string_view prefix, const std::string& field, Sink& sink) {
   const std::string q = Quote(prefix);
@@ -48,7 +65,7 @@ void CheckSubjectPrefix(std::string_view prefix, const std::string& field, Sink&
     ++token;
     start = i + 1;
   }
-  bool bad_space = false, bad_wild = false, bad_gt = false, bad_ctl = false, bad_quote = false;
+  bool bad_space = false, bad_wild = false, bad_gt = false, bad_quote = false;
   bool unusual = false;
   for (unsigned char c : prefix) {
     if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
@@ -57,11 +74,9 @@ void CheckSubjectPrefix(std::string_view prefix, const std::string& field, Sink&
       bad_wild = true;
     } else if (c == '>') {
       bad_gt = true;
-    } else if (c < 0x20 || c == 0x7f) {
-      bad_ctl = true;
     } else if (c == '"' || c == '\\') {
       bad_quote = true;
-    } else if (c != '.' && !Recommended(c)) {
+    } else if (c != '.' && c >= 0x20 && c != 0x7f && !Recommended(c)) {
       unusual = true;
     }
   }
@@ -80,9 +95,10 @@ void CheckSubjectPrefix(std::string_view prefix, const std::string& field, Sink&
                "must not contain the wildcard '>' in " + q +
                    "; a prefix is a literal subject: remove the '>'");
   }
-  if (bad_ctl) {
-    sink.Error("subject-prefix", field,
-               "must not contain control characters in " + q + "; use [A-Za-z0-9_-] tokens");
+  // ASCII whitespace has its own message above; every other character a
+  // reader cannot see is named by its code point.
+  if (auto hidden = api::FindInvisible(prefix, IsAsciiWhitespace)) {
+    sink.Error("subject-prefix", field, InvisibleMessage(*hidden, q, "prefixes"));
   }
   if (bad_quote) {
     sink.Error("subject-prefix", field,

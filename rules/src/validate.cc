@@ -82,6 +82,21 @@ void AddToIndex(CrossIndex& index, const nlohmann::json& object) {
   }
 }
 
+// The facts of a defaulted object; on UPDATE (`old` the stored object) a
+// prefix or user name it did not hold before is a claim made now (api/claims.h).
+CrossIndex::Facts FactsFor(const nlohmann::json& defaulted, const nlohmann::json* old,
+                           const std::string& default_namespace) {
+  CrossIndex::Facts f = CrossIndex::FactsOf(defaulted);
+  if (old == nullptr || !old->is_object() || !f.nats) return f;
+  CrossIndex::Facts before =
+      CrossIndex::FactsOf(internal::DefaultedForValidation(*old, default_namespace));
+  bool moved = !before.nats || before.server != f.server;
+  f.prefix_claimed_now = moved || before.prefix != f.prefix;
+  f.username_claimed_now =
+      moved || (before.username != f.username && before.status_username != f.username);
+  return f;
+}
+
 }  // namespace
 
 ContextIndex::ContextIndex(const Context& context) : impl_(std::make_unique<CrossIndex>()) {
@@ -97,9 +112,10 @@ ContextIndex& ContextIndex::operator=(ContextIndex&&) noexcept = default;
 Report Validate(const nlohmann::json& object, const ContextIndex& context, Operation op,
                 const nlohmann::json* old, const std::string& default_namespace) {
   nlohmann::json defaulted = internal::DefaultedForValidation(object, default_namespace);
-  return ValidateOne(
-      object, defaulted, op == Operation::kUpdate ? old : nullptr, default_namespace,
-      [&](Sink& sink) { context.impl().Check(CrossIndex::FactsOf(defaulted), sink); });
+  const nlohmann::json* stored = op == Operation::kUpdate ? old : nullptr;
+  return ValidateOne(object, defaulted, stored, default_namespace, [&](Sink& sink) {
+    context.impl().Check(FactsFor(defaulted, stored, default_namespace), sink);
+  });
 }
 
 Report Validate(const nlohmann::json& object, const Context& context, Operation op,
@@ -150,7 +166,7 @@ void Batch::Add(const nlohmann::json& object, const nlohmann::json* old) {
     judged = &st.kept.emplace_back(std::move(defaulted));
     id = st.index.Add(CrossIndex::FactsOf(*judged));
   } else if (kind == api::kKindBackend) {
-    id = st.index.Add(CrossIndex::FactsOf(defaulted));
+    id = st.index.Add(FactsFor(defaulted, old, st.default_namespace));
   } else if (kind == "Secret") {
     st.index.AddSecret(st.kept.emplace_back(object));
   }

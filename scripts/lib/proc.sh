@@ -1,9 +1,9 @@
-# Process and port helpers shared by scripts/cluster.sh, scripts/node.sh and
-# scripts/run-local.sh. Sourced, never run.
+# Process, port and ownership helpers shared by scripts/cluster.sh,
+# scripts/node.sh and scripts/run-local.sh. Sourced, never run.
 #
 # The sourcing script sets $run (pid files) and $logs (one NAME.log per
 # process) and defines log and die. Every process is recorded by NAME:
-# run/NAME.pid holds its pid, run/NAME.exe the basename of its binary, so a
+# run/NAME.pid holds its pid, run/NAME.exe the path of its binary, so a
 # recycled pid (or a zombie left by a dead parent) is never taken for ours,
 # and only what we started is ever signalled.
 
@@ -16,14 +16,22 @@ alive() {
   [ -n "$pid" ] && [ -d "/proc/$pid" ] || return 1
   [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" != Z ] || return 1
   exe=$(readlink "/proc/$pid/exe" 2>/dev/null || true)
-  # A state folder from before .exe files were written names the binary NAME.
+  exe=${exe% (deleted)} # the binary was rebuilt (replaced) while it ran
+  # A state folder from before .exe files were written names the binary
+  # NAME; one from before they held a path, its basename.
   want=$(cat "$run/$1.exe" 2>/dev/null || echo "$1")
-  [ "$(basename "${exe% (deleted)}")" = "$want" ]
+  case "$want" in
+    /*) [ "$exe" = "$want" ] ;;
+    *) [ "$(basename "$exe")" = "$want" ] ;;
+  esac
 }
 
 # start NAME BINARY ARGS... -> runs BINARY detached (own session, no
 # inherited stdio, so ctest or a terminal does not wait on it), logging to
-# logs/NAME.log; records its pid and binary.
+# logs/NAME.log; records its pid and binary. Returns once the child runs
+# BINARY. Fails, with the log's last lines, when it never does: the exec
+# failed (no such file, not executable) or BINARY exited at once, before it
+# was seen running; a daemon that exits that fast did not start.
 start() {
   local name=$1 bin=$2
   shift 2
@@ -32,16 +40,22 @@ start() {
   setsid "$bin" "$@" </dev/null >>"$logs/$name.log" 2>&1 9>&- &
   local pid=$! i
   echo "$pid" >"$run/$name.pid"
-  basename "$(readlink -f "$bin")" >"$run/$name.exe"
-  # Return once the child runs BINARY (or is gone): until it has exec'd, its
-  # pid runs setsid and `alive` says no, and a caller that checked at once
-  # took it for dead (node.sh's dns-sync quit that way, and no Service
-  # name resolved in the pods).
-  for ((i = 0; i < 50; i++)); do
+  readlink -f "$(command -v "$bin" || echo "$bin")" >"$run/$name.exe"
+  # Until it has exec'd, the pid runs setsid and `alive` says no.
+  for ((i = 0; i < 100; i++)); do
     alive "$name" && return 0
-    [ -d "/proc/$pid" ] && [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" != Z ] || return 0
+    [ -d "/proc/$pid" ] && [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" != Z ] || break
     sleep 0.1
   done
+  if [ -d "/proc/$pid" ] && [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" != Z ]; then
+    log "$name ($pid) did not exec $bin within 10 s; last log lines:"
+    kill -KILL "$pid" 2>/dev/null || true
+  else
+    log "$name did not start: $bin could not be run or exited at once; last log lines:"
+  fi
+  tail -n 20 "$logs/$name.log" >&2 || true
+  rm -f "$run/$name.pid" "$run/$name.exe"
+  return 1
 }
 
 # stop NAME [GRACE_TENTHS [DRAINED...]] -> SIGTERM, wait up to GRACE_TENTHS
@@ -117,3 +131,30 @@ free_port() {
   done
   die "no free port found"
 }
+
+# ---------------------------------------------------------------- ownership
+
+# A state folder, and what a node makes machine-wide (bridge, routes,
+# iptables chains), is removed only by the checkout and state folder whose
+# `up` made it: `up` writes a stamp naming both, and each removal checks the
+# stamp first. A copied state folder names the original, so its pid files
+# and folders are left alone too. Needs $dir (the state folder) and $root
+# (the checkout).
+
+# owner_id -> what a stamp of this script and state folder says
+owner_id() { echo "dir=$(cd "$dir" && pwd -P) source=$(cd "$root" && pwd -P)"; }
+
+# stamp_claim FILE -> FILE names us: written now when absent (atomically,
+# so two `up`s cannot both claim it); fails when it names another owner.
+stamp_claim() {
+  local me
+  me=$(owner_id)
+  (set -C && echo "$me" >"$1") 2>/dev/null && return 0
+  [ "$(cat "$1" 2>/dev/null)" = "$me" ]
+}
+
+# stamp_mine FILE -> FILE exists and names us
+stamp_mine() { [ -f "$1" ] && [ "$(cat "$1" 2>/dev/null)" = "$(owner_id)" ]; }
+
+# stamp_owner FILE -> who FILE names ("nobody" when absent)
+stamp_owner() { cat "$1" 2>/dev/null || echo nobody; }

@@ -172,8 +172,11 @@ TEST(ValidateCli, DirectoryRecursionAndCrossFileRules) {
   auto r = Validate({"-v", Data("tree")});
   EXPECT_EQ(r.exit_code, 1) << r.out;
   // b.json and a.yaml (sorted: nested/a.yaml, nested/b.json, server.yml) share a prefix.
-  EXPECT_EQ(Count(r.out, "error: PubSubBackend"), 2u) << r.out;
-  EXPECT_NE(r.out.find("is already used on NatsServer nats/shared by PubSubBackend team-b/b"),
+  // Neither is stored (no creationTimestamp): the smaller namespace/name,
+  // team-a/a, keeps it and only team-b/b is refused.
+  EXPECT_EQ(Count(r.out, "error: PubSubBackend"), 1u) << r.out;
+  EXPECT_NE(r.out.find("error: PubSubBackend team-b/b: spec.nats.subjectPrefix: \"same.prefix\" "
+                       "is already used on NatsServer nats/shared by PubSubBackend team-a/a"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("skipped: ConfigMap nats/unrelated"), std::string::npos);

@@ -53,5 +53,32 @@ TEST(Base64Test, LargeInputsRoundTrip) {
   EXPECT_EQ(dec, data);
 }
 
+TEST(Base64UrlTest, MatchesRfc4648VectorsWithoutPadding) {
+  struct Case {
+    std::string plain, encoded;
+  } cases[] = {
+      {"", ""},
+      {"f", "Zg"},
+      {"fo", "Zm8"},
+      {"foo", "Zm9v"},
+      {"foob", "Zm9vYg"},
+      {std::string("\xff\xfe\x00", 3), "__4A"},
+      {std::string("\0\xff\xfe", 3), "AP_-"},
+      {R"({"typ":"JWT","alg":"ed25519-nkey"})", "eyJ0eXAiOiJKV1QiLCJhbGciOiJlZDI1NTE5LW5rZXkifQ"}};
+  for (const auto& c : cases) {
+    EXPECT_EQ(EncodeUrl(c.plain), c.encoded);
+    auto d = DecodeUrl(std::string_view(c.encoded));
+    ASSERT_TRUE(d.has_value()) << c.encoded;
+    EXPECT_EQ(*d, c.plain);
+  }
+}
+
+TEST(Base64UrlTest, RejectsPaddingTheStandardAlphabetAndImpossibleLengths) {
+  for (const char* bad :
+       {"Zg==", "Zm8=", "AP/+", "//4A", "Z", "Zm9vY", "Zm9v\nYg", "Zm 9", "Zm9v!"}) {
+    EXPECT_FALSE(DecodeUrl(std::string_view(bad)).has_value()) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace switchboard::base64

@@ -25,7 +25,9 @@ kv=(--kube-version "$("$tools/bin/kube-apiserver" --version | awk '{print $2}')"
 new_namespace ns
 release="sb$RANDOM"
 cleanup() {
+  [ -z "${op_pid:-}" ] || kill "$op_pid" 2>/dev/null || true
   "$HELM" uninstall "$release" -n "$ns" --wait=false >/dev/null 2>&1 || true
+  "$HELM" uninstall "${release}w" -n "$ns" --wait=false >/dev/null 2>&1 || true
   cleanup_namespaces
   rm -rf "$work"
 }
@@ -70,6 +72,50 @@ expect_contains "$out" "cert-manager.io/inject-ca-from: $ns/$release-switchboard
 out=$("$HELM" template "$release" "$chart" -n "$ns" "${kv[@]}" --set operator.serviceAccount.create=false 2>&1 || true)
 expect_contains "$out" "operator.serviceAccount.name is required" "missing SA name is a clear error"
 
+# --- the operator's RBAC as rendered, per mode
+fn="$release-switchboard"
+# rbac_json VALUES... -> templates/rbac.yaml rendered with VALUES, as one
+# JSON array of objects
+rbac_json() {
+  "$HELM" template "$release" "$chart" -n "$ns" "${kv[@]}" "$@" --show-only templates/rbac.yaml |
+    kubectl create --dry-run=client -o json -f - | jq -cs '[.[] | (.items // [.])[]]'
+}
+# rules_of KIND NAME -> "resource:verbs" of that object's rules, one a line
+rules_of() {
+  jq -r --arg k "$1" --arg n "$2" '.[] | select(.kind == $k and .metadata.name == $n) | .rules[] |
+    .resources[] as $r | "\($r):\(.verbs | join(","))"'
+}
+ns_verbs=$'secrets:get,list,watch,create,patch,delete\nevents:create,patch'
+r=$(rbac_json)
+got=$(rules_of ClusterRole "$fn-operator" <<<"$r" | grep -E '^(secrets|events):' || true)
+[ "$got" = "$ns_verbs" ] && pass "cluster-wide mode: the ClusterRole grants Secrets and Events (no update)" ||
+  fail "cluster-wide ClusterRole core rules: [$got]"
+got=$(jq -r '[.[] | select(.kind == "Role") | .metadata.namespace + "/" + .metadata.name] | join(" ")' <<<"$r")
+[ "$got" = "$ns/$fn-leader-election" ] && pass "cluster-wide mode: one Role, the Lease's" || fail "cluster-wide Roles: [$got]"
+r=$(rbac_json --set operator.watchNamespaces='{team-a,team-b}')
+got=$(jq -r '[.[] | select(.kind | startswith("Cluster")) | .rules[]? | select(.resources | index("secrets") or index("events"))] | length' <<<"$r")
+[ "$got" = 0 ] && pass "watchNamespaces: no ClusterRole rule on Secrets or Events" || fail "watchNamespaces: $got cluster-wide Secret/Event rules"
+for kind in Role RoleBinding; do
+  got=$(jq -r --arg k "$kind" --arg n "$fn-operator" '[.[] | select(.kind == $k and .metadata.name == $n) | .metadata.namespace] | join(" ")' <<<"$r")
+  [ "$got" = "team-a team-b" ] && pass "watchNamespaces: $kind $fn-operator in team-a and team-b" || fail "watchNamespaces: $kind $fn-operator in [$got]"
+done
+for w in team-a team-b; do
+  got=$(jq --arg w "$w" '[.[] | select(.kind == "Role" and .metadata.namespace == $w)]' <<<"$r" | rules_of Role "$fn-operator")
+  [ "$got" = "$ns_verbs" ] && pass "watchNamespaces: the Role in $w grants Secrets and Events" || fail "Role in $w: [$got]"
+  got=$(jq -r --arg w "$w" '.[] | select(.kind == "RoleBinding" and .metadata.namespace == $w) |
+    .roleRef.kind + "/" + .roleRef.name + " " + (.subjects[] | .kind + "/" + .namespace + "/" + .name)' <<<"$r")
+  [ "$got" = "Role/$fn-operator ServiceAccount/$ns/$fn-operator" ] && pass "watchNamespaces: $w's RoleBinding binds the operator's ServiceAccount" ||
+    fail "RoleBinding in $w: [$got]"
+done
+got=$(rules_of Role "$fn-leader-election" <<<"$r")
+[ "$got" = "leases:get,list,watch,create,update,patch,delete" ] && pass "the leader-election Role holds only Leases" || fail "leader-election Role: [$got]"
+out=$("$HELM" template "$release" "$chart" -n "$ns" "${kv[@]}" --set nats.enabled=true,operator.watchNamespaces='{team-a}' 2>&1 || true)
+expect_contains "$out" "operator.watchNamespaces must include the release namespace $ns" "nats.enabled with the release namespace unwatched is a clear error"
+out=$("$HELM" template "$release" "$chart" -n "$ns" "${kv[@]}" --set nats.enabled=true,operator.watchNamespaces="{team-a,$ns}" 2>&1) &&
+  pass "nats.enabled with the release namespace watched renders" || fail "nats.enabled, release namespace watched: $out"
+out=$("$HELM" template "$release" "$chart" -n "$ns" "${kv[@]}" --set operator.watchNamespaces='{team-a,team-a}' 2>&1 || true)
+expect_contains "$out" "at '/operator/watchNamespaces'" "schema rejects a namespace listed twice"
+
 # --- the binaries accept the flags the chart gives them
 "$HELM" template "$release" "$chart" -n "$ns" "${kv[@]}" --set operator.watchNamespaces='{team-a,team-b}' \
   --show-only templates/operator-deployment.yaml --show-only templates/webhook-deployment.yaml >"$work/deploy.yaml"
@@ -91,9 +137,12 @@ done
 
 # --- the bundled NATS config + an operator-rendered include pass nats-server -t
 mkdir -p "$work/nats/switchboard"
+# Rendered to a file first: awk stops reading at the end of nats.conf, and
+# helm writing into a closed pipe would fail the pipeline (pipefail).
 "$HELM" template "$release" "$chart" -n "$ns" "${kv[@]}" --set nats.enabled=true,nats.replicas=3 \
-  --show-only templates/nats.yaml | awk '/^  nats.conf: \|/{on=1; next} on && /^---/{exit} on && /^[^ ]/{exit} on {sub(/^    /, ""); print}' \
-  >"$work/nats/nats.conf"
+  --show-only templates/nats.yaml >"$work/nats.yaml"
+awk '/^  nats.conf: \|/{on=1; next} on && /^---/{exit} on && /^[^ ]/{exit} on {sub(/^    /, ""); print}' \
+  "$work/nats.yaml" >"$work/nats/nats.conf"
 cp "$(dirname "$0")/testdata/switchboard.conf" "$work/nats/switchboard/switchboard.conf"
 expect_contains "$(cat "$work/nats/nats.conf")" "include ./switchboard/switchboard.conf" "nats.conf includes the rendered file"
 if out=$(cd "$work/nats" && POD_NAME=nats-0 nats-server -t -c "$work/nats/nats.conf" 2>&1); then
@@ -112,7 +161,6 @@ fi
 # --- install
 "$HELM" install "$release" "$chart" -n "$ns" --set nats.enabled=true >"$work/install.log" 2>&1 ||
   fail "helm install: $(cat "$work/install.log")"
-fn="$release-switchboard"
 notes=$(cat "$work/install.log")
 expect_contains "$notes" "Give a Hatchet installation its pub/sub" "install prints NOTES"
 expect_contains "$notes" "kubectl -n $ns get natssrv $fn-nats" "NOTES name the bundled NatsServer"
@@ -152,6 +200,7 @@ for check in "$op|yes|update pubsubbackends.pubsub.switchboard.dev --subresource
   "$op|no|create pubsubbackends.pubsub.switchboard.dev -n team-x" \
   "$op|yes|watch pubsubbackends.pubsub.switchboard.dev --all-namespaces" \
   "$op|yes|create secrets -n team-x" "$op|yes|create events -n team-x" \
+  "$op|yes|watch secrets --all-namespaces" "$op|no|update secrets -n team-x" \
   "$op|yes|update leases.coordination.k8s.io -n $ns" "$op|no|update leases.coordination.k8s.io -n team-x" \
   "$op|no|delete pubsubbackends.pubsub.switchboard.dev -n team-x" "$op|no|create pods -n team-x" \
   "$wh|yes|list natsservers.pubsub.switchboard.dev --all-namespaces" "$wh|no|get secrets -n team-x" \
@@ -205,5 +254,90 @@ if wait_until 30 kubectl -n "$ns" apply -f "$SRC/crds/samples/pubsubbackend-post
 else
   fail "PubSubBackend still rejected after uninstall: $(kubectl -n "$ns" apply -f "$SRC/crds/samples/pubsubbackend-postgres.yaml" 2>&1)"
 fi
+
+# --- watchNamespaces set, installed: the operator's ServiceAccount holds
+# Secrets and Events in the two watched namespaces and nowhere else (the
+# release namespace is not watched), and the operator binary, run with a
+# token of that ServiceAccount and the chart's flags, serves them. No
+# webhook: nothing would answer it here.
+new_namespace w1
+new_namespace w2
+release2="${release}w"
+fn2="$release2-switchboard"
+"$HELM" install "$release2" "$chart" -n "$ns" --set webhook.enabled=false --set "operator.watchNamespaces={$w1,$w2}" \
+  >"$work/install2.log" 2>&1 && pass "helm install with watchNamespaces={$w1,$w2}" ||
+  fail "helm install with watchNamespaces: $(cat "$work/install2.log")"
+op2="system:serviceaccount:$ns:$fn2-operator"
+checks=()
+for w in "$w1" "$w2"; do
+  for verb in get list watch create patch delete; do checks+=("yes|$verb secrets -n $w"); done
+  checks+=("yes|create events -n $w" "yes|patch events -n $w" "no|update secrets -n $w")
+done
+for o in "$ns" kube-system default team-x; do
+  for verb in get list watch create update patch delete; do checks+=("no|$verb secrets -n $o"); done
+  checks+=("no|create events -n $o")
+done
+for check in "${checks[@]}" "no|list secrets --all-namespaces" "no|watch secrets --all-namespaces" \
+  "no|create events --all-namespaces" "yes|watch natsservers.pubsub.switchboard.dev --all-namespaces" \
+  "yes|update leases.coordination.k8s.io -n $ns" "no|update leases.coordination.k8s.io -n $w1"; do
+  IFS='|' read -r want what <<<"$check"
+  # shellcheck disable=SC2086
+  got=$(can "$op2" $what)
+  [ "$got" = "$want" ] && pass "can-i operator (watchNamespaces) $what: $want" ||
+    fail "can-i operator (watchNamespaces) $what: got [$got], want $want"
+done
+
+exe="${SWITCHBOARD_BINARY_DIR:-/nonexistent}/bin/switchboard-operator"
+if [ ! -x "$exe" ]; then
+  fail "$exe is not built: the operator under the watchNamespaces RBAC not run"
+else
+  # A kubeconfig of the operator's ServiceAccount (TokenRequest).
+  kubectl config view --raw --minify --flatten >"$work/operator.kubeconfig"
+  KUBECONFIG="$work/operator.kubeconfig" kubectl config set-credentials sa \
+    --token="$(kubectl -n "$ns" create token "$fn2-operator" --duration=10m)" >/dev/null
+  KUBECONFIG="$work/operator.kubeconfig" kubectl config set-context --current --user=sa >/dev/null
+  got=$(KUBECONFIG="$work/operator.kubeconfig" kubectl auth can-i list secrets -n "$ns" 2>/dev/null || true)
+  [ "$got" = no ] && pass "the token is the operator's ServiceAccount (no Secrets in $ns)" || fail "token can-i list secrets -n $ns: [$got]"
+  # The chart's flags, but no ports: nothing scrapes them here.
+  mapfile -t args < <("$HELM" template "$release2" "$chart" -n "$ns" "${kv[@]}" --set "operator.watchNamespaces={$w1,$w2}" \
+    --show-only templates/operator-deployment.yaml | kubectl create --dry-run=client -o json -f - |
+    jq -r '.spec.template.spec.containers[0].args[] | select(startswith("--metrics-addr") or startswith("--health-addr") | not)')
+  "$exe" --kubeconfig "$work/operator.kubeconfig" "${args[@]}" --metrics-addr=0 --health-addr=0 --probe-timeout=1s \
+    >"$work/operator.log" 2>&1 &
+  op_pid=$!
+  kubectl -n "$w1" create secret generic rabbitmq-url --from-literal=url=amqps://u:p@rabbit:5671/ >/dev/null
+  kubectl -n "$w1" apply -f "$SRC/crds/samples/pubsubbackend-postgres.yaml" -f "$SRC/crds/samples/pubsubbackend-rabbitmq.yaml" >/dev/null
+  kubectl -n "$w2" apply -f "$SRC/crds/samples/natsserver-minimal.yaml" -f "$SRC/crds/samples/pubsubbackend-nats-minimal.yaml" >/dev/null
+  ready() { [ "$(kubectl -n "$1" get "$2" -o jsonpath='{.status.conditions[?(@.type=="Ready")].status}')" = "$3" ]; }
+  wait_until 60 ready "$w1" psb/hatchet-postgres True && pass "postgres backend in $w1 Ready (env Secret written there)" ||
+    fail "postgres backend in $w1: $(kubectl -n "$w1" get psb hatchet-postgres -o jsonpath='{.status.conditions}')"
+  wait_until 60 ready "$w1" psb/hatchet-rabbitmq True && pass "rabbitmq backend in $w1 Ready (user's URL Secret read)" ||
+    fail "rabbitmq backend in $w1: $(kubectl -n "$w1" get psb hatchet-rabbitmq -o jsonpath='{.status.conditions}')"
+  wait_until 60 ready "$w2" natssrv/local True && wait_until 30 kubectl -n "$w2" get secret local-switchboard &&
+    pass "NatsServer in $w2 Ready, its config Secret written there" || fail "NatsServer in $w2: $(tail -5 "$work/operator.log")"
+  # No NATS runs at its URL: the backend reports that, after its credentials.
+  wait_until 60 ready "$w2" psb/hatchet-minimal False && kubectl -n "$w2" get secret hatchet-minimal-nats-credentials >/dev/null &&
+    pass "NATS backend in $w2: credentials Secret written, Ready=False (no NATS)" ||
+    fail "NATS backend in $w2: $(kubectl -n "$w2" get psb hatchet-minimal -o jsonpath='{.status.conditions}')"
+  events() { [ -n "$(kubectl -n "$w1" get events --field-selector involvedObject.name=hatchet-postgres -o name)" ]; }
+  wait_until 30 events && pass "operator recorded Events in $w1" || fail "no Event on hatchet-postgres in $w1"
+  # Deleting while it runs: its finalizer removes the users and Secrets.
+  kubectl -n "$w1" delete psb --all --timeout=60s >/dev/null && kubectl -n "$w2" delete psb,natssrv --all --timeout=60s >/dev/null &&
+    pass "backends in the watched namespaces deleted (finalizers ran)" || fail "deleting backends under watchNamespaces hung"
+  rc=0
+  kill "$op_pid"
+  wait "$op_pid" || rc=$?
+  op_pid=
+  [ "$rc" = 0 ] && pass "operator exited 0 on SIGTERM" || fail "operator exit code $rc: $(tail -5 "$work/operator.log")"
+  if grep -qEi "forbidden|PermissionDenied" "$work/operator.log"; then
+    fail "the operator made a forbidden call: $(grep -Ei "forbidden|PermissionDenied" "$work/operator.log" | head -3)"
+  else
+    pass "the operator made no forbidden call under watchNamespaces"
+  fi
+fi
+"$HELM" uninstall "$release2" -n "$ns" --wait >/dev/null && pass "uninstall of the watchNamespaces release" || fail "uninstall $release2"
+for w in "$w1" "$w2"; do
+  kubectl -n "$w" get role "$fn2-operator" >/dev/null 2>&1 && fail "Role $fn2-operator left in $w" || pass "uninstall removed the Role in $w"
+done
 
 finish

@@ -6,7 +6,9 @@
 # rule's message; the operator under the chart's ServiceAccount and RBAC
 # makes a backend Ready; a pod standing in for the Hatchet engine, envFrom
 # the env Secret, probes and round-trips; a second backend's engine is denied
-# the first one's subjects; `kubectl auth can-i` with watchNamespaces set.
+# the first one's subjects; with watchNamespaces set, `kubectl auth can-i`
+# shows Secrets and Events granted in the watched namespaces and nowhere else,
+# and the operator serves a backend in a second watched namespace.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -115,24 +117,32 @@ expect_contains "$out" "sub on team-a got nothing" "team-b's subscription on tea
 expect_contains "$out" 'Permissions Violation for Subscription to \"hatchet.team-a.roundtrip\"' "NATS refuses team-b's subscription to team-a's subjects"
 expect_contains "$out" 'Permissions Violation for Publish to \"hatchet.team-a.roundtrip\"' "NATS refuses team-b's publish to team-a's subjects"
 
-# --- RBAC as promised, with watchNamespaces set
-# shellcheck disable=SC2046
-"$HELM" upgrade "$release" "$CHART" -n "$ns" --set nats.enabled=true $(image_values) \
-  --set "operator.watchNamespaces={$ns}" --wait --timeout 5m >"$WORK/upgrade.log" 2>&1 ||
-  fail "helm upgrade with watchNamespaces: $(cat "$WORK/upgrade.log")"
-op="system:serviceaccount:$ns:$fn-operator"
+# --- RBAC as promised, with watchNamespaces set: Secrets and Events only in
+# the watched namespaces ($ns, where the release and its NATS are, and $w2),
+# nothing anywhere else. The server admits every namespace so a backend in
+# $w2 can bind to it.
+node_namespace
+w2=$NS
 node_namespace
 other=$NS
+# shellcheck disable=SC2046
+"$HELM" upgrade "$release" "$CHART" -n "$ns" --set nats.enabled=true $(image_values) \
+  --set "operator.watchNamespaces={$ns,$w2}" --set nats.allowedNamespaces.from=All \
+  --wait --timeout 5m >"$WORK/upgrade.log" 2>&1 ||
+  fail "helm upgrade with watchNamespaces: $(cat "$WORK/upgrade.log")"
+op="system:serviceaccount:$ns:$fn-operator"
 can() { kubectl auth can-i --as="$1" "${@:2}" 2>/dev/null || true; }
-checks=("yes|get secrets -n $ns" "yes|create secrets -n $ns")
-# Secrets outside the watched namespaces: only when the chart scopes the
-# operator's Secret access to them (templates/rbac.yaml); said loudly when not.
-if "$HELM" template "$release" "$CHART" -n "$ns" --set "operator.watchNamespaces={$ns}" --show-only templates/rbac.yaml |
-  grep -q '^kind: RoleBinding' && [ "$("$HELM" template "$release" "$CHART" -n "$ns" --set "operator.watchNamespaces={$ns}" --show-only templates/rbac.yaml | grep -c '^kind: RoleBinding')" -gt 1 ]; then
-  checks+=("no|list secrets -n $other" "no|get secrets -n $other" "no|create secrets -n $other" "no|list secrets --all-namespaces")
-else
-  echo "NOTE: the chart grants the operator Secrets in every namespace even with watchNamespaces set (templates/rbac.yaml); those can-i checks are not run"
-fi
+checks=()
+for w in "$ns" "$w2"; do
+  for verb in get list watch create patch delete; do checks+=("yes|$verb secrets -n $w"); done
+  checks+=("yes|create events -n $w" "yes|patch events -n $w" "no|update secrets -n $w")
+done
+for o in "$other" kube-system default; do
+  for verb in get list watch create update patch delete; do checks+=("no|$verb secrets -n $o"); done
+  checks+=("no|create events -n $o")
+done
+checks+=("no|list secrets --all-namespaces" "no|watch secrets --all-namespaces" "no|get secrets --all-namespaces"
+  "yes|watch pubsubbackends.pubsub.switchboard.dev --all-namespaces")
 for check in "${checks[@]}" \
   "no|delete customresourcedefinitions.apiextensions.k8s.io" \
   "no|create customresourcedefinitions.apiextensions.k8s.io" \
@@ -147,14 +157,52 @@ for check in "${checks[@]}" \
   got=$(can "$op" $what)
   [ "$got" = "$want" ] && pass "can-i operator $what: $want" || fail "can-i operator $what: got [$got], want $want"
 done
-# The operator, restricted to $ns, still serves it.
+rules=$(kubectl get clusterrole "$fn-operator" -o json | jq -c '[.rules[] | select(.apiGroups | index("")) | .resources[]]')
+[ "$rules" = "[]" ] && pass "operator ClusterRole has no core rule (Secrets, Events) under watchNamespaces" ||
+  fail "operator ClusterRole core resources under watchNamespaces: $rules"
+roles=$(kubectl get roles -A -l app.kubernetes.io/instance="$release" -o jsonpath='{range .items[?(@.metadata.name=="'"$fn-operator"'")]}{.metadata.namespace}{" "}{end}')
+[ "$roles" = "$(printf '%s\n' "$ns" "$w2" | sort | tr '\n' ' ')" ] && pass "Role $fn-operator in each watched namespace: $roles" ||
+  fail "Roles $fn-operator in [$roles], want $ns and $w2"
+
+# The operator in its pod, restricted to $ns and $w2, still serves $ns and
+# serves $w2: a backend there gets its Secrets written there (env and
+# credentials) and its user into the server's config Secret in $ns.
 wait_until 120 pods_ready "$ns" "$release" && pass "pods Ready after the watchNamespaces upgrade" || fail "pods not Ready after upgrade"
 kubectl -n "$ns" annotate psb team-a switchboard.dev/touch="$RANDOM" --overwrite >/dev/null
 wait_until 60 backend_ready "$ns" team-a && pass "team-a still Ready under watchNamespaces" || fail "team-a lost Ready"
+kubectl -n "$w2" apply -f - >/dev/null <<YAML
+apiVersion: pubsub.switchboard.dev/v1alpha1
+kind: PubSubBackend
+metadata: {name: team-c}
+spec:
+  kind: nats
+  nats:
+    serverRef: {name: $nats, namespace: $ns}
+    subjectPrefix: hatchet.team-c
+  output: {secretName: team-c-pubsub-env}
+YAML
+if wait_until 180 backend_ready "$w2" team-c; then
+  pass "PubSubBackend team-c in the second watched namespace Ready (Secrets through its Role)"
+else
+  fail "team-c not Ready in $w2"
+  dump "$w2"
+fi
+kubectl -n "$w2" get secret team-c-pubsub-env >/dev/null 2>&1 && pass "env Secret written in $w2" || fail "no env Secret in $w2"
+# The pod started with the new flags (the old one, cluster-wide until the
+# upgrade took its Secrets away, may still be terminating).
+pod=$(kubectl -n "$ns" get pods -l "app.kubernetes.io/instance=$release,app.kubernetes.io/component=operator" -o json |
+  jq -r --arg a "--namespaces=$ns,$w2" '.items[] | select(.metadata.deletionTimestamp == null and (.spec.containers[0].args | index($a))) | .metadata.name' | head -1)
+kubectl -n "$ns" logs "$pod" >"$WORK/operator.log" 2>&1 || true
+if [ -n "$pod" ] && ! grep -qEi "forbidden|PermissionDenied" "$WORK/operator.log"; then
+  pass "operator pod $pod (--namespaces=$ns,$w2) logged no forbidden call"
+else
+  fail "operator pod [$pod] log: $(grep -Ei "forbidden|PermissionDenied" "$WORK/operator.log" | head -3)"
+fi
 
 # Users delete their backends before uninstalling the operator (its
 # finalizer removes their NATS users).
 kubectl -n "$ns" delete pod engine-a engine-b --wait=false >/dev/null 2>&1 || true
+kubectl -n "$w2" delete psb team-c --timeout=60s >/dev/null 2>&1 || fail "deleting team-c hung"
 kubectl -n "$ns" delete psb team-a team-b --timeout=60s >/dev/null 2>&1 && pass "backends deleted (finalizers ran)" ||
   fail "deleting backends hung"
 [ "$FAILURES" = 0 ] || dump "$ns"

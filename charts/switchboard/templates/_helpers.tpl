@@ -76,3 +76,19 @@ app.kubernetes.io/component: {{ .component }}
 {{- define "switchboard.natsConfigSecret" -}}
 {{- printf "%s-switchboard" (include "switchboard.natsName" .) -}}
 {{- end -}}
+
+{{/*
+The operator's rules on namespaced core objects: a ClusterRole's when it
+watches every namespace, one Role per watched namespace otherwise. Exactly
+the calls it makes (operator/controller/src/secret_io.cc, the Secrets
+informer, kube/src/event_recorder.cc): Secrets are written by merge patch,
+never replaced (no update), and Events are core v1 only.
+*/}}
+{{- define "switchboard.operatorNamespacedRules" -}}
+- apiGroups: [""]
+  resources: [secrets]
+  verbs: [get, list, watch, create, patch, delete]
+- apiGroups: [""]
+  resources: [events]
+  verbs: [create, patch]
+{{- end -}}

@@ -5,6 +5,7 @@
 
 #include "commands.h"
 #include "pubsub/subcommands.h"
+#include "switchboard/pubsub/nats_pubsub.h"
 
 namespace switchboard::cli {
 namespace {
@@ -33,12 +34,22 @@ int RunPubsub(const std::vector<std::string>& args) {
     std::fputs(kUsage, stdout);
     return 0;
   }
-  if (sub == "pub") return pubsub::RunPub(args);
-  if (sub == "sub") return pubsub::RunSub(args);
-  if (sub == "probe") return pubsub::RunProbe(args);
-  if (sub == "bench") return pubsub::RunBench(args);
-  std::fprintf(stderr, "switchboard pubsub: unknown command '%s'\n\n%s", sub.c_str(), kUsage);
-  return 2;
+  int rc = -1;
+  if (sub == "pub") rc = pubsub::RunPub(args);
+  if (sub == "sub") rc = pubsub::RunSub(args);
+  if (sub == "probe") rc = pubsub::RunProbe(args);
+  if (sub == "bench") rc = pubsub::RunBench(args);
+  if (rc < 0) {
+    std::fprintf(stderr, "switchboard pubsub: unknown command '%s'\n\n%s", sub.c_str(), kUsage);
+    return 2;
+  }
+  // Every connection and subscription is gone with the subcommand's
+  // locals: nats.c's threads are joined before main returns.
+  if (Status s = switchboard::pubsub::ShutdownNats(); !s.ok()) {
+    std::fprintf(stderr, "switchboard pubsub %s: %s\n", sub.c_str(), s.ToString().c_str());
+    if (rc == 0) rc = 1;
+  }
+  return rc;
 }
 
 }  // namespace switchboard::cli

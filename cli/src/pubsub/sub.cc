@@ -28,7 +28,8 @@ int RunSub(const std::vector<std::string>& args) {
       "\"subscribed to <subject>\" on stderr once the server has accepted the subscription;\n"
       "exits 1 with the server's message when it refused it (permissions violation).\n"
       "Exits 0 after --count messages, or at --timeout when no --count is given; exits 1\n"
-      "when --timeout passes before --count messages arrived.\n\n" +
+      "when --timeout passes before --count messages arrived. SIGINT/SIGTERM end it the\n"
+      "same way: exit 0 without --count, 1 when fewer than --count messages arrived.\n\n" +
       std::string(ConnectionFlags::EnvHelp()));
   ConnectionFlags conn;
   TopicFlags topic_flags;
@@ -43,6 +44,10 @@ int RunSub(const std::vector<std::string>& args) {
   auto topic = topic_flags.Resolve();
   if (!topic.ok()) return Fail("sub", topic.status(), kExitUsage);
 
+  // From here on a signal only sets the flag the wait below checks (before
+  // "subscribed to" is printed, so a signal sent on seeing it is caught).
+  std::signal(SIGINT, OnSignal);
+  std::signal(SIGTERM, OnSignal);
   QuietLogs();
   ps::NatsOptions options = conn.ToOptions();
   auto client = ps::NatsPubSub::Connect(options);
@@ -67,28 +72,38 @@ int RunSub(const std::vector<std::string>& args) {
                topic->name.c_str());
   std::fflush(stderr);
 
-  std::signal(SIGINT, OnSignal);
-  std::signal(SIGTERM, OnSignal);
   auto deadline = std::chrono::steady_clock::now() + timeout;
   std::unique_lock lock(mu);
+  // Why the loop ended short of --count, if it did.
+  const char* cut_short = "";
   while (true) {
     if (count > 0 && received >= count) break;
-    if (g_interrupted) break;
-    if (timeout.count() > 0 && std::chrono::steady_clock::now() >= deadline) {
-      if (count > 0) {
-        int64_t got = received;
-        lock.unlock();
-        sub->reset();
-        return Fail("sub", Status::Timeout("received " + std::to_string(got) + " of " +
-                                           std::to_string(count) + " messages within the timeout"));
-      }
+    if (g_interrupted) {
+      cut_short = "interrupted";
       break;
     }
-    // Wake periodically to notice signals.
+    if (timeout.count() > 0 && std::chrono::steady_clock::now() >= deadline) {
+      cut_short = "timed out";
+      break;
+    }
+    // Wake periodically to notice signals (the handler only sets a flag).
     cv.wait_for(lock, std::chrono::milliseconds(100));
   }
+  const int64_t got = received;
   lock.unlock();
-  sub->reset();  // stop deliveries before the locals they use go away
+  // Returns once no handler call runs and none will start: the locals the
+  // handler uses stay valid until then. Messages still arriving are
+  // dropped and freed.
+  sub->reset();
+  if (count > 0 && got < count) {
+    const std::string what =
+        "received " + std::to_string(got) + " of " + std::to_string(count) + " messages";
+    if (std::string_view(cut_short) == "timed out") {
+      return Fail("sub", Status::Timeout(what + " within the timeout"));
+    }
+    std::fprintf(stderr, "switchboard pubsub sub: interrupted by a signal: %s\n", what.c_str());
+    return kExitFailure;
+  }
   return kExitOk;
 }
 

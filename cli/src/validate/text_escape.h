@@ -10,10 +10,11 @@
 namespace switchboard::cli::validate {
 
 // `text` with every character a reader could not see, or that breaks or
-// reorders a line, written as an escape: \n \r \t, other control
-// characters and invalid UTF-8 bytes as \xNN, and Unicode line/paragraph
-// separators, spaces other than U+0020 (U+00A0, U+2000-U+200A, ...), and
-// format characters (zero-width, bidi controls, U+FEFF) as \uXXXX.
+// reorders a line, written as an escape (api::EscapeInvisible, the
+// classification the rules use too): \n \r \t, other control characters
+// and invalid UTF-8 bytes as \xNN, and Unicode line/paragraph separators,
+// spaces other than U+0020 (U+00A0, U+2000-U+200A, ...), format characters
+// (zero-width, bidi controls, U+FEFF) and the like as \uXXXX.
 // Printable text, including non-ASCII letters, is unchanged.
 std::string EscapeText(std::string_view text);
 

@@ -6,13 +6,14 @@
 
 #include "backend_step.h"
 #include "cache_shapes.h"
+#include "switchboard/api/constants.h"
 
 namespace switchboard::operator_controller {
 
 rules::Context BackendReconciler::Facts::Build(const ReconcileContext& ctx,
                                                const api::BackendView& self) {
   rules::Context vc;
-  if (self.kind() != "nats") return vc;
+  if (self.kind() != api::kBackendNats) return vc;
   const std::string server = self.server().ToString();
   const std::string prefix = self.subject_prefix();
   const std::string user = self.username();
@@ -38,7 +39,7 @@ rules::Context BackendReconciler::Facts::Build(const ReconcileContext& ctx,
       e = {version ? *version : "", v.kind(), v.server().ToString(), v.subject_prefix(),
            v.username()};
     }
-    if (e.kind == "nats" && e.server == server && key != me &&
+    if (e.kind == api::kBackendNats && e.server == server && key != me &&
         (e.prefix == prefix || e.user == user || nested(e.prefix, prefix) ||
          nested(prefix, e.prefix))) {
       vc.backends.push_back(ApiShaped(*o));

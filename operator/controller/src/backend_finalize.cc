@@ -6,6 +6,7 @@
 #include "backend_step.h"
 #include "probe_pool.h"
 #include "secret_io.h"
+#include "switchboard/api/constants.h"
 #include "switchboard/api/names.h"
 #include "switchboard/common/log.h"
 #include "switchboard/operator_logic/backend_policy.h"
@@ -44,7 +45,7 @@ Result<Action> BackendReconciler::Impl::Finalize() {
     f.deleting_for =
         std::chrono::duration_cast<std::chrono::milliseconds>(logic::Clock::now() - *since);
   }
-  if (f.has_finalizer && view.kind() == "nats" && !view.server().name.empty()) {
+  if (f.has_finalizer && view.kind() == api::kBackendNats && !view.server().name.empty()) {
     f.server = view.server().ToString();
     kube::ObjectPtr server_obj = ctx.servers->Get(view.server().ns, view.server().name);
     f.server_exists = server_obj != nullptr;
@@ -65,7 +66,7 @@ Result<Action> BackendReconciler::Impl::Finalize() {
   }
   kube::ObjectPtr env = ctx.secrets->Get(view.ns(), view.env_secret_name());
   SB_RETURN_IF_ERROR(DeleteOwnedSecret(ctx.client, env.get(), uid));
-  if (view.kind() == "nats") {
+  if (view.kind() == api::kBackendNats) {
     kube::ObjectPtr creds =
         ctx.secrets->Get(view.ns(), api::DefaultCredentialsSecretName(view.name()));
     SB_RETURN_IF_ERROR(DeleteOwnedSecret(ctx.client, creds.get(), uid));

@@ -6,6 +6,7 @@
 #include "backend_step.h"
 #include "config_index.h"
 #include "secret_io.h"
+#include "switchboard/api/constants.h"
 #include "switchboard/api/names.h"
 #include "switchboard/operator_logic/env.h"
 #include "switchboard/operator_logic/objects.h"
@@ -60,8 +61,8 @@ Result<Found<logic::CredentialInputs>> ReadCredentialInputs(const ReconcileConte
                                                             const std::string& uid) {
   logic::CredentialInputs ci;
   ci.username = view.username();
-  ci.rotate_token = Annotation(obj, logic::kRotateAnnotation);
-  ci.ack_token = Annotation(obj, logic::kRotationAckAnnotation);
+  ci.rotate_token = Annotation(obj, api::kRotatePasswordAnnotation);
+  ci.ack_token = Annotation(obj, api::kRotationAcknowledgedAnnotation);
   auto grace = logic::ParseDuration(view.rotation_grace_period(),
                                     "spec.nats.credentials.rotationGracePeriod");
   if (!grace.ok()) {

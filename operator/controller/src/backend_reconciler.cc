@@ -3,6 +3,7 @@
 #include "backend_step.h"
 #include "cache_shapes.h"
 #include "probe_pool.h"
+#include "switchboard/api/constants.h"
 
 namespace switchboard::operator_controller {
 namespace logic = ::switchboard::operator_logic;
@@ -23,7 +24,7 @@ Result<Action> BackendReconciler::Reconcile(const std::string& key) {
   // Resolution first: a missing server or a namespace it does not admit has
   // its own reason (the shared rules would call both InvalidSpec).
   kube::ObjectPtr server;
-  if (impl.view.kind() == "nats" && !impl.view.server().name.empty()) {
+  if (impl.view.kind() == api::kBackendNats && !impl.view.server().name.empty()) {
     const api::ObjectKey sk = impl.view.server();
     server = ctx_.servers->Get(sk.ns, sk.name);
     if (!server) {
@@ -48,9 +49,9 @@ Result<Action> BackendReconciler::Reconcile(const std::string& key) {
   if (server) impl.Passed(Step::kResolveServer, "");
 
   const std::string kind = impl.view.kind();
-  if (kind == "nats" && server) return impl.Nats(*server);
-  if (kind == "rabbitmq") return impl.Rabbit();
-  if (kind == "postgres") return impl.Postgres();
+  if (kind == api::kBackendNats && server) return impl.Nats(*server);
+  if (kind == api::kBackendRabbitmq) return impl.Rabbit();
+  if (kind == api::kBackendPostgres) return impl.Postgres();
   return impl.Invalid({{{"spec.kind", "must be nats, rabbitmq or postgres"}}});
 }
 

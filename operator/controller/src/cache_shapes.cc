@@ -41,9 +41,10 @@ void CompactOwnedSecret(json& secret) {
 
 void CompactCustomObject(json& object) {
   KeepOnly(object, {"apiVersion", "kind", "metadata", "spec", "status"});
-  KeepMetadata(object,
-               {"name", "namespace", "uid", "resourceVersion", "generation", "creationTimestamp",
-                "labels", "annotations", "finalizers", "deletionTimestamp"});
+  // creationTimestamp: the older of two backends keeps a prefix or user
+  // name (api/claims.h).
+  KeepMetadata(object, {"name", "namespace", "uid", "resourceVersion", "generation", "labels",
+                        "annotations", "finalizers", "deletionTimestamp", "creationTimestamp"});
   if (!object.is_object()) return;
   auto status = object.find("status");
   if (status != object.end() && status->is_object()) *status = status->dump();

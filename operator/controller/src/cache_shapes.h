@@ -21,8 +21,8 @@ void CompactOwnedSecret(json& secret);
 
 // A PubSubBackend or NatsServer: apiVersion and kind (events name them),
 // spec, status, and metadata.{name, namespace, uid, resourceVersion,
-// generation, creationTimestamp (at a full config the newest backends are
-// left out), labels, annotations, finalizers, deletionTimestamp}. The
+// generation, labels, annotations, finalizers, deletionTimestamp,
+// creationTimestamp}. The
 // status is kept as its JSON text: a reconcile reads it once (to compare
 // and to carry condition times over), and as a DOM it was most of the
 // cache (a backend's five conditions: ~6.8 KB of heap, ~1.1 KB as text).

@@ -8,15 +8,18 @@
 #include <string>
 #include <string_view>
 
+#include "switchboard/api/metadata.h"
+
 namespace switchboard::operator_controller {
 
 using json = nlohmann::json;
 
-bool HasFinalizer(const json& obj, std::string_view finalizer);
-bool IsDeleting(const json& obj);
-int64_t GenerationOf(const json& obj);
-std::string UidOf(const json& obj);
-std::string Annotation(const json& obj, std::string_view key);
+// The one set of metadata accessors (api/metadata.h).
+using api::Annotation;
+using api::GenerationOf;
+using api::HasFinalizer;
+using api::IsDeleting;
+using api::UidOf;
 // obj.status, or an empty object.
 json StatusOf(const json& obj);
 

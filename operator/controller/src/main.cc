@@ -1,6 +1,7 @@
 // switchboard-operator: see operator/README.md and --help.
 #include <signal.h>
 
+#include <atomic>
 #include <cstdio>
 #include <string>
 #include <thread>
@@ -9,6 +10,7 @@
 #include "switchboard/common/log.h"
 #include "switchboard/operator_controller/operator.h"
 #include "switchboard/operator_controller/options.h"
+#include "switchboard/pubsub/nats_pubsub.h"
 
 int main(int argc, char** argv) {
   using namespace switchboard;
@@ -37,21 +39,30 @@ int main(int argc, char** argv) {
   signal(SIGPIPE, SIG_IGN);
 
   operator_controller::Operator op(*opts);
+  std::atomic<bool> returned{false};  // Run has returned: a SIGTERM now only ends this thread
   std::thread signals([&] {
     int sig = 0;
     sigwait(&set, &sig);
-    if (sig == SIGTERM || sig == SIGINT) {
-      log::Info("operator", "signal received; stopping", {{"signal", sig}});
-      op.Stop();
-    }
+    if (returned) return;
+    log::Info("operator", "signal received; stopping", {{"signal", sig}});
+    op.Stop();
   });
-  signals.detach();
 
   log::Info("operator", "starting",
             {{"workers", opts->workers},
              {"leaderElect", opts->leader_elect},
              {"namespaces", opts->namespaces}});
   Status s = op.Run();
+  // Run returned by itself (lost leadership, an error) or after a signal:
+  // either way the signal thread is woken and joined before main returns.
+  returned = true;
+  pthread_kill(signals.native_handle(), SIGTERM);
+  signals.join();
+  // The probes' NATS connections are all closed by now (Run joins the probe
+  // workers): nats.c's threads are joined here.
+  if (Status ns = pubsub::ShutdownNats(); !ns.ok()) {
+    log::Warn("operator", "nats library shutdown", {{"error", ns.ToString()}});
+  }
   if (!s.ok()) {
     log::Error("operator", "exiting", {{"error", s.ToString()}});
     return 1;

@@ -1,12 +1,12 @@
 #include "switchboard/operator_controller/operator.h"
 
 #include <malloc.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <condition_variable>
 #include <cstdlib>
-#include <mutex>
 #include <thread>
 
 #include "cache_shapes.h"
@@ -70,33 +70,46 @@ bool WaitsForConfig(const json& backend) {
 }  // namespace
 
 struct Operator::Impl {
-  Options opts;
+  Options opts;  // set by the constructor, read-only after
+  // Stop() may run in a signal handler: it only sets `stop` and writes
+  // `stop_fd` (an eventfd, readable from then on), both async-signal-safe.
+  // Run's waits poll the eventfd; the stop watcher relays it to the elector.
   std::atomic<bool> stop{false};
-  std::mutex mu;
-  std::condition_variable cv;
+  int stop_fd = -1;  // created by the constructor, closed by the destructor
   std::atomic<bool> synced{false};
 
-  Metrics metrics;
-  std::unique_ptr<HealthServer> health;
+  Metrics metrics;  // synchronised internally
+  // Written only by Run, each before the threads that read it start (the
+  // health server's, the stop watcher), and read-only after that. The
+  // health server is declared last so that it, and its thread reading the
+  // elector, goes first.
   std::unique_ptr<kube::Client> client;
   std::unique_ptr<LeaderElector> elector;
+  std::unique_ptr<HealthServer> health;
 
+  void RequestStop() {
+    stop = true;
+    uint64_t one = 1;
+    [[maybe_unused]] ssize_t n = ::write(stop_fd, &one, sizeof one);
+  }
+  // Returns after `d`, or at once when a stop was requested.
   void Wait(std::chrono::milliseconds d) {
-    std::unique_lock lock(mu);
-    cv.wait_for(lock, d, [&] { return stop.load(); });
+    pollfd p{stop_fd, POLLIN, 0};
+    [[maybe_unused]] int n = ::poll(&p, 1, static_cast<int>(d.count()));
   }
 
   Status Run();
 };
 
-Operator::Operator(Options options) : impl_(new Impl) { impl_->opts = std::move(options); }
-Operator::~Operator() = default;
-
-void Operator::Stop() {
-  impl_->stop = true;
-  impl_->cv.notify_all();
-  if (impl_->elector) impl_->elector->Stop();
+Operator::Operator(Options options) : impl_(new Impl) {
+  impl_->opts = std::move(options);
+  impl_->stop_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 }
+Operator::~Operator() {
+  if (impl_->stop_fd >= 0) ::close(impl_->stop_fd);
+}
+
+void Operator::Stop() { impl_->RequestStop(); }
 
 Status Operator::Run() { return impl_->Run(); }
 
@@ -117,18 +130,10 @@ Status Operator::Impl::Run() {
   auto c = kube::Client::New(*config);
   if (!c.ok()) return c.status().Annotate("kube client");
   client = std::move(c).value();
+  if (stop_fd < 0) return Status::Internal("eventfd for Stop() could not be created");
 
-  // 2. Health and metrics first: they never depend on NATS or leadership.
-  health = std::make_unique<HealthServer>([this]() -> std::string {
-    if (opts.leader_elect && elector && !elector->IsLeader()) return "";  // a ready standby
-    return synced ? "" : "caches not synced";
-  });
-  SB_RETURN_IF_ERROR(health->Start(opts.health_addr));
-  SB_RETURN_IF_ERROR(metrics.Serve(opts.metrics_addr));
-
-  // 3. Leadership.
-  std::thread renewer;
-  std::atomic<bool> lost{false};
+  // The elector exists before any thread that reads it (the health
+  // server's, the stop watcher) starts.
   if (opts.leader_elect) {
     std::string ns = opts.lease_namespace;
     if (ns.empty()) {
@@ -142,14 +147,42 @@ Status Operator::Impl::Run() {
     lc.retry_period = opts.retry_period;
     elector =
         std::make_unique<LeaderElector>(lc, NewKubeLeaseStore(client.get(), ns, opts.lease_name));
+  }
+  // Relays Stop() to the elector (whose Stop takes a lock); joined when Run
+  // returns, whatever the path.
+  std::thread stop_watcher([this] {
+    pollfd p{stop_fd, POLLIN, 0};
+    while (!stop) ::poll(&p, 1, -1);
+    if (elector) elector->Stop();
+  });
+  struct JoinOnExit {
+    Impl* impl;
+    std::thread* t;
+    ~JoinOnExit() {
+      impl->RequestStop();
+      t->join();
+    }
+  } join_watcher{this, &stop_watcher};
+
+  // 2. Health and metrics first: they never depend on NATS or leadership.
+  health = std::make_unique<HealthServer>([this]() -> std::string {
+    if (opts.leader_elect && elector && !elector->IsLeader()) return "";  // a ready standby
+    return synced ? "" : "caches not synced";
+  });
+  SB_RETURN_IF_ERROR(health->Start(opts.health_addr));
+  SB_RETURN_IF_ERROR(metrics.Serve(opts.metrics_addr));
+
+  // 3. Leadership.
+  std::thread renewer;
+  std::atomic<bool> lost{false};
+  if (elector) {
     if (stop) return Status::Ok();
     if (!elector->AcquireBlocking()) return Status::Ok();  // stopped while standing by
     metrics.SetLeader(true);
     renewer = std::thread([&] {
       if (!elector->RenewLoop()) {
         lost = true;
-        stop = true;
-        cv.notify_all();
+        RequestStop();
       }
     });
   } else {

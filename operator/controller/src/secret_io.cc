@@ -1,5 +1,6 @@
 #include "secret_io.h"
 
+#include "switchboard/api/metadata.h"
 #include "switchboard/operator_logic/objects.h"
 
 namespace switchboard::operator_controller {
@@ -16,10 +17,8 @@ const json& Field(const json& obj, const char* a, const char* b = nullptr) {
   return y == x->end() ? kNull : *y;
 }
 
-std::string NameOf(const json& obj) { return Field(obj, "metadata", "name").get<std::string>(); }
-std::string NamespaceOf(const json& obj) {
-  return Field(obj, "metadata", "namespace").get<std::string>();
-}
+using api::NameOf;
+using api::NamespaceOf;
 
 // Labels/annotations of `desired` are a subset of `current`'s (others may
 // add their own; we only care about ours).

@@ -6,6 +6,7 @@
 #include "config_index.h"
 #include "k8s_util.h"
 #include "secret_io.h"
+#include "switchboard/api/constants.h"
 #include "switchboard/api/views.h"
 #include "switchboard/common/log.h"
 #include "switchboard/operator_controller/reconcilers.h"
@@ -46,7 +47,7 @@ Status WriteServerStatus(const ReconcileContext& ctx, const json& obj, const jso
 void EnqueueBound(const ReconcileContext& ctx, const std::string& server_key) {
   for (const auto& b : ctx.backends->List()) {
     api::BackendView v(*b);
-    if (v.kind() == "nats" && v.server().ToString() == server_key) {
+    if (v.kind() == api::kBackendNats && v.server().ToString() == server_key) {
       ctx.enqueue_backend(v.key().ToString());
     }
   }

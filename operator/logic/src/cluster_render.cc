@@ -1,38 +1,14 @@
 #include "switchboard/operator_logic/cluster_render.h"
 
+#include "switchboard/api/claims.h"
+#include "switchboard/api/constants.h"
+#include "switchboard/api/metadata.h"
 #include "switchboard/api/names.h"
 #include "switchboard/api/views.h"
 #include "switchboard/operator_logic/objects.h"
 #include "switchboard/operator_logic/rotation.h"
 
 namespace switchboard::operator_logic {
-namespace {
-
-bool IsDeleting(const nlohmann::json& object) {
-  auto meta = object.find("metadata");
-  if (meta == object.end() || !meta->is_object()) return false;
-  auto ts = meta->find("deletionTimestamp");
-  return ts != meta->end() && !ts->is_null();
-}
-
-std::string MetaString(const nlohmann::json& object, const char* key) {
-  auto meta = object.find("metadata");
-  if (meta == object.end() || !meta->is_object()) return "";
-  auto it = meta->find(key);
-  return it != meta->end() && it->is_string() ? it->get<std::string>() : "";
-}
-
-std::string Uid(const nlohmann::json& object) { return MetaString(object, "uid"); }
-
-bool HasAnnotation(const nlohmann::json& object, std::string_view key) {
-  auto meta = object.find("metadata");
-  if (meta == object.end() || !meta->is_object()) return false;
-  auto a = meta->find("annotations");
-  return a != meta->end() && a->is_object() && a->contains(std::string(key));
-}
-
-}  // namespace
-
 Result<ClusterRenderInput> CollectInstallations(const nlohmann::json& server,
                                                 const std::vector<const nlohmann::json*>& backends,
                                                 const SecretLookup& secret) {
@@ -54,9 +30,9 @@ Result<ClusterRenderInput> CollectInstallations(const nlohmann::json& server,
   for (const nlohmann::json* b : backends) {
     if (b == nullptr) continue;
     api::BackendView bv(*b);
-    if (bv.kind() != "nats" || bv.server() != server_key) continue;
+    if (bv.kind() != api::kBackendNats || bv.server() != server_key) continue;
     const std::string key = bv.key().ToString();
-    if (IsDeleting(*b)) {
+    if (api::IsDeleting(*b)) {
       out.skipped.push_back(key + ": being deleted");
       continue;
     }
@@ -70,11 +46,11 @@ Result<ClusterRenderInput> CollectInstallations(const nlohmann::json& server,
       out.skipped.push_back(key + ": no credentials Secret yet");
       continue;
     }
-    if (CheckOwnership(*s, Uid(*b)) != Ownership::kOwned) {
+    if (CheckOwnership(*s, api::UidOf(*b)) != Ownership::kOwned) {
       out.skipped.push_back(key + ": Secret " + secret_name + " is not owned by it");
       continue;
     }
-    if (HasAnnotation(*s, kSecretConflictAnnotation)) {
+    if (api::HasAnnotation(*s, kSecretConflictAnnotation)) {
       out.skipped.push_back(key + ": SecretConflict");
       continue;
     }
@@ -93,7 +69,7 @@ Result<ClusterRenderInput> CollectInstallations(const nlohmann::json& server,
     inst.name = bv.name();
     inst.subject_prefix = bv.subject_prefix();
     inst.users = RenderedUsers(*state);
-    inst.created = MetaString(*b, "creationTimestamp");
+    inst.created = api::CreationTimeOf(*b);
     out.input.installations.push_back(std::move(inst));
   }
   return out;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <array>
 
+#include "switchboard/api/constants.h"
+
 namespace switchboard::operator_logic {
 namespace {
 
@@ -130,9 +132,9 @@ bool SetCondition(std::vector<Condition>& conditions, Condition c, std::string_v
 }
 
 Result<BackendKind> ParseBackendKind(std::string_view text) {
-  if (text == "nats") return BackendKind::kNats;
-  if (text == "rabbitmq") return BackendKind::kRabbitMq;
-  if (text == "postgres") return BackendKind::kPostgres;
+  if (text == api::kBackendNats) return BackendKind::kNats;
+  if (text == api::kBackendRabbitmq) return BackendKind::kRabbitMq;
+  if (text == api::kBackendPostgres) return BackendKind::kPostgres;
   return Status::InvalidArgument("spec.kind: \"" + std::string(text) +
                                  "\" is not a kind; use nats, rabbitmq or postgres");
 }

@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <numeric>
+#include <string>
+
+#include "switchboard/api/claims.h"
 
 namespace switchboard::operator_logic::internal {
 
@@ -11,16 +14,17 @@ std::vector<std::vector<bool>> FitToLimit(const std::vector<FitInstallation>& in
   for (size_t i = 0; i < installations.size(); ++i) {
     keep[i].assign(installations[i].users.size(), false);
   }
-  // Oldest first; namespace/name breaks ties, so every replica agrees.
+  // Oldest first, as claims are ordered (api/claims.h: namespace/name
+  // breaks ties), so every replica agrees.
+  std::vector<api::ClaimAge> ages;
+  ages.reserve(installations.size());
+  for (const auto& inst : installations) {
+    ages.push_back({inst.created, {std::string(inst.ns), std::string(inst.name)}});
+  }
   std::vector<size_t> order(installations.size());
   std::iota(order.begin(), order.end(), size_t{0});
-  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    const auto& x = installations[a];
-    const auto& y = installations[b];
-    if (x.created != y.created) return x.created < y.created;
-    if (x.ns != y.ns) return x.ns < y.ns;
-    return x.name < y.name;
-  });
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return api::KeepsClaim(ages[a], ages[b]); });
 
   size_t total = limits.fixed_bytes;
   std::vector<bool> started(installations.size(), false);

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -14,7 +16,7 @@ struct FitUser {
 };
 
 struct FitInstallation {
-  std::string_view created;  // RFC 3339; "" counts as oldest
+  std::optional<int64_t> created;  // Unix seconds; nullopt: newest (api/claims.h)
   std::string_view ns, name;
   size_t block_bytes = 0;  // its lines other than the users' (comment, account braces)
   std::vector<FitUser> users;

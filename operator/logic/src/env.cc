@@ -1,13 +1,14 @@
 #include "switchboard/operator_logic/env.h"
 
 #include "hash.h"
+#include "switchboard/api/constants.h"
 
 namespace switchboard::operator_logic {
 
 SecretData NatsEnv(std::string_view url, std::string_view username, std::string_view password,
                    std::string_view subject_prefix) {
   return {
-      {std::string(kEnvKind), "nats"},
+      {std::string(kEnvKind), std::string(api::kBackendNats)},
       {std::string(kEnvNatsUrl), std::string(url)},
       {std::string(kEnvNatsUsername), std::string(username)},
       {std::string(kEnvNatsPassword), std::string(password)},
@@ -17,7 +18,7 @@ SecretData NatsEnv(std::string_view url, std::string_view username, std::string_
 
 SecretData RabbitMqEnv(std::string_view url, int64_t max_pub_chans, int64_t max_sub_chans) {
   return {
-      {std::string(kEnvKind), "rabbitmq"},
+      {std::string(kEnvKind), std::string(api::kBackendRabbitmq)},
       {std::string(kEnvRabbitMqUrl), std::string(url)},
       {std::string(kEnvRabbitMqMaxPubChans), std::to_string(max_pub_chans)},
       {std::string(kEnvRabbitMqMaxSubChans), std::to_string(max_sub_chans)},
@@ -26,7 +27,7 @@ SecretData RabbitMqEnv(std::string_view url, int64_t max_pub_chans, int64_t max_
 
 SecretData PostgresEnv(int64_t max_conns, int64_t min_conns) {
   return {
-      {std::string(kEnvKind), "postgres"},
+      {std::string(kEnvKind), std::string(api::kBackendPostgres)},
       {std::string(kEnvPostgresMaxConns), std::to_string(max_conns)},
       {std::string(kEnvPostgresMinConns), std::to_string(min_conns)},
   };

@@ -1,5 +1,7 @@
 #include "nats_conf.h"
 
+#include "switchboard/api/limits.h"
+
 namespace switchboard::operator_logic::internal {
 namespace {
 
@@ -41,8 +43,11 @@ void AppendQuoted(std::string& out, std::string_view value) {
 
 std::string CheckUsername(std::string_view u) {
   if (u.empty()) return "is empty; set a user name";
-  // 128 (the API's limit) plus room for a rotation suffix "-r<N>".
-  if (u.size() > 160) return "is longer than 160 characters; use a shorter user name";
+  // The API's limit plus a rotation's "-r<N>".
+  if (u.size() > api::kMaxRenderedUsernameLength) {
+    return "is longer than " + std::to_string(api::kMaxRenderedUsernameLength) +
+           " characters; use a shorter user name";
+  }
   for (char c : u) {
     if (!IsAlnum(c) && c != '-' && c != '_' && c != '.' && c != '@' && c != '+' && c != '=') {
       return "\"" + Printable(u) +
@@ -54,7 +59,10 @@ std::string CheckUsername(std::string_view u) {
 
 std::string CheckSubjectPrefix(std::string_view p) {
   if (p.empty()) return "is empty; use dot-separated tokens like hatchet.team-a";
-  if (p.size() > 200) return "is longer than 200 characters; leave room for topic names";
+  if (p.size() > api::kMaxSubjectPrefixLength) {
+    return "is longer than " + std::to_string(api::kMaxSubjectPrefixLength) +
+           " characters; leave room for topic names";
+  }
   size_t token_start = 0;
   for (size_t i = 0; i <= p.size(); ++i) {
     if (i == p.size() || p[i] == '.') {
@@ -86,7 +94,9 @@ std::string CheckSubjectPrefix(std::string_view p) {
 
 std::string CheckObjectName(std::string_view n) {
   if (n.empty()) return "is empty";
-  if (n.size() > 253) return "is longer than 253 characters";
+  if (n.size() > api::kMaxDnsSubdomainLength) {
+    return "is longer than " + std::to_string(api::kMaxDnsSubdomainLength) + " characters";
+  }
   for (char c : n) {
     if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.')) {
       return "\"" + Printable(n) + "\" is not a Kubernetes object name";

@@ -1,11 +1,15 @@
 #include "switchboard/operator_logic/render.h"
 
 #include <algorithm>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "config_fit.h"
 #include "nats_conf.h"
+#include "switchboard/api/claims.h"
+#include "switchboard/api/limits.h"
+#include "switchboard/api/quantity.h"
 #include "switchboard/operator_logic/conditions.h"
 #include "switchboard/operator_logic/credentials.h"
 
@@ -13,9 +17,6 @@ namespace switchboard::operator_logic {
 namespace {
 
 using internal::AppendQuoted;
-
-constexpr int64_t kMinPayload = 16L * 1024 * 1024;  // the engine's contract
-constexpr int64_t kMaxPayload = 64L * 1024 * 1024;  // NATS's hard limit / default max_pending
 
 // Rendered when no installation is: NATS treats an empty user list as "no
 // authentication". The hash is well-formed bcrypt whose checksum no password
@@ -224,21 +225,24 @@ Result<RenderedConfig> RenderNatsConfig(const RenderInput& input) {
   if (auto why = internal::CheckObjectName(input.server_name); !why.empty()) {
     return Status::InvalidArgument("metadata.name: " + why);
   }
-  if (input.max_payload < kMinPayload || input.max_payload > kMaxPayload) {
+  if (input.max_payload < api::kEngineMaxPayload || input.max_payload > api::kNatsMaxPayloadLimit) {
+    const std::string min = api::FormatBytes(api::kEngineMaxPayload);
+    const std::string max = api::FormatBytes(api::kNatsMaxPayloadLimit);
     return Status::InvalidArgument(
-        "spec.maxPayload: " + std::to_string(input.max_payload) +
-        " bytes is outside 16Mi..64Mi; Hatchet's engine needs at least 16Mi (16777216) and NATS "
-        "allows at most 64Mi");
+        "spec.maxPayload: " + std::to_string(input.max_payload) + " bytes is outside " + min +
+        ".." + max + "; Hatchet's engine needs at least " + min + " (" +
+        std::to_string(api::kEngineMaxPayload) + ") and NATS allows at most " + max);
   }
 
   // Sort pointers, not installations: the input can be large.
   std::vector<const Installation*> order;
   order.reserve(input.installations.size());
   for (const auto& inst : input.installations) order.push_back(&inst);
-  std::sort(order.begin(), order.end(), [](const Installation* a, const Installation* b) {
+  auto by_key = [](const Installation* a, const Installation* b) {
     if (a->ns != b->ns) return a->ns < b->ns;
     return a->name < b->name;
-  });
+  };
+  std::sort(order.begin(), order.end(), by_key);
 
   RenderedConfig result;
   // Which installation (ns/name) took a user name or a prefix first.
@@ -255,14 +259,24 @@ Result<RenderedConfig> RenderNatsConfig(const RenderInput& input) {
     result.rejected.push_back({inst->ns, inst->name, std::move(field), std::move(message), user,
                                reasons::kRenderRejected});
   };
+  // Prefixes and user names go to the installation that keeps the claim
+  // (api/claims.h, the rules' decision); the file is still in key order.
+  std::vector<const Installation*> claim_order;
+  claim_order.reserve(order.size());
   int unique = 0;
   for (size_t i = 0; i < order.size(); ++i) {
-    const Installation* inst = order[i];
-    if (i > 0 && inst->ns == order[i - 1]->ns && inst->name == order[i - 1]->name) {
-      reject(inst, "metadata.name", "appears twice in the render input; rendered once");
-      continue;
+    if (i > 0 && order[i]->ns == order[i - 1]->ns && order[i]->name == order[i - 1]->name) {
+      reject(order[i], "metadata.name", "appears twice in the render input; rendered once");
+    } else {
+      claim_order.push_back(order[i]);
+      ++unique;
     }
-    ++unique;
+  }
+  std::stable_sort(
+      claim_order.begin(), claim_order.end(), [](const Installation* a, const Installation* b) {
+        return api::KeepsClaim({a->created, {a->ns, a->name}}, {b->created, {b->ns, b->name}});
+      });
+  for (const Installation* inst : claim_order) {
     if (auto why = internal::CheckObjectName(inst->ns); !why.empty()) {
       reject(inst, "metadata.namespace", why);
       continue;
@@ -336,6 +350,13 @@ Result<RenderedConfig> RenderNatsConfig(const RenderInput& input) {
     prefixes_taken.emplace(inst->subject_prefix, inst);
     accepted.push_back({inst, first_kept, kept_users.size()});
   }
+
+  std::sort(accepted.begin(), accepted.end(),
+            [&](const Accepted& a, const Accepted& b) { return by_key(a.inst, b.inst); });
+  std::stable_sort(result.rejected.begin(), result.rejected.end(),
+                   [](const Rejected& a, const Rejected& b) {
+                     return std::tie(a.ns, a.name) < std::tie(b.ns, b.name);
+                   });
 
   if (input.max_bytes) FitToCeiling(input, accepted, kept_users, result);
 

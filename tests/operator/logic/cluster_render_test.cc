@@ -172,6 +172,26 @@ TEST(CollectInstallations, NamespaceNotAdmittedContributesNothing) {
   EXPECT_NE(r->skipped[0].find("b/h"), std::string::npos);
 }
 
+// The render decides conflicts as the rules do, by creationTimestamp.
+TEST(CollectInstallations, CarriesTheCreationTimeForConflicts) {
+  World w;
+  json older = Backend("b", "h"), newer = Backend("a", "h");
+  older["metadata"]["creationTimestamp"] = "2026-01-01T00:00:00Z";
+  newer["metadata"]["creationTimestamp"] = "2026-01-01T00:00:01Z";
+  newer["spec"]["nats"]["subjectPrefix"] = "hatchet.b.h";
+  w.Add(newer, Creds("a", "h"));
+  w.Add(older, Creds("b", "h"));
+  auto r = w.Collect(Server("All"));
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r->input.installations.size(), 2u);
+  EXPECT_EQ(r->input.installations[0].created, std::optional<int64_t>(1767225601));
+  EXPECT_EQ(r->input.installations[1].created, std::optional<int64_t>(1767225600));
+  auto rendered = RenderNatsConfig(r->input);
+  ASSERT_TRUE(rendered.ok());
+  ASSERT_EQ(rendered->rejected.size(), 1u);
+  EXPECT_EQ(rendered->rejected[0].ns, "a") << rendered->rejected[0].ToString();
+}
+
 TEST(CollectInstallations, ServerFieldsThatDoNotParseNameTheField) {
   World w;
   json s = Server();
@@ -216,8 +236,8 @@ TEST(CollectInstallations, CarriesEachBackendsCreationTime) {
   auto in = w.Collect(Server());
   ASSERT_TRUE(in.ok());
   ASSERT_EQ(in->input.installations.size(), 2u);
-  EXPECT_EQ(in->input.installations[0].created, "2026-11-30T10:00:00Z");
-  EXPECT_EQ(in->input.installations[1].created, "") << "none: counts as oldest";
+  EXPECT_TRUE(in->input.installations[0].created.has_value());
+  EXPECT_FALSE(in->input.installations[1].created.has_value()) << "none: not stored yet";
   EXPECT_EQ(in->input.max_bytes, kMaxSecretDataBytes) << "the real path has the ceiling";
 }
 

@@ -26,12 +26,10 @@ std::string Hash(int i) {
   return h;
 }
 
-// metav1.Time of the i-th second of a day.
-std::string Created(int i, const char* day = "2026-11-02") {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%sT%02d:%02d:%02dZ", day, i / 3600, i / 60 % 60, i % 60);
-  return buf;
-}
+// Creation times in Unix seconds: tenant i was created i seconds after
+// the first (api::CreationTimeOf).
+constexpr int64_t kFirstCreated = 1793000000;
+int64_t Created(int i) { return kFirstCreated + i; }
 
 // Namespaces as tenants name them: "tenant-<8 hex>-production", backend
 // "hatchet-engine", the default user "<namespace>-<name>" and a prefix per
@@ -131,7 +129,7 @@ TEST(RenderCeiling, WhatIsInTheFileStaysEvenForAnOlderNewcomer) {
   in.in_file = UsersInConfig(first->text);
   // Created before every other one, but not in the file: it waits.
   Installation old = Tenant(kTenants + 1);
-  old.created = Created(0, "2026-01-01");
+  old.created = kFirstCreated - 86400;
   in.installations.push_back(old);
   auto again = RenderNatsConfig(in);
   ASSERT_TRUE(again.ok());

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <random>
 
 namespace switchboard::operator_logic {
@@ -137,7 +138,8 @@ TEST(Render, RefusesInjectionPerInstallationAndKeepsTheOthers) {
       {"t", "a", "p.x", "with space", FakeHash('a'), "spec.nats.credentials.username"},
       {"t", "a", "p.x", "$VAR", FakeHash('a'), "spec.nats.credentials.username"},
       {"t", "a", "p.x", "", FakeHash('a'), "spec.nats.credentials.username"},
-      {"t", "a", "p.x", std::string(161, 'u'), FakeHash('a'), "spec.nats.credentials.username"},
+      {"t", "a", "p.x", std::string(api::kMaxRenderedUsernameLength + 1, 'u'), FakeHash('a'),
+       "spec.nats.credentials.username"},
       {"t", "a", "p\"]}}, {user: x", "u", FakeHash('a'), "spec.nats.subjectPrefix"},
       {"t", "a", "p.\\x", "u", FakeHash('a'), "spec.nats.subjectPrefix"},
       {"t", "a", "p\n.x", "u", FakeHash('a'), "spec.nats.subjectPrefix"},
@@ -149,7 +151,8 @@ TEST(Render, RefusesInjectionPerInstallationAndKeepsTheOthers) {
       {"t", "a", "", "u", FakeHash('a'), "spec.nats.subjectPrefix"},
       {"t", "a", "$SYS", "u", FakeHash('a'), "spec.nats.subjectPrefix"},
       {"t", "a", "a b", "u", FakeHash('a'), "spec.nats.subjectPrefix"},
-      {"t", "a", std::string(201, 'p'), "u", FakeHash('a'), "spec.nats.subjectPrefix"},
+      {"t", "a", std::string(api::kMaxSubjectPrefixLength + 1, 'p'), "u", FakeHash('a'),
+       "spec.nats.subjectPrefix"},
       {"t", "a", "p.x", "u", "plaintext-secret", "spec.nats.credentials"},
       {"t", "a", "p.x", "u", "$2b$11$" + std::string(52, 'a') + "\"", "spec.nats.credentials"},
       {"t\nmax_payload: 1", "a", "p.x", "u", FakeHash('a'), "metadata.namespace"},
@@ -187,6 +190,51 @@ TEST(Render, DuplicatePrefixKeepsTheFirstInOrder) {
   EXPECT_EQ(r->rejected[0].field, "spec.nats.subjectPrefix");
   EXPECT_NE(r->rejected[0].message.find("team-0/x"), std::string::npos);
   EXPECT_EQ(r->installations, 3);
+}
+
+// The rules' decision (api/claims.h): the older installation keeps a
+// prefix or user name, whatever its name; the same second goes to the
+// smaller namespace/name; the file stays in namespace/name order.
+TEST(Render, ConflictsGoToTheOlderInstallation) {
+  struct Case {
+    const char* name;
+    std::optional<int64_t> z_created, a_created;
+    const char* kept;  // namespace of the installation that keeps both
+  } cases[] = {
+      {"older keeps it whatever its name", 100, 200, "team-z"},
+      {"younger loses whatever its name", 200, 100, "team-a"},
+      {"same second: smaller namespace/name", 100, 100, "team-a"},
+      {"not stored yet loses", 100, std::nullopt, "team-z"},
+      {"neither stored: smaller namespace/name", std::nullopt, std::nullopt, "team-a"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    RenderInput in;
+    in.server_ns = "nats";
+    in.server_name = "shared";
+    Installation z{"team-z", "x", "shared", {{"z-user", FakeHash('z')}}, c.z_created};
+    Installation a{"team-a", "x", "shared", {{"a-user", FakeHash('a')}}, c.a_created};
+    Installation z2{"team-z", "y", "other", {{"same-user", FakeHash('z')}}, c.z_created};
+    Installation a2{"team-a", "y", "another", {{"same-user", FakeHash('a')}}, c.a_created};
+    // The oldest of all, and in the middle in key order.
+    Installation m{"team-m", "m", "free", {{"m-user", FakeHash('m')}}, 1};
+    in.installations = {z, a, z2, a2, m};
+    auto r = RenderNatsConfig(in);
+    ASSERT_TRUE(r.ok());
+    ASSERT_EQ(r->rejected.size(), 2u);
+    std::string lost = std::string(c.kept) == "team-a" ? "team-z" : "team-a";
+    for (const auto& rej : r->rejected) {
+      EXPECT_EQ(rej.ns, lost) << rej.ToString();
+      EXPECT_NE(rej.message.find(std::string(c.kept) + "/"), std::string::npos) << rej.ToString();
+    }
+    EXPECT_EQ(r->rejected[0].field, "spec.nats.subjectPrefix");
+    EXPECT_EQ(r->rejected[1].field, "spec.nats.credentials.username");
+    size_t kept_at = r->text.find("# " + std::string(c.kept) + "/"),
+           m_at = r->text.find("# team-m/m");
+    ASSERT_NE(kept_at, std::string::npos);
+    ASSERT_NE(m_at, std::string::npos);
+    EXPECT_EQ(kept_at < m_at, std::string(c.kept) == "team-a") << "the file is in key order";
+  }
 }
 
 TEST(Render, DuplicateUserKeepsTheFirstInOrder) {

@@ -19,7 +19,8 @@ RenderInput Base() {
   RenderInput in;
   in.server_ns = "nats";
   in.server_name = "shared";
-  in.installations = {{"team-a", "first", "hatchet.a", {{"team-a-first", FakeHash('a')}}}};
+  in.installations = {
+      {"team-a", "first", "hatchet.a", {{"team-a-first", FakeHash('a')}}, 1792000000}};
   return in;
 }
 
@@ -149,8 +150,7 @@ TEST(RenderVerdict, ConfigFullReachesTheBackendsStatusOnce) {
   const size_t one = RenderNatsConfig(in)->text.size();
   in.max_bytes = one + 10;  // room for team-a/first only
   in.reserve_bytes = 0;
-  in.installations.push_back(
-      {"team-b", "x", "hatchet.b", {{"b", FakeHash('b')}}, "2026-12-02T00:00:00Z"});
+  in.installations.push_back({"team-b", "x", "hatchet.b", {{"b", FakeHash('b')}}, 1793000000});
   auto r = RenderNatsConfig(in);
   ASSERT_TRUE(r.ok());
   ASSERT_EQ(r->installations, 1);

@@ -3,13 +3,14 @@
 #include <signal.h>
 
 #include <fstream>
+#include <utility>
 
 #include "switchboard/testing/net.h"
 
 namespace switchboard::testing {
 
-NatsServer::NatsServer(std::string extra_config, long max_payload)
-    : port_(FreePort()), max_payload_(max_payload) {
+NatsServer::NatsServer(std::string extra_config, long max_payload, std::string binary)
+    : port_(FreePort()), max_payload_(max_payload), binary_(std::move(binary)) {
   config_path_ = dir_.path() + "/nats.conf";
   WriteConfig(extra_config);
   Start();
@@ -28,7 +29,7 @@ void NatsServer::WriteConfig(const std::string& extra_config) {
 
 bool NatsServer::Start() {
   proc_ = Process(Process::Options{
-      .argv = {"nats-server", "-c", config_path_},
+      .argv = {binary_, "-c", config_path_},
       .log_path = dir_.path() + "/nats.log",
   });
   started_ = WaitForPort(port_, std::chrono::seconds(10)) && proc_.running();

@@ -119,6 +119,8 @@ TEST_P(AdmissionTable, Decides) {
 std::vector<Case> Cases() {
   json good = Backend("team-a", "hatchet", NatsBlock("hatchet.team-a"));
   json other = Backend("team-a", "other", NatsBlock("hatchet.team-a"));
+  // As the cache has it: stored, so older than the object of any CREATE.
+  other["metadata"]["creationTimestamp"] = "2026-01-01T00:00:00Z";
   json renamed = Backend("team-a", "hatchet", NatsBlock("hatchet.team-b"));
   json deployment = {{"apiVersion", "apps/v1"},
                      {"kind", "Deployment"},

@@ -15,6 +15,8 @@
 #include <string_view>
 #include <vector>
 
+#include "switchboard/api/metadata.h"
+
 namespace switchboard::api {
 
 struct ObjectKey {
@@ -30,10 +32,7 @@ struct SecretKeyRef {
   std::string key;
 };
 
-// metadata of any object.
-std::string NameOf(const nlohmann::json& object);
-std::string NamespaceOf(const nlohmann::json& object);
-std::string KindOf(const nlohmann::json& object);
+// namespace/name of any object (metadata.h reads the rest).
 ObjectKey KeyOf(const nlohmann::json& object);
 
 class BackendView {

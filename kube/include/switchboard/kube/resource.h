@@ -6,6 +6,9 @@
 #include <string>
 #include <string_view>
 
+#include "switchboard/api/constants.h"
+#include "switchboard/api/metadata.h"
+
 namespace switchboard::kube {
 
 using json = nlohmann::json;
@@ -28,8 +31,8 @@ struct ResourceRef {
 bool operator==(const ResourceRef& a, const ResourceRef& b);
 
 // Our API group and version.
-inline constexpr std::string_view kSwitchboardGroup = "pubsub.switchboard.dev";
-inline constexpr std::string_view kSwitchboardVersion = "v1alpha1";
+inline constexpr std::string_view kSwitchboardGroup = api::kGroup;
+inline constexpr std::string_view kSwitchboardVersion = api::kVersion;
 
 // Well-known resources. Each returns a fresh value (cheap; no static-init order issues).
 namespace resources {
@@ -44,11 +47,12 @@ ResourceRef PubSubBackend();   // pubsub.switchboard.dev/v1alpha1 pubsubbackends
 ResourceRef NatsServer();      // pubsub.switchboard.dev/v1alpha1 natsservers
 }  // namespace resources
 
-// metadata accessors; empty string when absent or not a string.
-std::string NamespaceOf(const json& obj);
-std::string NameOf(const json& obj);
-std::string UidOf(const json& obj);
-std::string ResourceVersionOf(const json& obj);
+// metadata accessors (api/metadata.h); empty string when absent or not a
+// string.
+using api::NameOf;
+using api::NamespaceOf;
+using api::ResourceVersionOf;
+using api::UidOf;
 
 // Cache key: "namespace/name", or "name" for cluster-scoped objects (the
 // client-go MetaNamespaceKeyFunc convention).

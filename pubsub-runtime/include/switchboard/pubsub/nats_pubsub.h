@@ -82,4 +82,15 @@ class NatsPubSub : public PubSub {
 // Checks NatsOptions without connecting; the error names the field.
 Status ValidateNatsOptions(const NatsOptions& options);
 
+// Tears nats.c down and returns once every thread it started has finished:
+// its timer, callback and garbage-collector threads, each connection's
+// reader, flusher and reconnect threads, and each subscription's delivery
+// thread (nats.c detaches those, but each reports its very end to the
+// library). Waits first until the last NatsPubSub is destroyed (its
+// Subscriptions hold it, and so does a running Probe). Call it at the end
+// of main, from a thread of your own: from a handler or callback it fails
+// with FailedPrecondition. A later Connect opens the library again. A
+// process that never calls it leaves those threads running into exit.
+Status ShutdownNats();
+
 }  // namespace switchboard::pubsub

@@ -20,8 +20,9 @@ namespace switchboard::pubsub {
 // status or an exception is logged; the message is not redelivered.
 using Handler = std::function<Status(const Message&)>;
 
-// An active subscription; destroying it unsubscribes and waits until no
-// handler call is running (unless destroyed from inside its own handler).
+// An active subscription; destroying it unsubscribes and returns once no
+// handler call is running and none will start (from inside its own handler
+// it cannot wait: that call is the last).
 class Subscription {
  public:
   virtual ~Subscription() = default;

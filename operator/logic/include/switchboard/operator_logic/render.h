@@ -38,6 +38,7 @@
 #include <string_view>
 #include <vector>
 
+#include "switchboard/api/limits.h"
 #include "switchboard/common/status.h"
 
 namespace switchboard::operator_logic {
@@ -63,9 +64,9 @@ struct Installation {
   // The current user first; during a rotation also the previous one (see
   // CredentialPlan::users). Each gets publish/subscribe allow `<prefix>.*`.
   std::vector<NatsUser> users;
-  // The backend's metadata.creationTimestamp (RFC 3339): at the size
-  // ceiling the newest additions are left out. "" counts as oldest.
-  std::string created;
+  // metadata.creationTimestamp in Unix seconds (api::CreationTimeOf): of two
+  // installations with one prefix or user name the older keeps it.
+  std::optional<int64_t> created = std::nullopt;
 };
 
 // The API server refuses a Secret whose data (decoded, all keys together)
@@ -78,9 +79,9 @@ inline constexpr size_t kMaxSecretDataBytes = 1024 * 1024;
 inline constexpr size_t kRotationReserveBytes = 64 * 1024;
 
 struct RenderInput {
-  std::string server_ns;                    // the NatsServer's namespace (header comment only)
-  std::string server_name;                  // the NatsServer's name (header comment only)
-  int64_t max_payload = 16L * 1024 * 1024;  // bytes (ParseByteQuantity)
+  std::string server_ns;                         // the NatsServer's namespace (header comment only)
+  std::string server_name;                       // the NatsServer's name (header comment only)
+  int64_t max_payload = api::kEngineMaxPayload;  // bytes (ParseByteQuantity)
   Isolation isolation = Isolation::kPermissions;
   std::vector<Installation> installations;  // any order
   // The size ceiling of the file (nullopt: none, for benchmarks) and the
@@ -129,21 +130,24 @@ struct RenderedConfig {
 // and `\` escaped), and values that could still change the structure are
 // refused, with a Rejected entry:
 //  - per user (the installation's other users are still rendered): a name
-//    outside [A-Za-z0-9-_.@+=] or over 160 characters, a hash that is not
+//    outside [A-Za-z0-9-_.@+=] or over api::kMaxRenderedUsernameLength
+//    characters (a user name at the API's limit with a rotation suffix), a hash that is not
 //    bcrypt (never echoed: it may be a plaintext password), a name already
-//    taken by an installation earlier in namespace/name order;
-//  - per installation: a subject prefix with whitespace, control
-//    characters, `"`, `\`, a wildcard, an empty token or a leading `$`; a
+//    taken by an installation that keeps the claim (api/claims.h: the
+//    older; equal ages by namespace/name, as the rules decide);
+//  - per installation: a subject prefix over api::kMaxSubjectPrefixLength
+//    characters, with whitespace, control characters, `"`, `\`, a
+//    wildcard, an empty token or a leading `$`; a
 //    namespace/name that is not a Kubernetes name (they go into comments); a
-//    prefix already taken earlier in order; no usable user.
+//    prefix taken by an installation that keeps the claim; no usable user.
 // Then the size ceiling (`max_bytes`), a pure function of the input, so
 // every replica leaves out the same: the users in `in_file` are kept first
 // (oldest installation first, up to max_bytes), then new users of
 // installations already in the file (rotations, up to max_bytes), then
-// installations not in the file, oldest first (`created`, then
-// namespace/name), while the file stays within max_bytes - reserve_bytes;
-// the first that does not fit and every newer one are left out (reason
-// ConfigFull). The text never exceeds max_bytes.
+// installations not in the file, oldest first (api/claims.h: `created`,
+// then namespace/name), while the file stays within max_bytes -
+// reserve_bytes; the first that does not fit and every newer one are left
+// out (reason ConfigFull). The text never exceeds max_bytes.
 // Server-level problems fail the whole render with kInvalidArgument naming
 // the field: max_payload outside [16 MiB, 64 MiB], a server namespace/name
 // that is not a Kubernetes name.
@@ -158,6 +162,6 @@ std::string ConfigHash(std::string_view text);
 // `default_bytes`. kInvalidArgument (naming `field`) for negative,
 // fractional, exponent, overflowing or otherwise unparseable values.
 Result<int64_t> ParseByteQuantity(const nlohmann::json& value, std::string_view field,
-                                  int64_t default_bytes = 16L * 1024 * 1024);
+                                  int64_t default_bytes = api::kEngineMaxPayload);
 
 }  // namespace switchboard::operator_logic

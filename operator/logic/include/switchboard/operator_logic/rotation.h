@@ -79,10 +79,8 @@ inline constexpr std::string_view kPreviousBcrypt = "previous-bcrypt";
 inline constexpr std::string_view kRetiresAt = "retires-at";  // RFC 3339, Retiring only
 }  // namespace state_keys
 
-// Annotations on the PubSubBackend.
-inline constexpr std::string_view kRotateAnnotation = "pubsub.switchboard.dev/rotate-password";
-inline constexpr std::string_view kRotationAckAnnotation =
-    "pubsub.switchboard.dev/rotation-acknowledged";
+// The annotations on the PubSubBackend that start and end a rotation are
+// api::kRotatePasswordAnnotation and api::kRotationAcknowledgedAnnotation.
 
 struct CredentialState {
   Credentials current;

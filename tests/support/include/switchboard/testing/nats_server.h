@@ -1,5 +1,7 @@
-// A real nats-server (Debian's) for a test: its own config file in a temp
-// dir, a free port on 127.0.0.1, stopped on destruction.
+// A real nats-server for a test: its own config file in a temp dir, a free
+// port on 127.0.0.1, stopped on destruction. Debian's nats-server from PATH
+// unless another binary is named (the auth callout tests run
+// nats-server-callout from the tools cache).
 #pragma once
 
 #include <memory>
@@ -15,7 +17,8 @@ class NatsServer {
   // `extra_config` is appended to the generated config (listen address and
   // port come first). max_payload defaults to 16 MiB unless the extra config
   // sets it; pass `max_payload = 0` to leave the NATS default (1 MiB).
-  explicit NatsServer(std::string extra_config = "", long max_payload = 16L * 1024 * 1024);
+  explicit NatsServer(std::string extra_config = "", long max_payload = 16L * 1024 * 1024,
+                      std::string binary = "nats-server");
   ~NatsServer();
 
   // True when the server accepted connections within the start deadline.
@@ -40,6 +43,7 @@ class NatsServer {
   TempDir dir_;
   int port_;
   long max_payload_;
+  std::string binary_;
   std::string config_path_;
   Process proc_;
   bool started_ = false;

@@ -1,0 +1,467 @@
+// natsauth against a real nats-server in auth callout mode: the server
+// (nats-server-callout, built from its Go module into the tools cache by
+// scripts/build-tools.sh) hands every CONNECT of an unknown user to a
+// responder in this test, which decodes the request with natsauth, checks
+// the password against a small table and answers with natsauth's response
+// JWT. A missing tool is a failure, not a skip.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nats/nats.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <ctime>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "nats_handles.h"
+#include "nats_library.h"
+#include "switchboard/natsauth/jwt.h"
+#include "switchboard/natsauth/nkey.h"
+#include "switchboard/pubsub/nats_pubsub.h"
+#include "switchboard/testing/nats_server.h"
+#include "switchboard/testing/wait.h"
+#include "tool_path.h"
+
+namespace switchboard::natsauth {
+namespace {
+
+using nlohmann::json;
+using pubsub::internal::NatsConnectionPtr;
+using pubsub::internal::NatsMsgPtr;
+using pubsub::internal::NatsOptionsPtr;
+using pubsub::internal::NatsSubscriptionPtr;
+using ::testing::HasSubstr;
+
+constexpr auto kDeadline = std::chrono::seconds(10);
+constexpr char kAuthUser[] = "auth";
+constexpr char kAuthPassword[] = "auth-password";
+constexpr char kSysUser[] = "sys";
+constexpr char kSysPassword[] = "sys-password";
+constexpr char kDeletedError[] = "installation inst-gone is being deleted";
+
+// The static config of callout mode (research §1): the callout's own user
+// in AUTH, the installations in HATCHET, SYS kept local by allowed_accounts.
+std::string CalloutConfig(const std::string& issuer) {
+  return std::string("accounts {\n") + "  AUTH: { users: [ {user: " + kAuthUser +
+         ", password: " + kAuthPassword + "} ] }\n" + "  HATCHET: {}\n" +
+         "  SYS: { users: [ {user: " + kSysUser + ", password: " + kSysPassword + "} ] }\n" +
+         "}\n" + "system_account: SYS\n" +
+         "authorization {\n"
+         "  timeout: 5\n"
+         "  auth_callout {\n"
+         "    issuer: " +
+         issuer + "\n    account: AUTH\n    auth_users: [" + kAuthUser +
+         "]\n    allowed_accounts: [HATCHET]\n  }\n}\n";
+}
+
+// One installation in the responder's table.
+struct Entry {
+  std::string password;
+  std::string prefix;
+  std::string deny;  // when set, refused with this error whatever the password
+};
+
+// The responder: a queue subscriber on $SYS.REQ.USER.AUTH as the callout
+// user. Message callbacks run on nats.c's threads; the destructor
+// unsubscribes and waits until the last one has returned before anything
+// they use goes away.
+class Responder {
+ public:
+  Responder(const std::string& url, const KeyPair& issuer, std::map<std::string, Entry> table)
+      : issuer_(issuer), table_(std::move(table)) {
+    natsOptions* raw = nullptr;
+    if (natsOptions_Create(&raw) != NATS_OK) return;
+    NatsOptionsPtr opts(raw);
+    natsConnection* nc = nullptr;
+    if (natsOptions_SetURL(opts.get(), url.c_str()) != NATS_OK ||
+        natsOptions_SetUserInfo(opts.get(), kAuthUser, kAuthPassword) != NATS_OK ||
+        natsConnection_Connect(&nc, opts.get()) != NATS_OK) {
+      return;
+    }
+    nc_.reset(nc);
+    natsSubscription* sub = nullptr;
+    if (natsConnection_QueueSubscribe(&sub, nc_.get(), "$SYS.REQ.USER.AUTH", "authorizers",
+                                      &Responder::OnRequest, this) != NATS_OK) {
+      return;
+    }
+    sub_.reset(sub);
+    ok_ = natsSubscription_SetOnCompleteCB(sub_.get(), &Responder::OnComplete, this) == NATS_OK &&
+          natsConnection_Flush(nc_.get()) == NATS_OK;
+  }
+
+  ~Responder() {
+    if (sub_ && natsSubscription_Unsubscribe(sub_.get()) == NATS_OK) {
+      std::unique_lock lock(mu_);
+      if (!done_cv_.wait_for(lock, kDeadline, [&] { return done_; })) {
+        ADD_FAILURE() << "the responder's last callback did not return";
+      }
+    }
+    sub_.reset();
+    nc_.reset();
+  }
+  Responder(const Responder&) = delete;
+  Responder& operator=(const Responder&) = delete;
+
+  bool ok() const { return ok_; }
+  // Decisions by reason ("allowed", "wrong password", ...).
+  int Count(const std::string& reason) const {
+    std::lock_guard lock(mu_);
+    auto it = decisions_.find(reason);
+    return it == decisions_.end() ? 0 : it->second;
+  }
+  std::vector<std::string> Errors() const {
+    std::lock_guard lock(mu_);
+    return errors_;
+  }
+
+ private:
+  static void OnRequest(natsConnection* nc, natsSubscription*, natsMsg* msg, void* closure) {
+    NatsMsgPtr owned(msg);
+    static_cast<Responder*>(closure)->Answer(nc, owned.get());
+  }
+  static void OnComplete(void* closure) {
+    auto* self = static_cast<Responder*>(closure);
+    std::lock_guard lock(self->mu_);
+    self->done_ = true;
+    self->done_cv_.notify_all();
+  }
+
+  void Answer(natsConnection* nc, natsMsg* msg) {
+    const char* reply = natsMsg_GetReply(msg);
+    if (reply == nullptr || *reply == '\0') return Decided("no reply subject");
+    auto now = static_cast<int64_t>(std::time(nullptr));
+    std::string token(natsMsg_GetData(msg), static_cast<size_t>(natsMsg_GetDataLength(msg)));
+    auto request = DecodeAuthorizationRequest(token, now, issuer_.public_key());
+    if (!request.ok()) {
+      Fail(request.status().ToString());
+      return Decided("undecodable request");
+    }
+    AuthorizationResponseClaims response;
+    response.claims = {
+        .audience = request->server_id.id, .issued_at = now, .subject = request->user_nkey};
+    const ConnectOptions& connect = request->connect_opts;
+    auto it = table_.find(connect.user);
+    std::string reason;
+    if (it == table_.end()) {
+      reason = "unknown user";
+      response.error = "unknown user";
+    } else if (!it->second.deny.empty()) {
+      reason = "denied";
+      response.error = it->second.deny;
+    } else if (connect.pass != it->second.password) {
+      reason = "wrong password";
+      response.error = "wrong password";
+    } else {
+      UserClaims user;
+      user.claims = {.audience = "HATCHET",
+                     .issued_at = now,
+                     .name = connect.user,
+                     .subject = request->user_nkey};
+      user.pub.allow = user.sub.allow = {it->second.prefix + ".*"};
+      auto jwt = EncodeUserClaims(user, issuer_);
+      if (!jwt.ok()) {
+        Fail(jwt.status().ToString());
+        return Decided("signing failed");
+      }
+      response.jwt = std::move(*jwt);
+      reason = "allowed";
+    }
+    auto answer = EncodeAuthorizationResponse(response, issuer_);
+    if (!answer.ok()) {
+      Fail(answer.status().ToString());
+      return Decided("signing failed");
+    }
+    // Counted before the answer goes out: the client may see its outcome
+    // before this callback returns.
+    Decided(reason);
+    if (natsConnection_Publish(nc, reply, answer->data(), static_cast<int>(answer->size())) !=
+        NATS_OK) {
+      Fail("publishing the response failed");
+    }
+  }
+
+  void Decided(const std::string& reason) {
+    std::lock_guard lock(mu_);
+    ++decisions_[reason];
+  }
+  void Fail(std::string what) {
+    std::lock_guard lock(mu_);
+    errors_.push_back(std::move(what));
+  }
+
+  const KeyPair& issuer_;
+  const std::map<std::string, Entry> table_;
+  NatsConnectionPtr nc_;
+  NatsSubscriptionPtr sub_;
+  bool ok_ = false;
+
+  mutable std::mutex mu_;
+  std::condition_variable done_cv_;
+  bool done_ = false;                     // guarded by mu_
+  std::map<std::string, int> decisions_;  // guarded by mu_
+  std::vector<std::string> errors_;       // guarded by mu_
+};
+
+// A client as an engine connects: user and password, no reconnects. The
+// async error handler records what the server refused later (permission
+// violations). The destructor closes and waits for the closed callback,
+// which nats.c queues behind every error callback it still owes.
+class Client {
+ public:
+  Client(const std::string& url, const std::string& user, const std::string& password) {
+    natsOptions* raw = nullptr;
+    if (natsOptions_Create(&raw) != NATS_OK) return;
+    NatsOptionsPtr opts(raw);
+    natsConnection* nc = nullptr;
+    if (natsOptions_SetURL(opts.get(), url.c_str()) != NATS_OK ||
+        natsOptions_SetUserInfo(opts.get(), user.c_str(), password.c_str()) != NATS_OK ||
+        natsOptions_SetAllowReconnect(opts.get(), false) != NATS_OK ||
+        natsOptions_SetErrorHandler(opts.get(), &Client::OnError, this) != NATS_OK ||
+        natsOptions_SetClosedCB(opts.get(), &Client::OnClosed, this) != NATS_OK) {
+      connect_error_ = "setting options failed";
+      return;
+    }
+    status_ = natsConnection_Connect(&nc, opts.get());
+    if (status_ != NATS_OK) {
+      // The calling thread's last error: the server's -ERR text.
+      connect_error_ = nats_GetLastError(nullptr) ? nats_GetLastError(nullptr) : "";
+      return;
+    }
+    nc_.reset(nc);
+  }
+
+  ~Client() {
+    sub_.reset();
+    if (!nc_) return;
+    natsConnection_Close(nc_.get());
+    std::unique_lock lock(mu_);
+    if (!cv_.wait_for(lock, kDeadline, [&] { return closed_; })) {
+      ADD_FAILURE() << "no closed callback";
+    }
+    lock.unlock();
+    nc_.reset();
+  }
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  bool connected() const { return nc_ != nullptr; }
+  natsStatus status() const { return status_; }
+  const std::string& connect_error() const { return connect_error_; }
+  natsConnection* get() const { return nc_.get(); }
+
+  // Subscribes (synchronously) and flushes, so the server has it.
+  bool Subscribe(const std::string& subject) {
+    natsSubscription* sub = nullptr;
+    if (natsConnection_SubscribeSync(&sub, nc_.get(), subject.c_str()) != NATS_OK) return false;
+    sub_.reset(sub);
+    return natsConnection_Flush(nc_.get()) == NATS_OK;
+  }
+  bool Publish(const std::string& subject, const std::string& data) {
+    return natsConnection_PublishString(nc_.get(), subject.c_str(), data.c_str()) == NATS_OK &&
+           natsConnection_Flush(nc_.get()) == NATS_OK;
+  }
+  // The next message on the subscription, "" after the deadline.
+  std::string Next() {
+    natsMsg* raw = nullptr;
+    if (natsSubscription_NextMsg(&raw, sub_.get(), std::chrono::milliseconds(kDeadline).count()) !=
+        NATS_OK) {
+      return "";
+    }
+    NatsMsgPtr msg(raw);
+    return std::string(natsMsg_GetData(msg.get()),
+                       static_cast<size_t>(natsMsg_GetDataLength(msg.get())));
+  }
+  // One request/reply; the reply's body, "" at the deadline.
+  std::string Request(const std::string& subject, const std::string& body) {
+    natsMsg* raw = nullptr;
+    if (natsConnection_RequestString(&raw, nc_.get(), subject.c_str(), body.c_str(),
+                                     std::chrono::milliseconds(kDeadline).count()) != NATS_OK) {
+      return "";
+    }
+    NatsMsgPtr msg(raw);
+    return std::string(natsMsg_GetData(msg.get()),
+                       static_cast<size_t>(natsMsg_GetDataLength(msg.get())));
+  }
+  // Waits until an async error's text contains `needle`.
+  bool WaitForError(const std::string& needle) {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, kDeadline, [&] {
+      for (const auto& e : errors_) {
+        if (e.find(needle) != std::string::npos) return true;
+      }
+      return false;
+    });
+  }
+  std::vector<std::string> errors() const {
+    std::lock_guard lock(mu_);
+    return errors_;
+  }
+
+ private:
+  static void OnError(natsConnection* nc, natsSubscription*, natsStatus err, void* closure) {
+    auto* self = static_cast<Client*>(closure);
+    const char* text = nullptr;
+    natsConnection_GetLastError(nc, &text);
+    std::lock_guard lock(self->mu_);
+    self->errors_.push_back(std::string(natsStatus_GetText(err)) + ": " + (text ? text : ""));
+    self->cv_.notify_all();
+  }
+  static void OnClosed(natsConnection*, void* closure) {
+    auto* self = static_cast<Client*>(closure);
+    std::lock_guard lock(self->mu_);
+    self->closed_ = true;
+    self->cv_.notify_all();
+  }
+
+  NatsConnectionPtr nc_;
+  NatsSubscriptionPtr sub_;
+  natsStatus status_ = NATS_ERR;
+  std::string connect_error_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool closed_ = false;              // guarded by mu_
+  std::vector<std::string> errors_;  // guarded by mu_
+};
+
+class CalloutTest : public ::testing::Test {
+ protected:
+  // The raw nats.c handles below need the library open; the claim is
+  // released and nats.c joined once the suite's handles are gone.
+  static void SetUpTestSuite() { library_ = std::make_unique<pubsub::internal::NatsLibraryUse>(); }
+  static void TearDownTestSuite() {
+    library_.reset();
+    EXPECT_TRUE(pubsub::ShutdownNats().ok());
+  }
+  static inline std::unique_ptr<pubsub::internal::NatsLibraryUse> library_;
+
+  void SetUp() override {
+    std::string tool = TestToolPath("nats-server-callout");
+    ASSERT_EQ(access(tool.c_str(), X_OK), 0)
+        << tool << " is missing: build it with `bash scripts/build-tools.sh nats-server-callout` "
+        << "(make test does, through make tools)";
+    auto issuer = KeyPair::Generate(KeyType::kAccount);
+    ASSERT_TRUE(issuer.ok()) << issuer.status().ToString();
+    issuer_ = std::make_unique<KeyPair>(std::move(issuer).value());
+    server_ = std::make_unique<switchboard::testing::NatsServer>(
+        CalloutConfig(issuer_->public_key()), 0, tool);
+    ASSERT_TRUE(server_->ok()) << server_->Log();
+    responder_ = std::make_unique<Responder>(
+        server_->url(), *issuer_,
+        std::map<std::string, Entry>{
+            {"inst-a", {.password = "pw-a", .prefix = "hatchet.a"}},
+            {"inst-b", {.password = "pw-b", .prefix = "hatchet.b"}},
+            {"inst-gone", {.password = "pw-gone", .prefix = "hatchet.gone", .deny = kDeletedError}},
+        });
+    ASSERT_TRUE(responder_->ok()) << server_->Log();
+  }
+
+  void TearDown() override {
+    if (responder_) {
+      EXPECT_THAT(responder_->Errors(), ::testing::IsEmpty());
+    }
+    responder_.reset();
+    server_.reset();
+  }
+
+  // The server's log once it contains `needle` (or at the deadline).
+  std::string LogWith(const std::string& needle) {
+    std::string log;
+    switchboard::testing::WaitFor(
+        [&] {
+          log = server_->Log();
+          return log.find(needle) != std::string::npos;
+        },
+        kDeadline);
+    return log;
+  }
+
+  std::unique_ptr<KeyPair> issuer_;
+  std::unique_ptr<switchboard::testing::NatsServer> server_;
+  std::unique_ptr<Responder> responder_;
+};
+
+TEST_F(CalloutTest, RightPasswordRoundTripsOnItsPrefix) {
+  Client client(server_->url(), "inst-a", "pw-a");
+  ASSERT_TRUE(client.connected()) << client.connect_error() << "\n" << server_->Log();
+  EXPECT_EQ(responder_->Count("allowed"), 1);
+  ASSERT_TRUE(client.Subscribe("hatchet.a.*"));
+  ASSERT_TRUE(client.Publish("hatchet.a.x", "hello"));
+  EXPECT_EQ(client.Next(), "hello");
+  EXPECT_THAT(client.errors(), ::testing::IsEmpty());
+
+  // The user JWT placed it: account HATCHET (its aud), named by its name.
+  Client sys(server_->url(), kSysUser, kSysPassword);
+  ASSERT_TRUE(sys.connected()) << sys.connect_error();
+  json connz =
+      json::parse(sys.Request("$SYS.REQ.SERVER.PING.CONNZ", R"({"auth":true})"), nullptr, false);
+  ASSERT_TRUE(connz.is_object()) << connz;
+  bool found = false;
+  for (const auto& c : connz["data"].value("connections", json::array())) {
+    if (c.value("authorized_user", "") == "inst-a") {
+      found = true;
+      EXPECT_EQ(c.value("account", ""), "HATCHET") << c;
+    }
+  }
+  EXPECT_TRUE(found) << connz;
+}
+
+TEST_F(CalloutTest, AnotherPrefixIsAPermissionViolation) {
+  Client a(server_->url(), "inst-a", "pw-a");
+  Client b(server_->url(), "inst-b", "pw-b");
+  ASSERT_TRUE(a.connected()) << a.connect_error() << "\n" << server_->Log();
+  ASSERT_TRUE(b.connected()) << b.connect_error() << "\n" << server_->Log();
+  ASSERT_TRUE(b.Subscribe("hatchet.b.*"));
+
+  // Publishing on b's prefix is refused, and b never sees it.
+  ASSERT_TRUE(a.Publish("hatchet.b.x", "intruder"));
+  EXPECT_TRUE(a.WaitForError("Permissions Violation for Publish to \"hatchet.b.x\""))
+      << ::testing::PrintToString(a.errors());
+  // A later message of b's own arrives first: the intruder's never came.
+  ASSERT_TRUE(b.Publish("hatchet.b.y", "own"));
+  EXPECT_EQ(b.Next(), "own");
+
+  // Subscribing to b's prefix is refused too.
+  ASSERT_TRUE(a.Subscribe("hatchet.b.*"));
+  EXPECT_TRUE(a.WaitForError("Permissions Violation for Subscription to \"hatchet.b.*\""))
+      << ::testing::PrintToString(a.errors());
+}
+
+TEST_F(CalloutTest, WrongPasswordIsRefused) {
+  Client client(server_->url(), "inst-a", "not-pw-a");
+  EXPECT_FALSE(client.connected());
+  EXPECT_EQ(client.status(), NATS_CONNECTION_AUTH_FAILED) << natsStatus_GetText(client.status());
+  EXPECT_THAT(client.connect_error(), HasSubstr("Authorization Violation"));
+  EXPECT_EQ(responder_->Count("wrong password"), 1);
+  EXPECT_EQ(responder_->Count("allowed"), 0);
+  EXPECT_THAT(LogWith("wrong password"), HasSubstr("wrong password"));
+}
+
+TEST_F(CalloutTest, DenialErrorResponseIsRefused) {
+  Client client(server_->url(), "inst-gone", "pw-gone");
+  EXPECT_FALSE(client.connected());
+  EXPECT_EQ(client.status(), NATS_CONNECTION_AUTH_FAILED) << natsStatus_GetText(client.status());
+  EXPECT_THAT(client.connect_error(), HasSubstr("Authorization Violation"));
+  EXPECT_EQ(responder_->Count("denied"), 1);
+  // The server logs the response's error; the client only sees the violation.
+  EXPECT_THAT(LogWith(kDeletedError), HasSubstr(kDeletedError));
+  EXPECT_THAT(client.connect_error(), ::testing::Not(HasSubstr(kDeletedError)));
+}
+
+TEST_F(CalloutTest, LocalUsersBypassTheCallout) {
+  // SYS is outside allowed_accounts: its user authenticates from the config.
+  Client sys(server_->url(), kSysUser, kSysPassword);
+  ASSERT_TRUE(sys.connected()) << sys.connect_error() << "\n" << server_->Log();
+  EXPECT_EQ(responder_->Count("allowed") + responder_->Count("unknown user") +
+                responder_->Count("wrong password"),
+            0);
+}
+
+}  // namespace
+}  // namespace switchboard::natsauth
