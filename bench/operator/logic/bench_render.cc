@@ -34,6 +34,7 @@ RenderInput MakeInput(int n, Isolation isolation, int rotating_every = 0) {
   in.server_ns = "nats";
   in.server_name = "shared";
   in.isolation = isolation;
+  in.max_bytes = std::nullopt;  // the render's own cost, beyond one Secret's 1 MiB
   in.installations.reserve(n);
   for (int i = n - 1; i >= 0; --i) {
     std::string ns = "team-" + std::to_string(i);

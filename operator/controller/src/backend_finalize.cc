@@ -2,13 +2,14 @@
 // server's config Secret no longer holds its users (the render leaves
 // deleting backends out), delete the Secrets it owns, drop the finalizer.
 // Bounded: ServerGone, ConfigTargetMissing or CleanupTimedOut end the wait
-// with a Warning event.
+// with a Warning event (operator_logic::DecideFinalize).
 #include "backend_step.h"
 #include "probe_pool.h"
 #include "secret_io.h"
 #include "switchboard/api/constants.h"
 #include "switchboard/api/names.h"
 #include "switchboard/common/log.h"
+#include "switchboard/operator_logic/backend_policy.h"
 #include "switchboard/operator_logic/objects.h"
 #include "switchboard/operator_logic/time_util.h"
 
@@ -36,30 +37,32 @@ bool UsersStillRendered(const ReconcileContext& ctx, const api::BackendView& vie
 }  // namespace
 
 Result<Action> BackendReconciler::Impl::Finalize() {
-  if (!HasFinalizer(obj, logic::kFinalizer) && !HasFinalizer(obj, kLegacyFinalizer)) {
-    return Action::AwaitChange();
+  // Read.
+  logic::FinalizeFacts f;
+  f.has_finalizer = HasFinalizer(obj, logic::kFinalizer) || HasFinalizer(obj, kLegacyFinalizer);
+  f.cleanup_timeout = ctx.cleanup_timeout;
+  if (auto since = logic::ParseTime(obj["metadata"].value("deletionTimestamp", "")); since.ok()) {
+    f.deleting_for =
+        std::chrono::duration_cast<std::chrono::milliseconds>(logic::Clock::now() - *since);
   }
-  std::string_view skipped;  // why cleanup was skipped (event), empty when done
-  std::string server_key;
-  if (view.kind() == api::kBackendNats && !view.server().name.empty()) {
-    server_key = view.server().ToString();
+  if (f.has_finalizer && view.kind() == api::kBackendNats && !view.server().name.empty()) {
+    f.server = view.server().ToString();
     kube::ObjectPtr server_obj = ctx.servers->Get(view.server().ns, view.server().name);
-    if (!server_obj) {
-      skipped = reasons::kServerGone;
-    } else {
+    f.server_exists = server_obj != nullptr;
+    if (server_obj) {
       api::NatsServerView server(*server_obj);
       kube::ObjectPtr config = ctx.secrets->Get(server.ns(), server.config_secret_name());
-      if (!config) {
-        skipped = reasons::kConfigTargetMissing;
-      } else if (UsersStillRendered(ctx, view, uid, config.get(), server)) {
-        ctx.enqueue_server(server_key);
-        auto since = logic::ParseTime(obj["metadata"].value("deletionTimestamp", ""));
-        if (!since.ok() || logic::Clock::now() - *since < ctx.cleanup_timeout) {
-          return Action::RequeueAfter(500ms);
-        }
-        skipped = reasons::kCleanupTimedOut;
-      }
+      f.config_exists = config != nullptr;
+      f.users_rendered = config && UsersStillRendered(ctx, view, uid, config.get(), server);
     }
+  }
+
+  // Decide, apply, report.
+  const logic::FinalizeStep step = logic::DecideFinalize(f);
+  if (step.step == logic::Finalize::kNothing) return Action::AwaitChange();
+  if (step.step == logic::Finalize::kWait) {
+    ctx.enqueue_server(f.server);
+    return Action::RequeueAfter(step.recheck);
   }
   kube::ObjectPtr env = ctx.secrets->Get(view.ns(), view.env_secret_name());
   SB_RETURN_IF_ERROR(DeleteOwnedSecret(ctx.client, env.get(), uid));
@@ -68,19 +71,11 @@ Result<Action> BackendReconciler::Impl::Finalize() {
         ctx.secrets->Get(view.ns(), api::DefaultCredentialsSecretName(view.name()));
     SB_RETURN_IF_ERROR(DeleteOwnedSecret(ctx.client, creds.get(), uid));
   }
-  if (!skipped.empty()) {
-    Event(true, skipped,
-          "finalizer removed without removing the NATS user from NatsServer " + server_key + " (" +
-              (skipped == reasons::kServerGone            ? "the NatsServer is gone"
-               : skipped == reasons::kConfigTargetMissing ? "its config Secret is gone"
-                                                          : "no render without it in time") +
-              ")");
-  } else if (!server_key.empty()) {
-    Event(false, reasons::kUserRemoved, "NATS user removed from NatsServer " + server_key);
-  }
+  if (!step.reason.empty()) Event(step.warning, step.reason, step.message);
   SB_RETURN_IF_ERROR(RemoveFinalizers());
   ctx.probes->Forget(key);
-  log::Info("backend", "finalized", {{"key", key}, {"skipped", std::string(skipped)}});
+  log::Info("backend", "finalized",
+            {{"key", key}, {"skipped", step.warning ? step.reason : std::string()}});
   return Action::AwaitChange();
 }
 

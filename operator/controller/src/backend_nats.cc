@@ -2,7 +2,9 @@
 // rotation state machine), the env Secret, the user in the server's config
 // Secret, then the probe (backend_probe.cc).
 #include "backend_step.h"
+#include "config_index.h"
 #include "switchboard/api/names.h"
+#include "switchboard/operator_logic/backend_policy.h"
 #include "switchboard/operator_logic/env.h"
 #include "switchboard/operator_logic/objects.h"
 
@@ -90,14 +92,29 @@ Result<Action> BackendReconciler::Impl::Nats(const json& server_obj) {
     env_user_in = ConfigHolds(ctx, config.get(), server, plan->state.previous->username,
                               plan->state.previous->bcrypt);
   }
-  if (!probe_user_in && !env_user_in) {
-    ctx.enqueue_server(server_key);
-    // A new backend waits quietly: its first status is the probe's.
-    if (!StatusOf(obj).contains("conditions")) return Action::RequeueAfter(2s);
-    return Fail(Step::kRenderConfig, reasons::kConfigNotReloaded,
-                "the user is not yet in NatsServer " + server_key + "'s config Secret " +
-                    server.config_secret_name(),
-                Action::RequeueAfter(2s));
+  logic::InFileFacts in_file;
+  in_file.server = server_key;
+  in_file.config_secret = server.config_secret_name();
+  in_file.probe_user_in = probe_user_in;
+  in_file.env_user_in = env_user_in;
+  auto verdict = ctx.configs->VerdictOn(server_key, key, plan->probe.username);
+  in_file.server_rendered = verdict.rendered;
+  in_file.left_out = std::move(verdict.left_out);
+  in_file.has_status = StatusOf(obj).contains("conditions");
+  in_file.env_user = plan->env.username;
+  auto step = logic::DecideInFile(in_file);
+  switch (step.step) {
+    case logic::InFile::kProceed:
+      break;
+    case logic::InFile::kLeftOut:
+      // The server's next render that changes this verdict wakes it.
+      return Fail(Step::kRenderConfig, step.reason, step.message, Action::AwaitChange());
+    case logic::InFile::kWait:
+      ctx.enqueue_server(server_key);
+      return Action::RequeueAfter(2s);
+    case logic::InFile::kReport:
+      ctx.enqueue_server(server_key);
+      return Fail(Step::kRenderConfig, step.reason, step.message, Action::RequeueAfter(2s));
   }
   Passed(Step::kRenderConfig, "in Secret " + server.ns() + "/" + server.config_secret_name() +
                                   " key " + server.config_key());

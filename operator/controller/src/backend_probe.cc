@@ -1,11 +1,14 @@
 // The probe step of a PubSubBackend reconcile: a live probe with the user's
 // credentials on the ProbePool (off the reconcile workers). A reconcile
 // submits a probe and returns; the pool enqueues the backend when it is
-// done, and this step then turns the outcome into the Probe step, confirms a
-// Staged rotation, and schedules the next probe.
+// done. The policy (trust a stored Ready, wait for a reload, probe, what an
+// outcome means, when to probe again) is operator_logic::DecideProbe; this
+// step reads its facts, calls it, applies (the probe, a Staged rotation's
+// confirmation) and reports.
 #include "backend_step.h"
 #include "config_index.h"
 #include "probe_pool.h"
+#include "switchboard/operator_logic/backend_policy.h"
 #include "switchboard/operator_logic/config_load.h"
 #include "switchboard/operator_logic/env.h"
 #include "switchboard/operator_logic/time_util.h"
@@ -26,115 +29,119 @@ std::string Fingerprint(const logic::BackendStatusInput& in, const logic::Creden
          std::to_string(server.max_payload().value_or(0));
 }
 
-// After a restart the stored status is trusted while it describes this very
-// setup and its probe is recent: a restart re-probes nothing and flips
-// nothing. Returns the time left until the next probe, nullopt when the
-// stored status cannot be trusted.
-std::optional<std::chrono::milliseconds> TrustedStoredProbe(const json& st,
-                                                            const logic::BackendStatusInput& in,
-                                                            std::chrono::milliseconds interval) {
-  const auto conditions = logic::ConditionsFromJson(st.value("conditions", json::array()));
-  const logic::Condition* ready = logic::FindCondition(conditions, logic::condition_types::kReady);
-  auto last = logic::ParseTime(st.value("lastProbeTime", ""));
-  if (ready && ready->status == "True" && ready->reason == reasons::kProbed &&
-      st.value("observedGeneration", int64_t{-1}) == in.generation &&
-      st.value("envSecretHash", "") == in.env_secret_hash &&
-      st.value("username", "") == in.username && last.ok() &&
-      logic::Clock::now() - *last < interval) {
-    return std::chrono::duration_cast<std::chrono::milliseconds>(interval -
-                                                                 (logic::Clock::now() - *last));
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 Result<Action> BackendReconciler::Impl::Probe(NatsProbe p) {
   const auto& plan = p.plan;
   const std::string url = p.server.url();
   const std::string prefix = view.subject_prefix();
-  const bool staged = plan.state.phase == logic::RotationPhase::kStaged;
   const std::string fingerprint = Fingerprint(in, plan, p.server);
-  auto next_probe = p.next_probe;
+  const json st = StatusOf(obj);
 
+  // Read: the facts the probe policy decides on.
+  logic::ProbeFacts f;
+  f.staged = plan.state.phase == logic::RotationPhase::kStaged;
+  f.fallback = f.staged && plan.env.username != plan.probe.username;
+  f.generation = in.generation;
+  f.env_secret_hash = in.env_secret_hash;
+  f.username = in.username;
+  f.stored_status = st;
+  f.now = logic::Clock::now();
+  f.interval = ctx.probe_interval;
+  f.next_probe = p.next_probe;
+  f.reload_retry = ctx.reload_retry;
+  f.probe_user = plan.probe.username;
+  f.server = p.server.key().ToString();
+  auto load = ctx.configs->LoadFacts(p.config, p.server.config_key(),
+                                     ConfigIndex::Entry(plan.probe.username, plan.probe.bcrypt));
+  load.patience = ctx.report_patience;
+  f.load = logic::DecideConfigLoad(load);
+  f.load_patience_left =
+      std::chrono::duration_cast<std::chrono::milliseconds>(load.patience - load.user_waiting);
   auto outcome = ctx.probes->Latest(key);
-  if (!outcome || outcome->fingerprint != fingerprint) {
-    const json st = StatusOf(obj);
-    if (auto left = staged ? std::nullopt : TrustedStoredProbe(st, in, ctx.probe_interval)) {
+  if (outcome && outcome->fingerprint == fingerprint) {
+    logic::ProbeFacts::Outcome o;
+    o.primary_ok = outcome->primary.ok();
+    o.fallback_ok = outcome->fallback_ok;
+    o.age = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
+                                                                  outcome->at);
+    o.failure.code = outcome->primary.code();
+    o.failure.probe_message = outcome->primary.message();
+    o.failure.user = plan.probe.username;
+    o.failure.server = f.server;
+    o.failure.user_in_config = p.probe_user_in;
+    o.failure.load = f.load;
+    o.failure.user_waiting = load.user_waiting;
+    o.failure.load_window = ctx.reload_window;
+    o.failure.reload_retry = ctx.reload_retry;
+    o.failure.failure_retry = std::min(ctx.probe_interval, std::chrono::milliseconds(10s));
+    f.outcome = o;
+  } else {
+    outcome.reset();
+  }
+
+  // Decide.
+  const logic::ProbeStep step = logic::DecideProbe(f);
+  auto then = [&]() -> Action {
+    switch (step.then) {
+      case logic::ProbeThen::kRequeue:
+        return Action::RequeueAfter(step.after);
+      case logic::ProbeThen::kProbeAgain:
+        // Stale: take a new one (the old verdict stands meanwhile).
+        ctx.probes->Forget(key);
+        ctx.enqueue_backend(key);
+        return Action::AwaitChange();
+      case logic::ProbeThen::kAwait:
+        break;
+    }
+    return Action::AwaitChange();
+  };
+  auto report = [&]() -> Result<Action> {
+    auto r = Report(Action::AwaitChange());
+    if (!r.ok()) return r;
+    return then();
+  };
+  if (outcome && outcome->primary.ok()) in.last_probe_time = outcome->time;
+  if (outcome && outcome->max_payload > 0) in.server_max_payload = outcome->max_payload;
+
+  // Apply and report.
+  switch (step.action) {
+    case logic::ProbeAction::kTrustStored:
       in.last_probe_time = st.value("lastProbeTime", "");
       if (st.contains("serverMaxPayload") && st["serverMaxPayload"].is_number_integer()) {
         in.server_max_payload = st["serverMaxPayload"].get<int64_t>();
       }
       Passed(Step::kProbe, "probe passed");
-      return Report(Action::RequeueAfter(std::min(*left, next_probe)));
-    }
-    if (!staged) {
-      // The reloader may say the server has not loaded the user yet: then
-      // the probe would only be refused. Its next report wakes this backend.
-      auto facts =
-          ctx.configs->LoadFacts(p.config, p.server.config_key(),
-                                 ConfigIndex::Entry(plan.probe.username, plan.probe.bcrypt));
-      facts.patience = ctx.reload_window;
-      if (logic::DecideConfigLoad(facts) == logic::ConfigLoad::kPending) {
-        auto recheck = std::max(std::chrono::milliseconds(100ms),
-                                std::chrono::duration_cast<std::chrono::milliseconds>(
-                                    facts.patience - facts.user_waiting));
-        // A new backend waits quietly: its first status is the probe's.
-        if (!st.contains("conditions")) return Action::RequeueAfter(recheck);
-        return Fail(Step::kProbe, reasons::kConfigNotReloaded,
-                    "the server has not loaded the config that carries user " +
-                        plan.probe.username + " yet (its reloader reports an earlier one)",
-                    Action::RequeueAfter(recheck));
+      return report();
+    case logic::ProbeAction::kWaitForLoad:
+      // The reloader's next report wakes this backend.
+      if (!step.report) return then();
+      return Fail(Step::kProbe, step.reason, step.message, then());
+    case logic::ProbeAction::kSubmit: {
+      auto ca = CaFile(ctx, p.server);
+      if (!ca.ok()) {
+        return Fail(Step::kProbe, reasons::kServerUnreachable, ca.status().message(),
+                    Action::RequeueAfter(10s));
       }
-    }
-    auto ca = CaFile(ctx, p.server);
-    if (!ca.ok()) {
-      return Fail(Step::kProbe, reasons::kServerUnreachable, ca.status().message(),
-                  Action::RequeueAfter(10s));
-    }
-    ProbeJob job;
-    job.fingerprint = fingerprint;
-    job.primary.urls = url;
-    job.primary.username = plan.probe.username;
-    job.primary.password = plan.probe.password;
-    job.primary.subject_prefix = prefix;
-    job.primary.ca_file = *ca;
-    job.primary.timeout = ctx.probe_timeout;
-    if (staged && plan.env.username != plan.probe.username) {
-      job.fallback = job.primary;
-      job.fallback->username = plan.env.username;
-      job.fallback->password = plan.env.password;
-    }
-    ctx.probes->Submit(key, std::move(job));
-    // The pool enqueues this backend when the probe is done; the status
-    // changes then, once.
-    return Action::AwaitChange();
-  }
-
-  const auto age = std::chrono::steady_clock::now() - outcome->at;
-  auto resubmit_after = [&](std::chrono::milliseconds d) -> Action {
-    if (age >= d) {
-      // Stale: take a new one (the old verdict stands meanwhile).
-      ctx.probes->Forget(key);
-      ctx.enqueue_backend(key);
+      ProbeJob job;
+      job.fingerprint = fingerprint;
+      job.primary.urls = url;
+      job.primary.username = plan.probe.username;
+      job.primary.password = plan.probe.password;
+      job.primary.subject_prefix = prefix;
+      job.primary.ca_file = *ca;
+      job.primary.timeout = ctx.probe_timeout;
+      if (f.fallback) {
+        job.fallback = job.primary;
+        job.fallback->username = plan.env.username;
+        job.fallback->password = plan.env.password;
+      }
+      ctx.probes->Submit(key, std::move(job));
+      // The pool enqueues this backend when the probe is done; the status
+      // changes then, once.
       return Action::AwaitChange();
     }
-    return Action::RequeueAfter(std::chrono::duration_cast<std::chrono::milliseconds>(d - age) +
-                                1ms);
-  };
-  // lastProbeTime moves only with a passing probe: a retry that fails the
-  // same way writes nothing.
-  if (outcome->primary.ok()) {
-    in.last_probe_time = outcome->time;
-  } else if (outcome->fallback_ok) {
-    // RotationStaged, retried every reload_retry: keep the time, or each
-    // retry would be a status write.
-    in.last_probe_time = StatusOf(obj).value("lastProbeTime", outcome->time);
-  }
-  if (outcome->max_payload > 0) in.server_max_payload = outcome->max_payload;
-
-  if (outcome->primary.ok()) {
-    if (staged) {
+    case logic::ProbeAction::kConfirm: {
       // The server accepts the new user: engines may now be handed it.
       auto confirmed = logic::ConfirmStaged(plan, logic::Clock::now(), p.ci.grace_period);
       SB_RETURN_IF_ERROR(WriteCredentials(confirmed.state, false, p.creds_secret));
@@ -145,44 +152,32 @@ Result<Action> BackendReconciler::Impl::Probe(NatsProbe p) {
       if (!*w) return EnvConflict();
       in.username = confirmed.env.username;
       in.rotation = logic::RotationStatus(confirmed.state);
-      if (confirmed.requeue_at) next_probe = std::min(next_probe, Until(*confirmed.requeue_at));
+      auto next = step.after;
+      if (confirmed.requeue_at) next = std::min(next, Until(*confirmed.requeue_at));
+      Passed(Step::kProbe, "probe passed");
+      return Report(Action::RequeueAfter(next));
     }
-    Passed(Step::kProbe, "probe passed");
-    auto r = Report(Action::RequeueAfter(next_probe));
-    if (!r.ok()) return r;
-    return staged ? Action::RequeueAfter(next_probe) : resubmit_after(next_probe);
+    case logic::ProbeAction::kPassed:
+      Passed(Step::kProbe, "probe passed");
+      return report();
+    case logic::ProbeAction::kRotationStaged:
+      // Retried every reload_retry: keep the stored time, or each retry
+      // would be a status write.
+      in.last_probe_time = st.value("lastProbeTime", outcome->time);
+      in.ready_reason = step.reason;
+      in.ready_message = step.message;
+      Passed(Step::kProbe, "the env Secret's credentials work; user " + plan.probe.username +
+                               " waits for the server to load the rendered config");
+      return report();
+    case logic::ProbeAction::kFailed: {
+      // A new backend waits quietly for the reload: its first status is Ready.
+      if (!step.report) return then();
+      auto r = Fail(Step::kProbe, step.reason, step.message, Action::AwaitChange());
+      if (!r.ok()) return r;
+      return then();
+    }
   }
-  if (staged && outcome->fallback_ok) {
-    in.ready_reason = std::string(reasons::kRotationStaged);
-    in.ready_message =
-        "probe passed with the env Secret's credentials; the rotation switches "
-        "them once the server accepts user " +
-        plan.probe.username;
-    Passed(Step::kProbe, "the env Secret's credentials work; user " + plan.probe.username +
-                             " waits for the server to load the rendered config");
-    auto r = Report(Action::AwaitChange());
-    if (!r.ok()) return r;
-    return resubmit_after(ctx.reload_retry);
-  }
-  const bool reload_expected =
-      staged || !p.probe_user_in ||
-      std::chrono::steady_clock::now() - ctx.configs->SeenAt(p.config) < ctx.reload_window;
-  const auto reason = logic::ProbeFailureReason(outcome->primary.code(), reload_expected);
-  std::string message = outcome->primary.message();
-  if (reason == reasons::kConfigNotReloaded) {
-    message = "the server has not loaded the rendered config yet (" + message + ")";
-  }
-  auto retry = reason == reasons::kConfigNotReloaded
-                   ? ctx.reload_retry
-                   : std::min(ctx.probe_interval, std::chrono::milliseconds(10s));
-  retry = std::min(retry, next_probe);
-  if (reason == reasons::kConfigNotReloaded && !StatusOf(obj).contains("conditions")) {
-    // A new backend waits quietly for the reload: its first status is Ready.
-    return resubmit_after(retry);
-  }
-  auto r = Fail(Step::kProbe, reason, message, Action::AwaitChange());
-  if (!r.ok()) return r;
-  return resubmit_after(retry);
+  return Action::AwaitChange();
 }
 
 }  // namespace switchboard::operator_controller

@@ -48,7 +48,6 @@ ConfigIndex::Entry_& ConfigIndex::Refresh(const json& secret, const std::string&
   e.hash = hash;
   e.orders.emplace_back(std::move(hash), order);
   if (e.orders.size() > kRemembered) e.orders.pop_front();
-  e.seen = now;
   return e;
 }
 
@@ -57,13 +56,6 @@ std::shared_ptr<const ConfigIndex::Users> ConfigIndex::Get(const json* secret,
   if (secret == nullptr) return std::make_shared<Users>();
   std::lock_guard lock(mu_);
   return Refresh(*secret, key).users;
-}
-
-std::chrono::steady_clock::time_point ConfigIndex::SeenAt(const json* secret) {
-  if (secret == nullptr) return {};
-  std::lock_guard lock(mu_);
-  auto it = by_secret_.find(IdOf(*secret));
-  return it == by_secret_.end() ? std::chrono::steady_clock::time_point{} : it->second.seen;
 }
 
 logic::ConfigLoadFacts ConfigIndex::LoadFacts(const json* secret, const std::string& key,
@@ -75,6 +67,8 @@ logic::ConfigLoadFacts ConfigIndex::LoadFacts(const json* secret, const std::str
   const Entry_& e = Refresh(*secret, key);
   auto user = e.users->find(entry);
   if (user == e.users->end()) return f;
+  f.user_order = user->second.order;
+  f.user_waiting = std::chrono::duration_cast<std::chrono::milliseconds>(now - user->second.at);
   const json& meta = (*secret)["metadata"];
   auto ann = meta.find("annotations");
   if (ann == meta.end() || !ann->is_object()) return f;
@@ -88,9 +82,52 @@ logic::ConfigLoadFacts ConfigIndex::LoadFacts(const json* secret, const std::str
       break;
     }
   }
-  f.user_order = user->second.order;
-  f.user_waiting = std::chrono::duration_cast<std::chrono::milliseconds>(now - user->second.at);
   return f;
+}
+
+std::vector<std::string> ConfigIndex::RecordRender(const std::string& server_key,
+                                                   const std::vector<logic::Rejected>& rejected) {
+  Omissions now;
+  for (const auto& r : rejected) {
+    std::string message = r.field.empty() ? r.message : r.field + ": " + r.message;
+    now[r.ns + "/" + r.name].push_back({r.user, {std::string(r.reason), std::move(message)}});
+  }
+  std::vector<std::string> changed;
+  std::lock_guard lock(mu_);
+  Omissions& before = renders_[server_key];
+  for (const auto& [backend, list] : now) {
+    auto it = before.find(backend);
+    if (it == before.end() || it->second != list) changed.push_back(backend);
+  }
+  for (const auto& [backend, list] : before) {
+    if (!now.count(backend)) changed.push_back(backend);
+  }
+  before = std::move(now);
+  return changed;
+}
+
+void ConfigIndex::ForgetRender(const std::string& server_key) {
+  std::lock_guard lock(mu_);
+  renders_.erase(server_key);
+}
+
+ConfigIndex::Verdict ConfigIndex::VerdictOn(const std::string& server_key,
+                                            const std::string& backend_key,
+                                            const std::string& user) {
+  Verdict v;
+  std::lock_guard lock(mu_);
+  auto server = renders_.find(server_key);
+  if (server == renders_.end()) return v;
+  v.rendered = true;
+  auto backend = server->second.find(backend_key);
+  if (backend == server->second.end()) return v;
+  for (const auto& o : backend->second) {
+    if (o.user.empty() || o.user == user) {
+      v.left_out = o.why;
+      break;
+    }
+  }
+  return v;
 }
 
 }  // namespace switchboard::operator_controller

@@ -1,7 +1,9 @@
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include "cache_shapes.h"
+#include "config_index.h"
 #include "k8s_util.h"
 #include "secret_io.h"
 #include "switchboard/api/constants.h"
@@ -56,6 +58,7 @@ void EnqueueBound(const ReconcileContext& ctx, const std::string& server_key) {
 Result<Action> ServerReconciler::Reconcile(const std::string& key) {
   kube::ObjectPtr ptr = ctx_.servers->Get(key);
   if (!ptr) {
+    ctx_.configs->ForgetRender(key);
     EnqueueBound(ctx_, key);  // they learn that their server is gone
     return Action::AwaitChange();
   }
@@ -64,8 +67,12 @@ Result<Action> ServerReconciler::Reconcile(const std::string& key) {
   const int64_t gen = GenerationOf(obj);
   const std::string now = logic::FormatTime(logic::Clock::now());
   auto fail = [&](std::string_view reason, const std::string& msg) -> Status {
-    json status = logic::ComputeServerStatus(
-        StatusOf(obj), gen, StatusOf(obj).value("installations", 0), "", reason, msg, now);
+    logic::ServerStatusInput in;
+    in.generation = gen;
+    in.installations = StatusOf(obj).value("installations", 0);
+    in.failure_reason = std::string(reason);
+    in.failure_message = msg;
+    json status = logic::ComputeServerStatus(StatusOf(obj), in, now);
     if (auto ev = logic::ReadyTransitionEvent(StatusOf(obj), status); ev && ctx_.recorder) {
       ctx_.recorder->Record(obj, kube::EventType::kWarning, ev->reason, ev->message);
     }
@@ -97,27 +104,38 @@ Result<Action> ServerReconciler::Reconcile(const std::string& key) {
     SB_RETURN_IF_ERROR(fail(reasons::kInvalidSpec, collected.status().message()));
     return Action::Terminal();
   }
+  const std::string secret_name = sv.config_secret_name();
+  const std::string config_key = sv.config_key();
+  kube::ObjectPtr current = ctx_.secrets->Get(sv.ns(), secret_name);
+  std::optional<std::string> current_text;
+  if (current) {
+    auto data = logic::DecodeSecretData(*current);
+    if (data.ok() && data->size() == 1 && data->count(config_key)) {
+      current_text = std::move(data->at(config_key));
+    }
+  }
+  // At the size ceiling what the file holds now stays.
+  if (current_text) collected->input.in_file = logic::UsersInConfig(*current_text);
   auto rendered = logic::RenderNatsConfig(collected->input);
   if (!rendered.ok()) {
     SB_RETURN_IF_ERROR(fail(reasons::kInvalidSpec, rendered.status().message()));
     return Action::Terminal();
   }
-  for (const auto& r : rendered->rejected) {
-    log::Warn("server", "installation left out of the render",
-              {{"key", key}, {"why", r.ToString()}});
+  // Each backend whose verdict changed looks again (its status says why it
+  // is left out, or that it is back); an unchanged verdict wakes nobody and
+  // logs nothing, however often the server renders.
+  for (const auto& b : ctx_.configs->RecordRender(key, rendered->rejected)) {
+    std::string why = "rendered again";
+    for (const auto& r : rendered->rejected) {
+      if (r.ns + "/" + r.name == b) why = r.ToString();
+    }
+    log::Info("server", "render verdict changed", {{"key", key}, {"backend", b}, {"why", why}});
+    ctx_.enqueue_backend(b);
   }
 
-  const std::string secret_name = sv.config_secret_name();
-  const std::string config_key = sv.config_key();
-  kube::ObjectPtr current = ctx_.secrets->Get(sv.ns(), secret_name);
   json desired =
       logic::ConfigSecret({sv.ns(), sv.name(), UidOf(obj)}, secret_name, config_key, *rendered);
-  bool differs = true;
-  if (current) {
-    auto data = logic::DecodeSecretData(*current);
-    differs = !data.ok() || data->size() != 1 || !data->count(config_key) ||
-              data->at(config_key) != rendered->text;
-  }
+  const bool differs = !current_text || *current_text != rendered->text;
   if (differs) {
     // Coalesce: changes until the interval has passed go into one write.
     {
@@ -152,11 +170,23 @@ Result<Action> ServerReconciler::Reconcile(const std::string& key) {
     // watch event enqueues them); nothing to do here.
   }
 
-  json status = logic::ComputeServerStatus(StatusOf(obj), gen, rendered->installations,
-                                           rendered->hash, "", "", now);
-  if (auto ev = logic::ReadyTransitionEvent(StatusOf(obj), status); ev && ctx_.recorder) {
-    ctx_.recorder->Record(obj, ev->warning ? kube::EventType::kWarning : kube::EventType::kNormal,
-                          ev->reason, ev->message);
+  logic::ServerStatusInput in;
+  in.generation = gen;
+  in.installations = rendered->installations;
+  in.config_hash = rendered->hash;
+  in.left_out = rendered->left_out;
+  in.left_out_full = rendered->left_out_full;
+  in.users_left_out_full = rendered->users_left_out_full;
+  in.config_bytes = rendered->text.size();
+  in.max_bytes = collected->input.max_bytes.value_or(0);
+  in.reserve_bytes = collected->input.reserve_bytes;
+  json status = logic::ComputeServerStatus(StatusOf(obj), in, now);
+  for (auto ev : {logic::ReadyTransitionEvent(StatusOf(obj), status),
+                  logic::ConfigFitsEvent(StatusOf(obj), status)}) {
+    if (ev && ctx_.recorder) {
+      ctx_.recorder->Record(obj, ev->warning ? kube::EventType::kWarning : kube::EventType::kNormal,
+                            ev->reason, ev->message);
+    }
   }
   SB_RETURN_IF_ERROR(WriteServerStatus(ctx_, obj, status));
   return Action::AwaitChange();

@@ -251,47 +251,93 @@ std::string_view ProbeFailureReason(StatusCode code, bool reload_expected) {
   }
 }
 
+namespace {
+
+std::optional<Condition> ConditionOf(const nlohmann::json& status, std::string_view type) {
+  if (!status.is_object()) return std::nullopt;
+  auto conditions = ConditionsFromJson(status.value("conditions", nlohmann::json::array()));
+  const Condition* c = FindCondition(conditions, type);
+  if (c == nullptr) return std::nullopt;
+  return *c;
+}
+
+}  // namespace
+
 std::optional<StatusEvent> ReadyTransitionEvent(const nlohmann::json& previous,
                                                 const nlohmann::json& next) {
-  auto ready_of = [](const nlohmann::json& status) -> std::optional<Condition> {
-    if (!status.is_object()) return std::nullopt;
-    auto conditions = ConditionsFromJson(status.value("conditions", nlohmann::json::array()));
-    const Condition* c = FindCondition(conditions, ct::kReady);
-    if (c == nullptr) return std::nullopt;
-    return *c;
-  };
-  auto now = ready_of(next);
+  auto now = ConditionOf(next, ct::kReady);
   if (!now) return std::nullopt;
-  auto before = ready_of(previous);
+  auto before = ConditionOf(previous, ct::kReady);
   if (before && before->status == now->status && before->reason == now->reason) {
     return std::nullopt;
   }
+  const bool waiting = now->reason == reasons::kConfigNotReloaded;
+  return StatusEvent{now->status != "True" && !waiting, now->reason, now->message};
+}
+
+std::optional<StatusEvent> ConfigFitsEvent(const nlohmann::json& previous,
+                                           const nlohmann::json& next) {
+  auto now = ConditionOf(next, ct::kConfigFits);
+  if (!now) return std::nullopt;
+  auto before = ConditionOf(previous, ct::kConfigFits);
+  if (before ? before->status == now->status : now->status == "True") return std::nullopt;
   return StatusEvent{now->status != "True", now->reason, now->message};
 }
 
-nlohmann::json ComputeServerStatus(const nlohmann::json& previous, int64_t generation,
-                                   int installations, std::string_view config_hash,
-                                   std::string_view failure_reason,
-                                   std::string_view failure_message, std::string_view now_rfc3339) {
+nlohmann::json ComputeServerStatus(const nlohmann::json& previous, const ServerStatusInput& in,
+                                   std::string_view now_rfc3339) {
   const nlohmann::json prev = previous.is_object() ? previous : nlohmann::json::object();
   std::vector<Condition> conditions =
       ConditionsFromJson(prev.value("conditions", nlohmann::json::array()));
-  Condition ready{.type = std::string(ct::kReady), .observed_generation = generation};
-  if (failure_reason.empty()) {
+  Condition ready{.type = std::string(ct::kReady), .observed_generation = in.generation};
+  if (in.failure_reason.empty()) {
     ready.status = "True";
     ready.reason = std::string(reasons::kConfigRendered);
-    ready.message = std::to_string(installations) + " installation(s) rendered";
+    ready.message = std::to_string(in.installations) + " installation(s) rendered";
+    if (in.left_out > 0) {
+      ready.message += "; " + std::to_string(in.left_out) +
+                       " left out (each says why in its status" +
+                       (in.left_out_full > 0 ? std::string(", and see ConfigFits") : "") + ")";
+    }
   } else {
     ready.status = "False";
-    ready.reason = std::string(failure_reason);
-    ready.message = std::string(failure_message);
+    ready.reason = in.failure_reason;
+    ready.message = in.failure_message;
   }
   SetCondition(conditions, std::move(ready), now_rfc3339);
-  nlohmann::json status = {{"observedGeneration", generation},
-                           {"installations", installations},
+  if (in.max_bytes > 0) {
+    Condition fits{.type = std::string(ct::kConfigFits), .observed_generation = in.generation};
+    const std::string size =
+        std::to_string(in.config_bytes) + " of " + std::to_string(in.max_bytes) + " bytes";
+    if (in.left_out_full == 0 && in.users_left_out_full == 0) {
+      fits.status = "True";
+      fits.reason = std::string(reasons::kFits);
+      fits.message = "the rendered file takes " + size + " (its Secret's limit)";
+    } else {
+      fits.status = "False";
+      fits.reason = std::string(reasons::kConfigFull);
+      fits.message =
+          "the rendered file no longer fits its config Secret (at most " +
+          std::to_string(in.max_bytes) + " bytes; " + std::to_string(in.reserve_bytes) +
+          " of them kept for rotations): " + std::to_string(in.installations) +
+          " installation(s) fit in " + std::to_string(in.config_bytes) + " bytes, " +
+          std::to_string(in.left_out_full) + " newer one(s) are left out" +
+          (in.users_left_out_full > 0
+               ? " and " + std::to_string(in.users_left_out_full) + " rotation user(s) wait"
+               : std::string()) +
+          "; bind some PubSubBackends to another NatsServer";
+    }
+    SetCondition(conditions, std::move(fits), now_rfc3339);
+  }
+  std::stable_sort(conditions.begin(), conditions.end(),
+                   [](const Condition& a, const Condition& b) {
+                     return a.type == ct::kReady && b.type != ct::kReady;
+                   });
+  nlohmann::json status = {{"observedGeneration", in.generation},
+                           {"installations", in.installations},
                            {"conditions", ToJson(conditions)}};
-  if (!config_hash.empty()) {
-    status["configHash"] = std::string(config_hash);
+  if (!in.config_hash.empty()) {
+    status["configHash"] = in.config_hash;
   } else if (prev.contains("configHash")) {
     status["configHash"] = prev["configHash"];
   }

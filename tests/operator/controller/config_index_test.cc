@@ -4,8 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "switchboard/api/constants.h"
 #include "switchboard/common/base64.h"
+#include "switchboard/operator_logic/conditions.h"
 #include "switchboard/operator_logic/render.h"
 
 namespace switchboard::operator_controller {
@@ -61,7 +64,6 @@ TEST(ConfigIndex, UsersKeepTheirFirstConfigAcrossVersions) {
   json s3 = Secret(v2, 3, operator_logic::ConfigHash(v1));
   users = index.Get(&s3, "switchboard.conf");
   EXPECT_EQ(users->at(E("b")).order, 2u);
-  EXPECT_EQ(index.SeenAt(&s3), index.SeenAt(&s2));
   // A user removed and added again counts from its return.
   json s4 = Secret(Text({"b"}), 4), s5 = Secret(v2, 5);
   index.Get(&s4, "switchboard.conf");
@@ -107,6 +109,62 @@ TEST(ConfigIndex, AfterARestartEveryUserCountsFromTheFirstConfigSeen) {
   json s = Secret(v2, 9, operator_logic::ConfigHash(v2));
   EXPECT_EQ(Decide(index, s, "a", std::chrono::steady_clock::now()), logic::kLoaded);
   EXPECT_EQ(Decide(index, s, "b", std::chrono::steady_clock::now()), logic::kLoaded);
+}
+
+// The render's verdicts: a backend learns whether (and why) it was left
+// out; only a changed verdict wakes a backend, however often the server
+// renders.
+TEST(ConfigIndex, RenderVerdictsWakeOnlyTheBackendsWhoseVerdictChanged) {
+  ConfigIndex index;
+  EXPECT_FALSE(index.VerdictOn("nats/shared", "team-a/x", "u").rendered)
+      << "nothing is known before the server's first render";
+  using operator_logic::Rejected;
+  const std::string_view full = operator_logic::reasons::kConfigFull;
+  const std::string_view bad = operator_logic::reasons::kRenderRejected;
+  std::vector<Rejected> first = {
+      {"team-a", "x", "spec.nats.serverRef", "the file is full", "", full},
+      {"team-b", "y", "spec.nats.credentials.username", "taken", "y-r1", bad},
+  };
+  auto changed = index.RecordRender("nats/shared", first);
+  EXPECT_EQ(changed, (std::vector<std::string>{"team-a/x", "team-b/y"}));
+  auto a = index.VerdictOn("nats/shared", "team-a/x", "x");
+  EXPECT_TRUE(a.rendered);
+  ASSERT_TRUE(a.left_out.has_value());
+  EXPECT_EQ(a.left_out->reason, full);
+  EXPECT_EQ(a.left_out->message, "spec.nats.serverRef: the file is full");
+  // Only the user the render left out counts: team-b/y's old user is in.
+  EXPECT_FALSE(index.VerdictOn("nats/shared", "team-b/y", "y").left_out.has_value());
+  EXPECT_TRUE(index.VerdictOn("nats/shared", "team-b/y", "y-r1").left_out.has_value());
+  EXPECT_FALSE(index.VerdictOn("nats/shared", "team-c/z", "z").left_out.has_value());
+  EXPECT_FALSE(index.VerdictOn("nats/other", "team-a/x", "x").rendered);
+
+  // The same verdicts again: nobody to wake.
+  EXPECT_TRUE(index.RecordRender("nats/shared", first).empty());
+  // team-a/x is back in, team-b/y has another message, team-c/z is new.
+  std::vector<Rejected> second = {
+      {"team-b", "y", "spec.nats.credentials.username", "taken by another", "y-r1", bad},
+      {"team-c", "z", "spec.nats.serverRef", "the file is full", "", full},
+  };
+  changed = index.RecordRender("nats/shared", second);
+  std::sort(changed.begin(), changed.end());
+  EXPECT_EQ(changed, (std::vector<std::string>{"team-a/x", "team-b/y", "team-c/z"}));
+  EXPECT_FALSE(index.VerdictOn("nats/shared", "team-a/x", "x").left_out.has_value());
+
+  index.ForgetRender("nats/shared");
+  EXPECT_FALSE(index.VerdictOn("nats/shared", "team-c/z", "z").rendered);
+}
+
+TEST(ConfigIndex, LoadFactsSayHowLongAUserHasBeenInTheFileWithoutAReport) {
+  ConfigIndex index;
+  const auto t0 = std::chrono::steady_clock::now();
+  json s1 = Secret(Text({"a"}), 1);
+  index.Get(&s1, "switchboard.conf");
+  json s2 = Secret(Text({"a", "b"}), 2);
+  auto f = index.LoadFacts(&s2, "switchboard.conf", E("b"), t0 + seconds(3600));
+  EXPECT_EQ(f.reported_hash, "");
+  EXPECT_EQ(f.user_order, 2u);
+  EXPECT_GE(f.user_waiting, seconds(3599));
+  EXPECT_EQ(index.LoadFacts(&s2, "switchboard.conf", E("zz")).user_waiting, milliseconds(0));
 }
 
 }  // namespace

@@ -225,6 +225,22 @@ TEST(CollectInstallations, SameObjectsSameBytesWhateverTheOrder) {
   }
 }
 
+// At the size ceiling the newest backends are left out: the render needs
+// each one's creation time, and every replica reads the same one.
+TEST(CollectInstallations, CarriesEachBackendsCreationTime) {
+  World w;
+  json b = Backend("a", "h");
+  b["metadata"]["creationTimestamp"] = "2026-11-30T10:00:00Z";
+  w.Add(b, Creds("a", "h"));
+  w.Add(Backend("a", "g"), Creds("a", "g"));
+  auto in = w.Collect(Server());
+  ASSERT_TRUE(in.ok());
+  ASSERT_EQ(in->input.installations.size(), 2u);
+  EXPECT_TRUE(in->input.installations[0].created.has_value());
+  EXPECT_FALSE(in->input.installations[1].created.has_value()) << "none: not stored yet";
+  EXPECT_EQ(in->input.max_bytes, kMaxSecretDataBytes) << "the real path has the ceiling";
+}
+
 TEST(UsersInConfig, ReadsBackWhatTheRenderWrote) {
   World w;
   w.Add(Backend("a", "h"), Creds("a", "h", 'x'));

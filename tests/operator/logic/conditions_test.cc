@@ -159,15 +159,94 @@ TEST(BackendStatus, RotationIsShown) {
   EXPECT_EQ(s["rotation"]["phase"], "Retiring");
 }
 
+ServerStatusInput Rendered(int installations, std::string hash) {
+  ServerStatusInput in;
+  in.generation = 3;
+  in.installations = installations;
+  in.config_hash = std::move(hash);
+  return in;
+}
+
 TEST(ServerStatus, ReadyAndFailure) {
-  json s = ComputeServerStatus(nullptr, 3, 2, "sha256:x", "", "", "T1");
+  json s = ComputeServerStatus(nullptr, Rendered(2, "sha256:x"), "T1");
   EXPECT_EQ(s["installations"], 2);
   EXPECT_EQ(s["configHash"], "sha256:x");
   EXPECT_EQ(s["conditions"][0]["reason"], "ConfigRendered");
-  json f = ComputeServerStatus(s, 4, 2, "", "ConfigTargetMissing", "no Secret", "T2");
+  EXPECT_EQ(s["conditions"][0]["message"], "2 installation(s) rendered");
+  EXPECT_EQ(s["conditions"].size(), 1u) << "no ConfigFits without a render's size";
+  ServerStatusInput fail = Rendered(2, "");
+  fail.generation = 4;
+  fail.failure_reason = "ConfigTargetMissing";
+  fail.failure_message = "no Secret";
+  json f = ComputeServerStatus(s, fail, "T2");
   EXPECT_EQ(f["configHash"], "sha256:x");
   EXPECT_EQ(f["conditions"][0]["status"], "False");
   EXPECT_EQ(f["conditions"][0]["lastTransitionTime"], "T2");
+}
+
+// The file no longer fits: Ready stays True (what is rendered works) and
+// says how many are left out; ConfigFits=False says how many fit and how
+// many are left out; one Warning event when it turns False, a Normal one
+// when it fits again, none for a first True or a repeat.
+TEST(ServerStatus, ConfigFitsSaysHowManyFitAndHowManyAreLeftOut) {
+  ServerStatusInput fits = Rendered(3, "sha256:a");
+  fits.config_bytes = 900;
+  fits.max_bytes = 1048576;
+  fits.reserve_bytes = 65536;
+  fits.left_out = 1;  // a RenderRejected one
+  json a = ComputeServerStatus(nullptr, fits, "T1");
+  auto conds = ConditionsFromJson(a["conditions"]);
+  ASSERT_EQ(conds.size(), 2u);
+  EXPECT_EQ(conds[0].type, "Ready");
+  EXPECT_EQ(conds[0].message,
+            "3 installation(s) rendered; 1 left out (each says why in its status)");
+  EXPECT_EQ(conds[1].type, "ConfigFits");
+  EXPECT_EQ(conds[1].status, "True");
+  EXPECT_EQ(conds[1].reason, reasons::kFits);
+  EXPECT_EQ(conds[1].message, "the rendered file takes 900 of 1048576 bytes (its Secret's limit)");
+  EXPECT_FALSE(ConfigFitsEvent(nullptr, a).has_value()) << "a first True is no news";
+
+  ServerStatusInput full = fits;
+  full.installations = 4712;
+  full.config_bytes = 983000;
+  full.left_out = 289;
+  full.left_out_full = 288;
+  full.users_left_out_full = 2;
+  json b = ComputeServerStatus(a, full, "T2");
+  conds = ConditionsFromJson(b["conditions"]);
+  EXPECT_EQ(conds[0].status, "True");
+  EXPECT_EQ(conds[0].message,
+            "4712 installation(s) rendered; 289 left out (each says why in its status, and see "
+            "ConfigFits)");
+  EXPECT_EQ(conds[1].status, "False");
+  EXPECT_EQ(conds[1].reason, reasons::kConfigFull);
+  EXPECT_EQ(conds[1].message,
+            "the rendered file no longer fits its config Secret (at most 1048576 bytes; 65536 of "
+            "them kept for rotations): 4712 installation(s) fit in 983000 bytes, 288 newer one(s) "
+            "are left out and 2 rotation user(s) wait; bind some PubSubBackends to another "
+            "NatsServer");
+  EXPECT_EQ(conds[1].last_transition_time, "T2");
+  auto ev = ConfigFitsEvent(a, b);
+  ASSERT_TRUE(ev.has_value());
+  EXPECT_TRUE(ev->warning);
+  EXPECT_EQ(ev->reason, reasons::kConfigFull);
+  EXPECT_FALSE(ReadyTransitionEvent(a, b).has_value()) << "Ready did not change";
+  EXPECT_FALSE(ConfigFitsEvent(b, ComputeServerStatus(b, full, "T3")).has_value());
+
+  json c = ComputeServerStatus(b, fits, "T4");
+  ev = ConfigFitsEvent(b, c);
+  ASSERT_TRUE(ev.has_value());
+  EXPECT_FALSE(ev->warning);
+  EXPECT_EQ(ev->reason, reasons::kFits);
+
+  // A failed render keeps the last ConfigFits.
+  ServerStatusInput fail = Rendered(4712, "");
+  fail.failure_reason = "InvalidSpec";
+  fail.failure_message = "spec.maxPayload: ...";
+  json d = ComputeServerStatus(b, fail, "T5");
+  conds = ConditionsFromJson(d["conditions"]);
+  ASSERT_EQ(conds.size(), 2u);
+  EXPECT_EQ(conds[1].reason, reasons::kConfigFull);
 }
 
 TEST(ParseBackendKind, Table) {
@@ -226,6 +305,12 @@ TEST(ReadyTransitionEvent, OnlyWhenStatusOrReasonChanges) {
        ReadyStatusJson("False", "AuthFailed"), true, true},
       {"recovers", ReadyStatusJson("False", "ConfigNotReloaded"), ReadyStatusJson("True", "Probed"),
        true, false},
+      {"waiting for a reload is no fault: Normal", ReadyStatusJson("True", "Probed"),
+       ReadyStatusJson("False", "ConfigNotReloaded"), true, false},
+      {"left out of the render", ReadyStatusJson("False", "ConfigNotReloaded"),
+       ReadyStatusJson("False", "RenderRejected"), true, true},
+      {"left out: the file is full", json::object(), ReadyStatusJson("False", "ConfigFull"), true,
+       true},
       {"rotation staged while Ready", ReadyStatusJson("True", "Probed"),
        ReadyStatusJson("True", "RotationStaged"), true, false},
       {"no Ready in next", ReadyStatusJson("True", "Probed"), json::object(), false, false},
@@ -255,6 +340,8 @@ TEST(ComputeBackendStatus, EveryReasonFromItsStep) {
       {Step::kEnvSecret, reasons::kSecretConflict, condition_types::kEnvSecretReady},
       {Step::kRenderConfig, reasons::kConfigNotReloaded, condition_types::kConfigRendered},
       {Step::kRenderConfig, reasons::kConfigTargetMissing, condition_types::kConfigRendered},
+      {Step::kRenderConfig, reasons::kRenderRejected, condition_types::kConfigRendered},
+      {Step::kRenderConfig, reasons::kConfigFull, condition_types::kConfigRendered},
       {Step::kProbe, reasons::kConfigNotReloaded, condition_types::kProbed},
       {Step::kProbe, reasons::kMaxPayloadTooSmall, condition_types::kProbed},
       {Step::kProbe, reasons::kAuthFailed, condition_types::kProbed},

@@ -124,5 +124,23 @@ TEST(Secrets, EnvCredentialsAndConfigAreOwnedLabelledAndHashed) {
   EXPECT_EQ(CheckOwnership(s, "uid-b"), Ownership::kForeign);
 }
 
+// A backend's name may be longer than a label value may be (63): its
+// Secrets then carry no name label, or the API server would refuse them.
+TEST(Secrets, ANameTooLongForALabelIsLeftOutOfTheLabels) {
+  const std::string name(200, 'n');
+  OwnerObject backend{"team-a", name, "uid-b"};
+  CredentialState st;
+  st.current = {"u", "p", "$2b$11$" + std::string(53, 'a')};
+  json c = CredentialsSecret(backend, st);
+  EXPECT_FALSE(c["metadata"]["labels"].contains("pubsub.switchboard.dev/backend"));
+  EXPECT_EQ(c["metadata"]["labels"]["app.kubernetes.io/managed-by"], "switchboard");
+  EXPECT_EQ(c["metadata"]["ownerReferences"][0]["name"], name);
+  EXPECT_EQ(CheckOwnership(c, "uid-b"), Ownership::kOwned);
+  json e = EnvSecret(backend, "env", NatsEnv("nats://n:4222", "u", "p", "a"));
+  EXPECT_FALSE(e["metadata"]["labels"].contains("pubsub.switchboard.dev/backend"));
+  json at63 = CredentialsSecret({"team-a", std::string(63, 'n'), "uid-b"}, st);
+  EXPECT_EQ(at63["metadata"]["labels"]["pubsub.switchboard.dev/backend"], std::string(63, 'n'));
+}
+
 }  // namespace
 }  // namespace switchboard::operator_logic

@@ -3,7 +3,7 @@
 // PubSubBackends, NatsServers, and the Secrets labelled
 // app.kubernetes.io/managed-by=switchboard; a Secret a user references is
 // read by name), decides (pure logic: PlanCredentials, CollectInstallations +
-// RenderNatsConfig, ComputeBackendStatus, ProbeFailureReason,
+// RenderNatsConfig, DecideInFile, DecideProbe, ComputeBackendStatus,
 // ReadyTransitionEvent), applies (writes only what changed) and reports
 // (status and events only on change). Neither puts a password into a log
 // line, an event or a status.
@@ -23,13 +23,17 @@
 //                    credentials Secret is marked so the render leaves the
 //                    user out), the user in the config Secret
 //                    (ConfigNotReloaded until the server reconciler wrote
-//                    it), probe on the ProbePool; Ready only when it passed
+//                    it; RenderRejected or ConfigFull when its render left
+//                    the user out), probe on the ProbePool; Ready only when
+//                    it passed
 //   rabbitmq / postgres -> env Secret only; Ready=True EnvSecretWritten
 //
 // NatsServer (ServerReconciler::Reconcile): CollectInstallations from the
-// caches, RenderNatsConfig, write the config Secret when the bytes differ,
-// status (installations, configHash, Ready). Level-based: no memory of
-// which backends reported; any replica renders the same bytes.
+// caches, RenderNatsConfig (within the Secret's 1 MiB, keeping what the file
+// holds), record what it left out in the ConfigIndex and wake the backends
+// whose verdict changed, write the config Secret when the bytes differ,
+// status (installations, configHash, Ready, ConfigFits). Level-based: no
+// memory of which backends reported; any replica renders the same bytes.
 #pragma once
 
 #include <chrono>
@@ -67,9 +71,14 @@ struct ReconcileContext {
   std::chrono::milliseconds probe_interval{300000};
   // Retry of a failed probe while the server is expected to reload.
   std::chrono::milliseconds reload_retry{500};
-  // How long after the config Secret changed a refused probe still means
-  // "not reloaded yet" rather than "wrong credentials".
-  std::chrono::milliseconds reload_window{30000};
+  // How long after a user first appeared in the config Secret a refused
+  // probe still means "not loaded yet" rather than "wrong credentials", when
+  // no reloader reports the load: the kubelet syncs a changed Secret into a
+  // pod's volume within about a minute, then the reloader signals.
+  std::chrono::milliseconds reload_window{120000};
+  // How long a reloader's report that stays behind is believed
+  // (operator_logic::ConfigLoadFacts::patience).
+  std::chrono::milliseconds report_patience{30000};
   // Config Secret writes per server are at least this far apart: every
   // write makes the NATS servers reload, and a burst of new backends must
   // not become a burst of reloads.

@@ -19,6 +19,8 @@ inline constexpr std::string_view kCredentialsReady = "CredentialsReady";
 inline constexpr std::string_view kConfigRendered = "ConfigRendered";
 inline constexpr std::string_view kEnvSecretReady = "EnvSecretReady";
 inline constexpr std::string_view kProbed = "Probed";
+// NatsServer: whether every installation fits into the config Secret.
+inline constexpr std::string_view kConfigFits = "ConfigFits";
 }  // namespace condition_types
 
 // Reasons (docs/api.md). Ready=False uses the failing step's reason.
@@ -53,10 +55,15 @@ inline constexpr std::string_view kEnvSecretWritten = "EnvSecretWritten";  // ra
 inline constexpr std::string_view kSucceeded = "Succeeded";  // step ran and passed
 inline constexpr std::string_view kPending = "Pending";      // Unknown: an earlier step failed
 inline constexpr std::string_view kNotApplicable = "NotApplicable";  // e.g. Probed for postgres
-// A rendered installation was left out of its server's file (render.h Rejected).
+// Left out of its server's file (render.h Rejected): a value the file
+// cannot carry (kRenderRejected), or the file is full (kConfigFull; also
+// the NatsServer's ConfigFits=False).
 inline constexpr std::string_view kRenderRejected = "RenderRejected";
+inline constexpr std::string_view kConfigFull = "ConfigFull";
 // NatsServer Ready=True.
 inline constexpr std::string_view kConfigRendered = "ConfigRendered";
+// NatsServer ConfigFits=True.
+inline constexpr std::string_view kFits = "Fits";
 }  // namespace reasons
 
 struct Condition {
@@ -141,9 +148,11 @@ std::string_view ProbeFailureReason(StatusCode code, bool reload_expected);
 
 // An event to record for a status change, or nothing. Only a change of the
 // Ready condition's status or reason gives one (Warning when Ready is not
-// True), so a restart that recomputes the same status, or a retry that
-// fails the same way, is silent. `previous` is the stored status (null when
-// none): a first status that is Ready=True gives a Normal event too.
+// True, except for ConfigNotReloaded: waiting for a server to load its file
+// is no fault, so Normal), so a restart that recomputes the same status, or
+// a retry that fails the same way, is silent. `previous` is the stored
+// status (null when none): a first status that is Ready=True gives a Normal
+// event too.
 struct StatusEvent {
   bool warning = false;
   std::string reason;
@@ -152,11 +161,33 @@ struct StatusEvent {
 std::optional<StatusEvent> ReadyTransitionEvent(const nlohmann::json& previous,
                                                 const nlohmann::json& next);
 
+// Everything the status of one NatsServer is computed from.
+struct ServerStatusInput {
+  int64_t generation = 0;
+  int installations = 0;       // rendered
+  std::string config_hash;     // "" keeps the previous one
+  std::string failure_reason;  // "": Ready=True ConfigRendered
+  std::string failure_message;
+  // What the render left out (RenderedConfig); max_bytes 0 when it did not
+  // run, which keeps the previous ConfigFits.
+  int left_out = 0;             // installations, for any reason
+  int left_out_full = 0;        // of those, for the size ceiling
+  int users_left_out_full = 0;  // rotation users of rendered installations
+  size_t config_bytes = 0;
+  size_t max_bytes = 0;
+  size_t reserve_bytes = 0;
+};
+
 // The new .status for a NatsServer: installations, configHash, Ready
-// (True/ConfigRendered, or False with `failure_reason`/`failure_message`).
-nlohmann::json ComputeServerStatus(const nlohmann::json& previous, int64_t generation,
-                                   int installations, std::string_view config_hash,
-                                   std::string_view failure_reason,
-                                   std::string_view failure_message, std::string_view now_rfc3339);
+// (True/ConfigRendered, saying how many installations were left out, or
+// False with the failure), and ConfigFits (True/Fits with the file's size,
+// or False/ConfigFull with how many fit and how many are left out).
+nlohmann::json ComputeServerStatus(const nlohmann::json& previous, const ServerStatusInput& input,
+                                   std::string_view now_rfc3339);
+
+// The event for a NatsServer's ConfigFits change: Warning when it turns
+// False, Normal when it turns True again; nothing for a first True.
+std::optional<StatusEvent> ConfigFitsEvent(const nlohmann::json& previous,
+                                           const nlohmann::json& next);
 
 }  // namespace switchboard::operator_logic

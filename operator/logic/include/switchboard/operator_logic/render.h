@@ -30,10 +30,12 @@
 // the server to anyone.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "switchboard/api/limits.h"
@@ -67,12 +69,29 @@ struct Installation {
   std::optional<int64_t> created = std::nullopt;
 };
 
+// The API server refuses a Secret whose data (decoded, all keys together)
+// exceeds 1 MiB; the file is the config Secret's only key.
+inline constexpr size_t kMaxSecretDataBytes = 1024 * 1024;
+// Of that, the part new installations may not take: rotations of rendered
+// installations (a second user while Staged or Retiring, a few hundred
+// bytes each) still fit when the file is full. 64 KiB is some 250 staged
+// rotations at once with typical names.
+inline constexpr size_t kRotationReserveBytes = 64 * 1024;
+
 struct RenderInput {
   std::string server_ns;                         // the NatsServer's namespace (header comment only)
   std::string server_name;                       // the NatsServer's name (header comment only)
   int64_t max_payload = api::kEngineMaxPayload;  // bytes (ParseByteQuantity)
   Isolation isolation = Isolation::kPermissions;
   std::vector<Installation> installations;  // any order
+  // The size ceiling of the file (nullopt: none, for benchmarks) and the
+  // reserve that only users of installations already in the file may use.
+  std::optional<size_t> max_bytes = kMaxSecretDataBytes;
+  size_t reserve_bytes = kRotationReserveBytes;
+  // The users of the file as it is now (UsersInConfig of the config
+  // Secret), by name: at the ceiling they are kept before anything new, so
+  // a render never pushes out what is rendered.
+  std::vector<NatsUser> in_file;
 };
 
 // An installation, or one user of it, left out of the file, and why. The
@@ -84,6 +103,11 @@ struct Rejected {
   std::string name;
   std::string field;    // e.g. "spec.nats.subjectPrefix"
   std::string message;  // what is wrong and the fix; never contains a secret
+  // The user left out; "" when the whole installation is.
+  std::string user;
+  // Why, as a status reason: reasons::kRenderRejected for a value the file
+  // cannot carry, reasons::kConfigFull at the size ceiling.
+  std::string_view reason;
   std::string ToString() const;
 };
 
@@ -94,6 +118,12 @@ struct RenderedConfig {
   // Sorted by namespace/name. An installation may appear here and still be
   // rendered when only one of its users was left out.
   std::vector<Rejected> rejected;
+  // Installations left out whole, and of those how many for the ceiling.
+  int left_out = 0;
+  int left_out_full = 0;
+  // Users (of rendered installations) left out for the ceiling: rotations
+  // that wait for room.
+  int users_left_out_full = 0;
 };
 
 // Renders the include file. Every value is written double-quoted (with `"`
@@ -110,6 +140,14 @@ struct RenderedConfig {
 //    wildcard, an empty token or a leading `$`; a
 //    namespace/name that is not a Kubernetes name (they go into comments); a
 //    prefix taken by an installation that keeps the claim; no usable user.
+// Then the size ceiling (`max_bytes`), a pure function of the input, so
+// every replica leaves out the same: the users in `in_file` are kept first
+// (oldest installation first, up to max_bytes), then new users of
+// installations already in the file (rotations, up to max_bytes), then
+// installations not in the file, oldest first (api/claims.h: `created`,
+// then namespace/name), while the file stays within max_bytes -
+// reserve_bytes; the first that does not fit and every newer one are left
+// out (reason ConfigFull). The text never exceeds max_bytes.
 // Server-level problems fail the whole render with kInvalidArgument naming
 // the field: max_payload outside [16 MiB, 64 MiB], a server namespace/name
 // that is not a Kubernetes name.

@@ -1,0 +1,205 @@
+// What a PubSubBackend reconcile does while its user is on its way into the
+// server and once it is there: whether it is in the rendered file
+// (DecideInFile), whether and when to probe and what the outcome means
+// (DecideProbe, DecideProbeFailure). Pure: the controller gathers the facts
+// (ConfigIndex, the render's verdicts, the stored status, the probe pool's
+// outcome), calls these, and applies and reports the step they return.
+#pragma once
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "switchboard/common/status.h"
+#include "switchboard/operator_logic/config_load.h"
+#include "switchboard/operator_logic/time_util.h"
+
+namespace switchboard::operator_logic {
+
+// ---- the user in the server's config Secret ----
+
+// The last render's verdict on this backend's probe user (render.h
+// Rejected for that user or for the whole installation).
+struct LeftOut {
+  std::string reason;   // reasons::kRenderRejected or reasons::kConfigFull
+  std::string message;  // the render's, with its field
+};
+
+struct InFileFacts {
+  std::string server;  // "<ns>/<name>" of the NatsServer
+  std::string config_secret;
+  bool probe_user_in = false;  // the config Secret holds the user to probe
+  bool env_user_in = false;    // ... or the env Secret's user (a Staged rotation)
+  std::string env_user;        // the env Secret's user
+  // This process has rendered the server since it started: the verdict below
+  // is known (after a restart nothing is, until the server's first render).
+  bool server_rendered = false;
+  std::optional<LeftOut> left_out;  // the probe user was left out of the last render
+  bool has_status = false;          // the backend has conditions (not new)
+};
+
+enum class InFile {
+  kProceed,  // the user is in the file: on to the probe
+  kWait,     // not yet written: requeue soon and wake the server; no status
+  kReport,   // a status (reason/message) and requeue soon: not written yet
+  kLeftOut,  // a status (reason/message) and no retry: the render left it out
+};
+
+struct InFileStep {
+  InFile step = InFile::kProceed;
+  std::string reason;  // kReport, kLeftOut
+  std::string message;
+};
+
+// Left out wins (a user still in the file from before is going; a Staged
+// rotation whose new user is left out says that engines keep the old one);
+// then in
+// the file; then a new backend, or one whose server this process has not
+// rendered yet, waits without a status (a restart flips nothing); others
+// say ConfigNotReloaded while the write is pending.
+InFileStep DecideInFile(const InFileFacts& facts);
+
+// ---- a refused probe ----
+
+struct ProbeFailureFacts {
+  StatusCode code = StatusCode::kOk;       // pubsub::Probe's, never kOk here
+  std::string probe_message;               // pubsub::Probe's message
+  std::string user, server;                // the probed user; "<ns>/<name>" of the NatsServer
+  bool user_in_config = false;             // the config Secret holds the probed user
+  ConfigLoad load = ConfigLoad::kUnknown;  // DecideConfigLoad on the reloader's report
+  // Since this process first saw a config carrying the user, and how long a
+  // server may take to load a new user without telling (the kubelet syncs
+  // a changed Secret into the pod's volume within about a minute, then the
+  // reloader signals the server).
+  std::chrono::milliseconds user_waiting{0};
+  std::chrono::milliseconds load_window{0};
+  bool has_status = false;                         // the backend has conditions (not new)
+  std::chrono::milliseconds reload_retry{500};     // first retry while not loaded yet
+  std::chrono::milliseconds failure_retry{10000};  // retry of a real failure
+};
+
+struct ProbeFailureStep {
+  std::string_view reason;  // reasons::
+  std::string message;      // never a secret; stable across retries
+  bool report = true;       // false: a new backend waits quietly (no status yet)
+  std::chrono::milliseconds retry{0};
+};
+
+// A refusal (auth, permission) or a timeout while the user may not be
+// loaded yet (not in the file; the report says an earlier config; or no
+// report says it is loaded and the user is younger than load_window) is
+// ConfigNotReloaded, retried with a growing interval (waiting / 8, from
+// reload_retry up to 5 s), with a message that says so and how long it can
+// take, and no word about credentials. Once a report says the server
+// loaded it, or load_window has passed, it is what the code says
+// (ProbeFailureReason): AuthFailed, PermissionDenied, ServerUnreachable.
+ProbeFailureStep DecideProbeFailure(const ProbeFailureFacts& facts);
+
+// ---- the probe ----
+
+struct ProbeFacts {
+  bool staged = false;    // a Staged rotation: the probe user is the new one
+  bool fallback = false;  // Staged, and the env Secret still holds another user
+  // What the probe would be taken for now (a stored Ready is trusted only
+  // for the very same), and the stored status.
+  int64_t generation = 0;
+  std::string env_secret_hash;
+  std::string username;          // the env Secret's user
+  nlohmann::json stored_status;  // null or object
+  Time now{};
+  std::chrono::milliseconds interval{0};    // --probe-interval
+  std::chrono::milliseconds next_probe{0};  // interval, or sooner (a rotation's deadline)
+  std::chrono::milliseconds reload_retry{500};
+  // Before a probe: the reloader's verdict on the probe user, and how long
+  // it is still believed (patience - user_waiting).
+  ConfigLoad load = ConfigLoad::kUnknown;
+  std::chrono::milliseconds load_patience_left{0};
+  std::string probe_user, server;
+  // The latest probe taken with this fingerprint; nullopt: none.
+  struct Outcome {
+    bool primary_ok = false;
+    bool fallback_ok = false;
+    std::chrono::milliseconds age{0};
+    ProbeFailureFacts failure;  // when neither passed
+  };
+  std::optional<Outcome> outcome;
+};
+
+enum class ProbeAction {
+  kTrustStored,     // Passed from the stored status (its lastProbeTime, serverMaxPayload)
+  kWaitForLoad,     // the reloader says the server has not loaded the user: no probe yet
+  kSubmit,          // probe now, with the fallback when `fallback`
+  kPassed,          // Passed, with the outcome's time
+  kConfirm,         // Staged and the new user passed: ConfirmStaged, write both Secrets, Passed
+  kRotationStaged,  // Ready=True RotationStaged: the env Secret's user works, the new one not yet
+  kFailed,          // Ready=False with `reason`
+};
+
+// After the step: requeue after `after`, probe again at once (the outcome
+// is stale: forget it and enqueue), or wait for the pool's callback.
+enum class ProbeThen { kRequeue, kProbeAgain, kAwait };
+
+struct ProbeStep {
+  ProbeAction action = ProbeAction::kSubmit;
+  bool report = true;   // write the status (false: a new backend waits quietly)
+  std::string reason;   // kWaitForLoad, kFailed, kRotationStaged (Ready's reason)
+  std::string message;  // never a secret
+  ProbeThen then = ProbeThen::kAwait;
+  std::chrono::milliseconds after{0};
+};
+
+// The probe policy, in order:
+//  - no outcome for this fingerprint: a stored Ready=True Probed is trusted
+//    (not while Staged) when it was taken for the same generation, env hash
+//    and user less than `interval` ago, until that interval is up (a
+//    restart re-probes nothing); else, not Staged, a report that the server
+//    has not loaded the user waits (ConfigNotReloaded, quietly for a new
+//    backend) until the patience runs out; else probe;
+//  - the primary passed: Passed (kConfirm while Staged, then requeue at
+//    next_probe; else probe again once next_probe has passed);
+//  - Staged and only the fallback passed: RotationStaged, probed again every
+//    reload_retry;
+//  - neither: DecideProbeFailure, probed again after its retry (at most
+//    next_probe).
+// lastProbeTime moves only with a passing primary probe: a retry that
+// fails the same way writes nothing.
+ProbeStep DecideProbe(const ProbeFacts& facts);
+
+// ---- the finalizer ----
+
+struct FinalizeFacts {
+  bool has_finalizer = false;  // ours or the legacy one
+  std::string server;          // "<ns>/<name>" for a bound nats backend; "" otherwise
+  bool server_exists = false;
+  bool config_exists = false;   // the server's config Secret
+  bool users_rendered = false;  // it still holds a user of the backend
+  // Since metadata.deletionTimestamp; nullopt when it does not parse.
+  std::optional<std::chrono::milliseconds> deleting_for;
+  std::chrono::milliseconds cleanup_timeout{60000};
+};
+
+enum class Finalize {
+  kNothing,  // no finalizer of ours: nothing to do
+  kWait,     // the file still holds its users: wake the server, look again soon
+  kCleanUp,  // delete its Secrets, drop the finalizer, record the event
+};
+
+struct FinalizeStep {
+  Finalize step = Finalize::kNothing;
+  std::chrono::milliseconds recheck{0};  // kWait
+  // kCleanUp: the event (Warning when cleanup was skipped or cut short).
+  bool warning = false;
+  std::string reason;  // "" when there is no event (not a bound nats backend)
+  std::string message;
+};
+
+// The bounded finalizer: wait (rechecking every 500 ms) until the server's
+// file no longer holds the backend's users; skip the wait when the server
+// (ServerGone) or its config Secret (ConfigTargetMissing) is gone, or after
+// cleanup_timeout (CleanupTimedOut; also when deletionTimestamp does not
+// parse), each a Warning; UserRemoved (Normal) when the user left in time.
+FinalizeStep DecideFinalize(const FinalizeFacts& facts);
+
+}  // namespace switchboard::operator_logic

@@ -1,0 +1,197 @@
+#include "switchboard/operator_logic/backend_policy.h"
+
+#include <algorithm>
+
+#include "switchboard/operator_logic/conditions.h"
+
+namespace switchboard::operator_logic {
+namespace {
+
+using std::chrono::milliseconds;
+
+// A Go-style duration for messages: "2m0s", "90s" reads as "1m30s".
+std::string Duration(milliseconds d) {
+  const auto s = std::chrono::duration_cast<std::chrono::seconds>(d).count();
+  if (s < 60) return std::to_string(s) + "s";
+  return std::to_string(s / 60) + "m" + std::to_string(s % 60) + "s";
+}
+
+}  // namespace
+
+InFileStep DecideInFile(const InFileFacts& f) {
+  if (f.left_out) {
+    std::string message = f.left_out->message;
+    if (f.env_user_in && !f.probe_user_in) {
+      message += "; engines keep the env Secret's user " + f.env_user + ", which is still rendered";
+    }
+    return {InFile::kLeftOut, f.left_out->reason, std::move(message)};
+  }
+  if (f.probe_user_in || f.env_user_in) return {InFile::kProceed, "", ""};
+  if (!f.has_status || !f.server_rendered) return {InFile::kWait, "", ""};
+  return {InFile::kReport, std::string(reasons::kConfigNotReloaded),
+          "the user is not yet in NatsServer " + f.server + "'s config Secret " + f.config_secret};
+}
+
+ProbeFailureStep DecideProbeFailure(const ProbeFailureFacts& f) {
+  const bool refusal = f.code == StatusCode::kUnauthenticated ||
+                       f.code == StatusCode::kPermissionDenied || f.code == StatusCode::kTimeout;
+  std::string why;
+  if (refusal) {
+    if (!f.user_in_config) {
+      why = "user " + f.user + " is not in NatsServer " + f.server + "'s config Secret yet";
+    } else if (f.load == ConfigLoad::kPending) {
+      why = "NatsServer " + f.server + " has not loaded the config that carries user " + f.user +
+            " yet (its reloader reports an earlier one)";
+    } else if (f.load != ConfigLoad::kLoaded && f.user_waiting < f.load_window) {
+      why = "NatsServer " + f.server + " has not loaded user " + f.user +
+            " yet: a NATS pod sees its config Secret change only after the kubelet's volume "
+            "sync (up to about a minute) and its config reloader; the probe is retried, and a "
+            "refusal " +
+            Duration(f.load_window) + " after the user was rendered counts as " +
+            std::string(f.code == StatusCode::kTimeout            ? reasons::kServerUnreachable
+                        : f.code == StatusCode::kPermissionDenied ? reasons::kPermissionDenied
+                                                                  : reasons::kAuthFailed);
+    }
+  }
+  if (!why.empty()) {
+    ProbeFailureStep s;
+    s.reason = reasons::kConfigNotReloaded;
+    s.message = std::move(why);
+    s.report = f.has_status;
+    s.retry = std::clamp(f.user_waiting / 8, f.reload_retry,
+                         std::max(f.reload_retry, milliseconds(5000)));
+    return s;
+  }
+  ProbeFailureStep s;
+  s.reason = ProbeFailureReason(f.code, false);
+  s.message = f.probe_message;
+  if (refusal && f.user_in_config) {
+    s.message += f.load == ConfigLoad::kLoaded
+                     ? " (the server's reloader reports a config that carries user " + f.user + ")"
+                     : " (user " + f.user + " has been in NatsServer " + f.server +
+                           "'s config Secret for over " + Duration(f.load_window) +
+                           ": check that its NATS pods include that file)";
+  }
+  s.retry = f.failure_retry;
+  return s;
+}
+
+namespace {
+
+// Time left of a stored passing probe that describes this very setup.
+std::optional<milliseconds> TrustedStoredProbe(const ProbeFacts& f) {
+  const nlohmann::json& st = f.stored_status;
+  if (!st.is_object()) return std::nullopt;
+  const auto conditions = ConditionsFromJson(st.value("conditions", nlohmann::json::array()));
+  const Condition* ready = FindCondition(conditions, condition_types::kReady);
+  if (ready == nullptr || ready->status != "True" || ready->reason != reasons::kProbed) {
+    return std::nullopt;
+  }
+  auto last = ParseTime(st.value("lastProbeTime", ""));
+  if (st.value("observedGeneration", int64_t{-1}) != f.generation ||
+      st.value("envSecretHash", "") != f.env_secret_hash ||
+      st.value("username", "") != f.username || !last.ok()) {
+    return std::nullopt;
+  }
+  const auto age = std::chrono::duration_cast<milliseconds>(f.now - *last);
+  if (age >= f.interval) return std::nullopt;
+  return f.interval - age;
+}
+
+}  // namespace
+
+ProbeStep DecideProbe(const ProbeFacts& f) {
+  const bool has_status = f.stored_status.is_object() && f.stored_status.contains("conditions");
+  ProbeStep s;
+  if (!f.outcome) {
+    if (!f.staged) {
+      if (auto left = TrustedStoredProbe(f)) {
+        s.action = ProbeAction::kTrustStored;
+        s.then = ProbeThen::kRequeue;
+        s.after = std::min(*left, f.next_probe);
+        return s;
+      }
+      if (f.load == ConfigLoad::kPending) {
+        s.action = ProbeAction::kWaitForLoad;
+        s.report = has_status;
+        s.reason = std::string(reasons::kConfigNotReloaded);
+        s.message = "NatsServer " + f.server + " has not loaded the config that carries user " +
+                    f.probe_user + " yet (its reloader reports an earlier one)";
+        s.then = ProbeThen::kRequeue;
+        s.after = std::max(milliseconds(100), f.load_patience_left);
+        return s;
+      }
+    }
+    s.action = ProbeAction::kSubmit;
+    s.then = ProbeThen::kAwait;
+    return s;
+  }
+  // Probe again once `d` has passed since the outcome.
+  auto again_after = [&](milliseconds d) {
+    if (f.outcome->age >= d) {
+      s.then = ProbeThen::kProbeAgain;
+    } else {
+      s.then = ProbeThen::kRequeue;
+      s.after = d - f.outcome->age + milliseconds(1);
+    }
+  };
+  if (f.outcome->primary_ok) {
+    if (f.staged) {
+      s.action = ProbeAction::kConfirm;
+      s.then = ProbeThen::kRequeue;
+      s.after = f.next_probe;
+    } else {
+      s.action = ProbeAction::kPassed;
+      again_after(f.next_probe);
+    }
+    return s;
+  }
+  if (f.staged && f.outcome->fallback_ok) {
+    s.action = ProbeAction::kRotationStaged;
+    s.reason = std::string(reasons::kRotationStaged);
+    s.message =
+        "probe passed with the env Secret's credentials; the rotation switches them once "
+        "the server accepts user " +
+        f.probe_user;
+    again_after(f.reload_retry);
+    return s;
+  }
+  ProbeFailureFacts failure = f.outcome->failure;
+  failure.has_status = has_status;
+  auto decided = DecideProbeFailure(failure);
+  s.action = ProbeAction::kFailed;
+  s.report = decided.report;
+  s.reason = std::string(decided.reason);
+  s.message = std::move(decided.message);
+  again_after(std::min(decided.retry, f.next_probe));
+  return s;
+}
+
+FinalizeStep DecideFinalize(const FinalizeFacts& f) {
+  FinalizeStep s;
+  if (!f.has_finalizer) return s;
+  s.step = Finalize::kCleanUp;
+  if (f.server.empty()) return s;
+  auto skipped = [&](std::string_view reason, const std::string& why) {
+    s.warning = true;
+    s.reason = std::string(reason);
+    s.message = "finalizer removed without removing the NATS user from NatsServer " + f.server +
+                " (" + why + ")";
+    return s;
+  };
+  if (!f.server_exists) return skipped(reasons::kServerGone, "the NatsServer is gone");
+  if (!f.config_exists) return skipped(reasons::kConfigTargetMissing, "its config Secret is gone");
+  if (f.users_rendered) {
+    if (f.deleting_for && *f.deleting_for < f.cleanup_timeout) {
+      s.step = Finalize::kWait;
+      s.recheck = milliseconds(500);
+      return s;
+    }
+    return skipped(reasons::kCleanupTimedOut, "no render without it in time");
+  }
+  s.reason = std::string(reasons::kUserRemoved);
+  s.message = "NATS user removed from NatsServer " + f.server;
+  return s;
+}
+
+}  // namespace switchboard::operator_logic

@@ -1,0 +1,349 @@
+#include "switchboard/operator_logic/backend_policy.h"
+
+#include <gtest/gtest.h>
+
+#include "switchboard/operator_logic/conditions.h"
+#include "switchboard/operator_logic/time_util.h"
+
+namespace switchboard::operator_logic {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+
+TEST(DecideInFile, Table) {
+  auto facts = [](bool probe_in, bool env_in, bool rendered, bool has_status,
+                  std::optional<LeftOut> left_out = std::nullopt) {
+    InFileFacts f;
+    f.server = "nats/shared";
+    f.config_secret = "shared-switchboard";
+    f.probe_user_in = probe_in;
+    f.env_user_in = env_in;
+    f.env_user = "u";
+    f.server_rendered = rendered;
+    f.has_status = has_status;
+    f.left_out = std::move(left_out);
+    return f;
+  };
+  const LeftOut full{std::string(reasons::kConfigFull), "left out: the file is full"};
+  struct Case {
+    const char* name;
+    InFileFacts facts;
+    InFile want;
+    std::string_view reason;
+  } cases[] = {
+      {"in the file: on to the probe", facts(true, true, true, true), InFile::kProceed, ""},
+      {"a Staged rotation: the env user is in", facts(false, true, true, true), InFile::kProceed,
+       ""},
+      {"a new backend waits quietly for the write", facts(false, false, true, false), InFile::kWait,
+       ""},
+      {"after a restart, before the server's first render: no status flips",
+       facts(false, false, false, true), InFile::kWait, ""},
+      {"an existing backend says it waits for the write", facts(false, false, true, true),
+       InFile::kReport, reasons::kConfigNotReloaded},
+      {"left out, new backend: it gets a status at once", facts(false, false, true, false, full),
+       InFile::kLeftOut, reasons::kConfigFull},
+      {"left out although the old file still has it", facts(true, true, true, true, full),
+       InFile::kLeftOut, reasons::kConfigFull},
+  };
+  for (const auto& c : cases) {
+    auto step = DecideInFile(c.facts);
+    EXPECT_EQ(step.step, c.want) << c.name;
+    EXPECT_EQ(step.reason, c.reason) << c.name;
+  }
+  auto staged = DecideInFile(facts(false, true, true, true, full));
+  EXPECT_EQ(staged.step, InFile::kLeftOut);
+  EXPECT_EQ(staged.message,
+            "left out: the file is full; engines keep the env Secret's user u, which is still "
+            "rendered");
+  EXPECT_EQ(DecideInFile(facts(false, false, true, true)).message,
+            "the user is not yet in NatsServer nats/shared's config Secret shared-switchboard");
+}
+
+ProbeFailureFacts Refused(StatusCode code, ConfigLoad load, int waiting_s, bool in_config = true,
+                          bool has_status = true) {
+  ProbeFailureFacts f;
+  f.code = code;
+  f.probe_message = "nats: Authorization Violation; check the username and password";
+  f.user = "team-a-hatchet";
+  f.server = "nats/shared";
+  f.user_in_config = in_config;
+  f.load = load;
+  f.user_waiting = seconds(waiting_s);
+  f.load_window = seconds(120);
+  f.has_status = has_status;
+  f.reload_retry = milliseconds(500);
+  f.failure_retry = seconds(10);
+  return f;
+}
+
+TEST(DecideProbeFailure, Table) {
+  const auto kAuth = StatusCode::kUnauthenticated;
+  struct Case {
+    const char* name;
+    ProbeFailureFacts facts;
+    std::string_view reason;
+    bool report;
+    milliseconds retry;
+  } cases[] = {
+      {"no report, just rendered: not loaded yet", Refused(kAuth, ConfigLoad::kUnknown, 0),
+       reasons::kConfigNotReloaded, true, milliseconds(500)},
+      {"no report, 70 s: the kubelet may still be syncing",
+       Refused(kAuth, ConfigLoad::kUnknown, 70), reasons::kConfigNotReloaded, true, seconds(5)},
+      {"no report, 16 s: retries grow with the wait", Refused(kAuth, ConfigLoad::kUnknown, 16),
+       reasons::kConfigNotReloaded, true, seconds(2)},
+      {"no report, past the window: the credentials are refused",
+       Refused(kAuth, ConfigLoad::kUnknown, 120), reasons::kAuthFailed, true, seconds(10)},
+      {"the reloader says it loaded the user: refused for real",
+       Refused(kAuth, ConfigLoad::kLoaded, 1), reasons::kAuthFailed, true, seconds(10)},
+      {"the reloader says an earlier config: not loaded yet",
+       Refused(kAuth, ConfigLoad::kPending, 1), reasons::kConfigNotReloaded, true,
+       milliseconds(500)},
+      {"not in the config Secret at all (a Staged user)",
+       Refused(kAuth, ConfigLoad::kUnknown, 500, false), reasons::kConfigNotReloaded, true,
+       seconds(5)},
+      {"a new backend waits quietly", Refused(kAuth, ConfigLoad::kUnknown, 3, true, false),
+       reasons::kConfigNotReloaded, false, milliseconds(500)},
+      {"permission refused while not loaded",
+       Refused(StatusCode::kPermissionDenied, ConfigLoad::kUnknown, 3), reasons::kConfigNotReloaded,
+       true, milliseconds(500)},
+      {"permission refused once loaded",
+       Refused(StatusCode::kPermissionDenied, ConfigLoad::kLoaded, 3), reasons::kPermissionDenied,
+       true, seconds(10)},
+      {"a timeout while not loaded", Refused(StatusCode::kTimeout, ConfigLoad::kUnknown, 3),
+       reasons::kConfigNotReloaded, true, milliseconds(500)},
+      {"a timeout past the window", Refused(StatusCode::kTimeout, ConfigLoad::kUnknown, 200),
+       reasons::kServerUnreachable, true, seconds(10)},
+      {"unreachable is unreachable, loaded or not",
+       Refused(StatusCode::kUnavailable, ConfigLoad::kUnknown, 0), reasons::kServerUnreachable,
+       true, seconds(10)},
+      {"max_payload too small, whatever the wait",
+       Refused(StatusCode::kFailedPrecondition, ConfigLoad::kUnknown, 0),
+       reasons::kMaxPayloadTooSmall, true, seconds(10)},
+  };
+  for (const auto& c : cases) {
+    auto step = DecideProbeFailure(c.facts);
+    EXPECT_EQ(step.reason, c.reason) << c.name;
+    EXPECT_EQ(step.report, c.report) << c.name;
+    EXPECT_EQ(step.retry, c.retry) << c.name;
+    if (step.reason == reasons::kConfigNotReloaded) {
+      // Honest waiting: it says the server has not loaded the user, and no
+      // word tells the user to check the credentials.
+      EXPECT_NE(step.message.find("team-a-hatchet"), std::string::npos) << c.name;
+      EXPECT_EQ(step.message.find("check the username"), std::string::npos) << c.name;
+      EXPECT_EQ(step.message.find("Authorization Violation"), std::string::npos) << c.name;
+    }
+  }
+}
+
+TEST(DecideProbeFailure, MessagesSayWhatIsAwaitedAndStayTheSameAcrossRetries) {
+  auto early = DecideProbeFailure(Refused(StatusCode::kUnauthenticated, ConfigLoad::kUnknown, 2));
+  auto later = DecideProbeFailure(Refused(StatusCode::kUnauthenticated, ConfigLoad::kUnknown, 60));
+  EXPECT_EQ(early.message, later.message) << "a retry must not rewrite the status";
+  EXPECT_EQ(early.message,
+            "NatsServer nats/shared has not loaded user team-a-hatchet yet: a NATS pod sees its "
+            "config Secret change only after the kubelet's volume sync (up to about a minute) and "
+            "its config reloader; the probe is retried, and a refusal 2m0s after the user was "
+            "rendered counts as AuthFailed");
+  auto failed =
+      DecideProbeFailure(Refused(StatusCode::kUnauthenticated, ConfigLoad::kUnknown, 130));
+  EXPECT_EQ(failed.message,
+            "nats: Authorization Violation; check the username and password (user team-a-hatchet "
+            "has been in NatsServer nats/shared's config Secret for over 2m0s: check that its "
+            "NATS pods include that file)");
+}
+
+// ---- DecideProbe ----
+
+constexpr int64_t kGen = 3;
+const Time kNow = ParseTime("2026-12-01T12:00:00Z").value();
+
+nlohmann::json StoredReady(const std::string& reason, const std::string& probed_at,
+                           int64_t gen = kGen, const std::string& user = "u",
+                           const std::string& hash = "sha256:env") {
+  return {{"observedGeneration", gen},
+          {"envSecretHash", hash},
+          {"username", user},
+          {"lastProbeTime", probed_at},
+          {"conditions", nlohmann::json::array(
+                             {ToJson(Condition{"Ready", "True", reason, "m", gen, probed_at})})}};
+}
+
+ProbeFacts Probing(nlohmann::json stored = nullptr) {
+  ProbeFacts f;
+  f.generation = kGen;
+  f.env_secret_hash = "sha256:env";
+  f.username = "u";
+  f.stored_status = std::move(stored);
+  f.now = kNow;
+  f.interval = seconds(300);
+  f.next_probe = seconds(300);
+  f.reload_retry = milliseconds(500);
+  f.probe_user = "u";
+  f.server = "nats/shared";
+  return f;
+}
+
+ProbeFacts With(ProbeFacts f, bool primary_ok, bool fallback_ok, int age_s,
+                StatusCode code = StatusCode::kOk, ConfigLoad load = ConfigLoad::kUnknown,
+                int waiting_s = 0) {
+  ProbeFacts::Outcome o;
+  o.primary_ok = primary_ok;
+  o.fallback_ok = fallback_ok;
+  o.age = seconds(age_s);
+  o.failure = Refused(code, load, waiting_s);
+  f.outcome = o;
+  return f;
+}
+
+ProbeFacts Staged(ProbeFacts f) {
+  f.staged = true;
+  f.fallback = true;
+  f.probe_user = "u-r1";
+  return f;
+}
+
+ProbeFacts Pending(ProbeFacts f, int patience_left_s) {
+  f.load = ConfigLoad::kPending;
+  f.load_patience_left = seconds(patience_left_s);
+  return f;
+}
+
+TEST(DecideProbe, Table) {
+  const auto kAuth = StatusCode::kUnauthenticated;
+  const auto ready_2m_ago = StoredReady("Probed", "2026-12-01T11:58:00Z");
+  const auto ready_6m_ago = StoredReady("Probed", "2026-12-01T11:54:00Z");
+  const auto failing = nlohmann::json{
+      {"conditions", nlohmann::json::array({ToJson(Condition{"Ready", "False", "AuthFailed", "m",
+                                                             kGen, "2026-12-01T11:00:00Z"})})}};
+  struct Case {
+    const char* name;
+    ProbeFacts facts;
+    ProbeAction action;
+    bool report;
+    ProbeThen then;
+    milliseconds after;
+    std::string_view reason;
+  } cases[] = {
+      {"a new backend: probe", Probing(), ProbeAction::kSubmit, true, ProbeThen::kAwait,
+       milliseconds(0), ""},
+      {"after a restart a recent stored Ready is trusted until the interval is up",
+       Probing(ready_2m_ago), ProbeAction::kTrustStored, true, ProbeThen::kRequeue, seconds(180),
+       ""},
+      {"a stored Ready older than the interval is probed again", Probing(ready_6m_ago),
+       ProbeAction::kSubmit, true, ProbeThen::kAwait, milliseconds(0), ""},
+      {"a stored Ready of another generation is not trusted",
+       Probing(StoredReady("Probed", "2026-12-01T11:58:00Z", kGen - 1)), ProbeAction::kSubmit, true,
+       ProbeThen::kAwait, milliseconds(0), ""},
+      {"a stored Ready for another user is not trusted",
+       Probing(StoredReady("Probed", "2026-12-01T11:58:00Z", kGen, "v")), ProbeAction::kSubmit,
+       true, ProbeThen::kAwait, milliseconds(0), ""},
+      {"a stored Ready for another env Secret is not trusted",
+       Probing(StoredReady("Probed", "2026-12-01T11:58:00Z", kGen, "u", "sha256:old")),
+       ProbeAction::kSubmit, true, ProbeThen::kAwait, milliseconds(0), ""},
+      {"a stored RotationStaged is not a proof of the current user",
+       Probing(StoredReady("RotationStaged", "2026-12-01T11:58:00Z")), ProbeAction::kSubmit, true,
+       ProbeThen::kAwait, milliseconds(0), ""},
+      {"Staged never trusts a stored Ready", Staged(Probing(ready_2m_ago)), ProbeAction::kSubmit,
+       true, ProbeThen::kAwait, milliseconds(0), ""},
+      {"the reloader says not loaded yet: a new backend waits quietly", Pending(Probing(), 20),
+       ProbeAction::kWaitForLoad, false, ProbeThen::kRequeue, seconds(20),
+       reasons::kConfigNotReloaded},
+      {"the reloader says not loaded yet: an existing backend says so",
+       Pending(Probing(failing), 20), ProbeAction::kWaitForLoad, true, ProbeThen::kRequeue,
+       seconds(20), reasons::kConfigNotReloaded},
+      {"waiting for the reloader is rechecked at least every 100 ms", Pending(Probing(failing), 0),
+       ProbeAction::kWaitForLoad, true, ProbeThen::kRequeue, milliseconds(100),
+       reasons::kConfigNotReloaded},
+      {"Staged does not wait for the reloader (the fallback covers it)",
+       Pending(Staged(Probing(failing)), 20), ProbeAction::kSubmit, true, ProbeThen::kAwait,
+       milliseconds(0), ""},
+      {"passed: probe again once next_probe has passed", With(Probing(), true, false, 10),
+       ProbeAction::kPassed, true, ProbeThen::kRequeue, seconds(290) + milliseconds(1), ""},
+      {"passed long ago: probe again now", With(Probing(), true, false, 300), ProbeAction::kPassed,
+       true, ProbeThen::kProbeAgain, milliseconds(0), ""},
+      {"Staged and the new user passed: confirm", With(Staged(Probing()), true, false, 0),
+       ProbeAction::kConfirm, true, ProbeThen::kRequeue, seconds(300), ""},
+      {"Staged and only the env Secret's user passed: RotationStaged, retried soon",
+       With(Staged(Probing()), false, true, 0, kAuth), ProbeAction::kRotationStaged, true,
+       ProbeThen::kRequeue, milliseconds(501), reasons::kRotationStaged},
+      {"refused while not loaded: a new backend waits quietly",
+       With(Probing(), false, false, 0, kAuth), ProbeAction::kFailed, false, ProbeThen::kRequeue,
+       milliseconds(501), reasons::kConfigNotReloaded},
+      {"refused while not loaded: an existing backend says so",
+       With(Probing(failing), false, false, 0, kAuth), ProbeAction::kFailed, true,
+       ProbeThen::kRequeue, milliseconds(501), reasons::kConfigNotReloaded},
+      {"refused once loaded: AuthFailed, retried after 10 s",
+       With(Probing(failing), false, false, 0, kAuth, ConfigLoad::kLoaded), ProbeAction::kFailed,
+       true, ProbeThen::kRequeue, seconds(10) + milliseconds(1), reasons::kAuthFailed},
+      {"a failure's retry is due: probe again",
+       With(Probing(failing), false, false, 11, StatusCode::kUnavailable), ProbeAction::kFailed,
+       true, ProbeThen::kProbeAgain, milliseconds(0), reasons::kServerUnreachable},
+  };
+  for (const auto& c : cases) {
+    auto step = DecideProbe(c.facts);
+    EXPECT_EQ(step.action, c.action) << c.name;
+    EXPECT_EQ(step.report, c.report) << c.name;
+    EXPECT_EQ(step.then, c.then) << c.name;
+    if (step.then == ProbeThen::kRequeue) {
+      EXPECT_EQ(step.after, c.after) << c.name;
+    }
+    EXPECT_EQ(step.reason, c.reason) << c.name;
+  }
+}
+
+// ---- DecideFinalize ----
+
+TEST(DecideFinalize, Table) {
+  auto facts = [](bool server, bool config, bool rendered, std::optional<int> deleting_s) {
+    FinalizeFacts f;
+    f.has_finalizer = true;
+    f.server = "nats/shared";
+    f.server_exists = server;
+    f.config_exists = config;
+    f.users_rendered = rendered;
+    if (deleting_s) f.deleting_for = seconds(*deleting_s);
+    f.cleanup_timeout = seconds(60);
+    return f;
+  };
+  FinalizeFacts none;
+  FinalizeFacts unbound = facts(true, true, true, 0);
+  unbound.server = "";
+  struct Case {
+    const char* name;
+    FinalizeFacts facts;
+    Finalize step;
+    bool warning;
+    std::string_view reason;
+  } cases[] = {
+      {"no finalizer of ours", none, Finalize::kNothing, false, ""},
+      {"the user left the file: clean up", facts(true, true, false, 5), Finalize::kCleanUp, false,
+       reasons::kUserRemoved},
+      {"still rendered: wait", facts(true, true, true, 5), Finalize::kWait, false, ""},
+      {"still rendered just before the timeout", facts(true, true, true, 59), Finalize::kWait,
+       false, ""},
+      {"still rendered at the timeout: go anyway", facts(true, true, true, 60), Finalize::kCleanUp,
+       true, reasons::kCleanupTimedOut},
+      {"a deletionTimestamp that does not parse never wedges it",
+       facts(true, true, true, std::nullopt), Finalize::kCleanUp, true, reasons::kCleanupTimedOut},
+      {"the server is gone", facts(false, false, true, 0), Finalize::kCleanUp, true,
+       reasons::kServerGone},
+      {"its config Secret is gone", facts(true, false, true, 0), Finalize::kCleanUp, true,
+       reasons::kConfigTargetMissing},
+      {"rabbitmq, postgres, or no serverRef: clean up, no event", unbound, Finalize::kCleanUp,
+       false, ""},
+  };
+  for (const auto& c : cases) {
+    auto step = DecideFinalize(c.facts);
+    EXPECT_EQ(step.step, c.step) << c.name;
+    EXPECT_EQ(step.warning, c.warning) << c.name;
+    EXPECT_EQ(step.reason, c.reason) << c.name;
+    if (!step.reason.empty()) {
+      EXPECT_NE(step.message.find("NatsServer nats/shared"), std::string::npos) << c.name;
+    }
+  }
+  EXPECT_EQ(DecideFinalize(facts(true, true, true, 5)).recheck, milliseconds(500));
+}
+
+}  // namespace
+}  // namespace switchboard::operator_logic
