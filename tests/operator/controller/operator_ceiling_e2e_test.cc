@@ -30,7 +30,7 @@ int Backends() {
 }
 
 std::string Index(int i) {
-  char buf[8];
+  char buf[16];
   std::snprintf(buf, sizeof buf, "%06d", i);
   return buf;
 }
@@ -162,7 +162,9 @@ TEST(OperatorCeilingE2E, AFullConfigLeavesOutTheNewestAndSaysSo) {
     return true;
   };
   EXPECT_TRUE(testing::WaitFor(moved, 120s, 1s));
-  if (fit + 3 < n) EXPECT_EQ(ReadyReason(Get("psb", be_ns, Name(fit + 3))), "ConfigFull");
+  if (fit + 3 < n) {
+    EXPECT_EQ(ReadyReason(Get("psb", be_ns, Name(fit + 3))), "ConfigFull");
+  }
   EXPECT_LE(SecretData(srv_ns, "shared-switchboard")["switchboard.conf"].size(),
             operator_logic::kMaxSecretDataBytes);
 
