@@ -20,16 +20,6 @@
 
 namespace switchboard::pubsub::testutil {
 
-inline std::string RandomBytes(size_t n, uint64_t seed) {
-  std::mt19937_64 g(seed);
-  std::string s(n, '\0');
-  for (size_t i = 0; i + 8 <= n; i += 8) {
-    uint64_t v = g();
-    std::memcpy(&s[i], &v, 8);
-  }
-  return s;
-}
-
 // The bodies a Switchboard publisher puts on the wire for one message of
 // twelve 1 MiB payloads (just over 16 MiB as base64 JSON), encoded once: a
 // raw nats.c connection sends them, so the subscriber's reader spends

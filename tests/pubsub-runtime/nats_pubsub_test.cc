@@ -22,20 +22,11 @@ namespace {
 using testing::NatsServer;
 using testutil::Collector;
 using testutil::Options;
+using testutil::RandomBytes;
 using testutil::RawConnection;
 using testutil::WireTap;
 
 constexpr const char* kTenant = "8f3b1c2d-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
-
-std::string RandomBytes(size_t n, uint64_t seed) {
-  std::mt19937_64 g(seed);
-  std::string s(n, '\0');
-  for (size_t i = 0; i + 8 <= n; i += 8) {
-    uint64_t v = g();
-    std::memcpy(&s[i], &v, 8);
-  }
-  return s;
-}
 
 std::unique_ptr<NatsPubSub> MustConnect(const NatsOptions& o) {
   auto r = NatsPubSub::Connect(o);

@@ -5,7 +5,10 @@
 
 #include <nats/nats.h>
 
+#include <cstdint>
+#include <cstring>
 #include <mutex>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -13,6 +16,17 @@
 #include "switchboard/testing/wait.h"
 
 namespace switchboard::pubsub::testutil {
+
+// n bytes that do not compress, the same for the same seed.
+inline std::string RandomBytes(size_t n, uint64_t seed) {
+  std::mt19937_64 g(seed);
+  std::string s(n, '\0');
+  for (size_t i = 0; i + 8 <= n; i += 8) {
+    uint64_t v = g();
+    std::memcpy(&s[i], &v, 8);
+  }
+  return s;
+}
 
 // Collects every message a subscription hands over.
 class Collector {
