@@ -28,7 +28,7 @@
 
 namespace switchboard::operator_controller {
 
-// The finalizer the operator wrote before the one core; replaced on sight.
+// The finalizer name of the older layout; replaced on sight.
 inline constexpr std::string_view kLegacyFinalizer = "pubsub.switchboard.dev/finalizer";
 
 // What a read found that the backend's status reports (as opposed to an API

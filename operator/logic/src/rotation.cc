@@ -106,7 +106,7 @@ Result<CredentialState> DecodeState(const SecretData& d) {
       (phase == nullptr || phase->empty()) && legacy_prev != nullptr && !legacy_prev->empty();
   if ((phase == nullptr || phase->empty()) && !legacy_retiring) return s;
   if (legacy_retiring) {
-    // Written by the operator before the one core (no rotation-phase): it
+    // The older layout (no rotation-phase key): that operator
     // switched the env Secret at once, so the rotation reads as Retiring.
     s.phase = RotationPhase::kRetiring;
   } else if (*phase == "Staged") {

@@ -1,5 +1,5 @@
-// Upgrade in place (issue 9 item 3): objects exactly as the operator before
-// the one core wrote them (finalizer pubsub.switchboard.dev/finalizer,
+// Upgrade in place: objects exactly as the operator wrote them in the
+// older layout (finalizer pubsub.switchboard.dev/finalizer,
 // credentials Secrets without rotation-count or rotation-phase, a
 // user-supplied password kept as a password-check instead of a copy, a
 // rotation in its Retiring phase, env and config Secrets without the newer

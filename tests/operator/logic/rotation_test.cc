@@ -459,7 +459,7 @@ TEST(Rotation, OneBcryptPolicyGeneratedCheapUserSuppliedSlow) {
   EXPECT_EQ(external.fakes.last_cost, kBcryptCost);
 }
 
-// Credentials Secrets as the operator wrote them before the one core:
+// Credentials Secrets in the older layout (no rotation-phase key):
 // adopted with the same users and passwords (an upgrade changes nothing a
 // running engine uses).
 TEST(State, DecodesTheLegacyLayout) {

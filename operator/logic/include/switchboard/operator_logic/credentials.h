@@ -1,8 +1,8 @@
 // Passwords and their bcrypt hashes: the only place the operator touches
 // secret material. Pure except for the CSPRNG.
 //
-// Cost model: BcryptHash and BcryptVerify take about 90 ms each at cost 11
-// (one core). A hash is therefore computed once per password and stored
+// Cost model: BcryptHash and BcryptVerify at cost 11 are slow by design
+// (figures in BENCHMARKS.md). A hash is therefore computed once per password and stored
 // beside it (credentials Secret key `bcrypt`, see rotation.h); a render only
 // ever reads stored hashes.
 //

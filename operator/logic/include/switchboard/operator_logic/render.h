@@ -156,11 +156,11 @@ Result<RenderedConfig> RenderNatsConfig(const RenderInput& input);
 // "sha256:" + lowercase hex SHA-256 of `text` (status.configHash).
 std::string ConfigHash(std::string_view text);
 
-// A Kubernetes quantity (spec.maxPayload) in bytes: a JSON integer, or a
-// string of digits with an optional suffix Ki Mi Gi Ti (powers of 1024) or
-// k M G T (powers of 1000), e.g. "16Mi", "16777216", 16777216. Null gives
-// `default_bytes`. kInvalidArgument (naming `field`) for negative,
-// fractional, exponent, overflowing or otherwise unparseable values.
+// A Kubernetes quantity (spec.maxPayload) in bytes, read by the one
+// quantity parser the rules use (api::ParseQuantity: "16Mi", "16777216",
+// 16777216, "1.5Ki", "1e6"). Null gives `default_bytes`. kInvalidArgument
+// (naming `field`) for a negative value, or for one api::ParseQuantity
+// refuses (not a whole number of bytes, overflowing, unparseable).
 Result<int64_t> ParseByteQuantity(const nlohmann::json& value, std::string_view field,
                                   int64_t default_bytes = api::kEngineMaxPayload);
 

@@ -92,8 +92,8 @@ struct CredentialState {
   bool operator==(const CredentialState&) const = default;
 };
 
-// State <-> credentials Secret data. DecodeState also reads the layout the
-// operator wrote before the one core (no rotation-phase while a previous
+// State <-> credentials Secret data. DecodeState also reads the
+// older layout without a rotation-phase key (while a previous
 // user exists: Retiring, due now when retires-at is absent; the
 // password-check key is ignored), so an upgrade changes no password.
 // Decode fails with kInvalidArgument

@@ -1,13 +1,16 @@
-// The three Secrets the operator writes, as server-side-apply JSON with
-// consistent names, labels and owners (objects.h BuildSecret). Pure.
+// The three Secrets the operator writes, as whole desired objects with
+// consistent names, labels and owners (objects.h BuildSecret); the
+// controller compares them with what is stored and merge-patches the
+// difference (operator/README.md says why not server-side apply). Pure.
 //
 //   kind          name (namespace)                 owner          data
 //   env           spec.output.secretName (backend) PubSubBackend  EnvData (nats/rabbitmq/postgres)
 //   credentials   <backend>-nats-credentials       PubSubBackend  EncodeState(CredentialState)
 //   config        spec.config.secretName (server)  NatsServer     {<key>: rendered include file}
 //
-// Each carries an annotation with the hash of its content, so a reader (or a
-// pod template) can tell the version without decoding data.
+// The env and config Secrets carry kContentHashAnnotation with the hash of
+// their content, so a reader can tell the version without decoding data
+// (the credentials Secret has none: its content is the state itself).
 #pragma once
 
 #include <nlohmann/json.hpp>
