@@ -61,6 +61,13 @@ ObjectKey BackendView::server() const {
   return {NonEmpty(Field(ref, "namespace"), ns()), Str(Field(ref, "name"))};
 }
 
+std::optional<ObjectKey> BackendView::bound_server() const {
+  if (kind() != kBackendNats) return std::nullopt;
+  ObjectKey s = server();
+  if (s.name.empty()) return std::nullopt;
+  return s;
+}
+
 std::string BackendView::subject_prefix() const {
   return NonEmpty(Path(*o_, {"spec", "nats", "subjectPrefix"}), kDefaultSubjectPrefix);
 }

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <vector>
+
 namespace switchboard::api {
 namespace {
 
@@ -25,6 +28,36 @@ TEST(Views, BackendDefaults) {
   EXPECT_EQ(v.max_sub_chans(), 20);
   EXPECT_EQ(v.max_conns(), 5);
   EXPECT_EQ(v.min_conns(), 1);
+}
+
+// Bound means: kind nats and a named serverRef (its namespace defaults to
+// the backend's). Every other shape is bound to nothing.
+TEST(Views, BoundServer) {
+  struct Case {
+    const char* name;
+    json spec;
+    std::optional<ObjectKey> want;
+  };
+  const std::vector<Case> cases = {
+      {"nats, same namespace",
+       {{"kind", "nats"}, {"nats", {{"serverRef", {{"name", "s"}}}}}},
+       ObjectKey{"team-a", "s"}},
+      {"nats, other namespace",
+       {{"kind", "nats"}, {"nats", {{"serverRef", {{"name", "s"}, {"namespace", "nats"}}}}}},
+       ObjectKey{"nats", "s"}},
+      {"nats, no serverRef", {{"kind", "nats"}, {"nats", json::object()}}, std::nullopt},
+      {"nats, unnamed serverRef",
+       {{"kind", "nats"}, {"nats", {{"serverRef", {{"namespace", "nats"}}}}}},
+       std::nullopt},
+      {"postgres with a stray nats block",
+       {{"kind", "postgres"}, {"nats", {{"serverRef", {{"name", "s"}}}}}},
+       std::nullopt},
+      {"no kind", {{"nats", {{"serverRef", {{"name", "s"}}}}}}, std::nullopt},
+  };
+  for (const auto& c : cases) {
+    json o = {{"metadata", {{"name", "b"}, {"namespace", "team-a"}}}, {"spec", c.spec}};
+    EXPECT_EQ(BackendView(o).bound_server(), c.want) << c.name;
+  }
 }
 
 TEST(Views, BackendExplicitValues) {

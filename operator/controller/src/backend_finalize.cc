@@ -45,9 +45,9 @@ Result<Action> BackendReconciler::Impl::Finalize() {
     f.deleting_for =
         std::chrono::duration_cast<std::chrono::milliseconds>(logic::Clock::now() - *since);
   }
-  if (f.has_finalizer && view.kind() == api::kBackendNats && !view.server().name.empty()) {
-    f.server = view.server().ToString();
-    kube::ObjectPtr server_obj = ctx.servers->Get(view.server().ns, view.server().name);
+  if (auto bound = view.bound_server(); f.has_finalizer && bound) {
+    f.server = bound->ToString();
+    kube::ObjectPtr server_obj = ctx.servers->Get(bound->ns, bound->name);
     f.server_exists = server_obj != nullptr;
     if (server_obj) {
       api::NatsServerView server(*server_obj);

@@ -24,8 +24,8 @@ Result<Action> BackendReconciler::Reconcile(const std::string& key) {
   // Resolution first: a missing server or a namespace it does not admit has
   // its own reason (the shared rules would call both InvalidSpec).
   kube::ObjectPtr server;
-  if (impl.view.kind() == api::kBackendNats && !impl.view.server().name.empty()) {
-    const api::ObjectKey sk = impl.view.server();
+  if (auto bound = impl.view.bound_server()) {
+    const api::ObjectKey& sk = *bound;
     server = ctx_.servers->Get(sk.ns, sk.name);
     if (!server) {
       return impl.Fail(Step::kResolveServer, reasons::kServerNotFound,

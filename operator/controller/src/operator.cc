@@ -243,7 +243,8 @@ Status Operator::Impl::Run() {
 
   auto server_of = [](const json& b) -> std::string {
     api::BackendView v(b);
-    return v.kind() == "nats" && !v.server().name.empty() ? v.server().ToString() : "";
+    auto s = v.bound_server();
+    return s ? s->ToString() : "";
   };
   // A backend change can change its server's file (bound, deleting, prefix,
   // moved to another server): both servers render again.

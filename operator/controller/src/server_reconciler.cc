@@ -47,7 +47,7 @@ Status WriteServerStatus(const ReconcileContext& ctx, const json& obj, const jso
 void EnqueueBound(const ReconcileContext& ctx, const std::string& server_key) {
   for (const auto& b : ctx.backends->List()) {
     api::BackendView v(*b);
-    if (v.kind() == api::kBackendNats && v.server().ToString() == server_key) {
+    if (auto s = v.bound_server(); s && s->ToString() == server_key) {
       ctx.enqueue_backend(v.key().ToString());
     }
   }

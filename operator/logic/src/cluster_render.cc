@@ -30,7 +30,7 @@ Result<ClusterRenderInput> CollectInstallations(const nlohmann::json& server,
   for (const nlohmann::json* b : backends) {
     if (b == nullptr) continue;
     api::BackendView bv(*b);
-    if (bv.kind() != api::kBackendNats || bv.server() != server_key) continue;
+    if (bv.bound_server() != server_key) continue;
     const std::string key = bv.key().ToString();
     if (api::IsDeleting(*b)) {
       out.skipped.push_back(key + ": being deleted");

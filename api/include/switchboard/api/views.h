@@ -46,7 +46,11 @@ class BackendView {
 
   // nats block (meaningful when kind() == "nats").
   bool has_nats() const;
-  ObjectKey server() const;                             // serverRef; namespace defaults to ns()
+  ObjectKey server() const;  // serverRef; namespace defaults to ns()
+  // The NatsServer this backend is bound to: server() when spec.kind is nats
+  // and serverRef.name is given, otherwise none. Everything that asks "is
+  // this backend on server S" (the render, wake-ups, the finalizer) asks this.
+  std::optional<ObjectKey> bound_server() const;
   std::string subject_prefix() const;                   // default hatchet.pubsub
   std::string username() const;                         // default <namespace>-<name>
   std::optional<SecretKeyRef> password_secret() const;  // only when given; key default password
