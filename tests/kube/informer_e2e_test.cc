@@ -59,6 +59,14 @@ TEST_F(InformerE2E, SyncsAndTracksChanges) {
       << "watch events are trimmed too";
   EXPECT_EQ(inf.store().Get(ns_, "x3"), nullptr);
   EXPECT_EQ(inf.store().Get(ns_, "out"), nullptr) << "label selector applies";
+  // The store calls its handlers after it has changed (outside its lock), so
+  // x4 can be in the store a moment before "add x4" is in the log.
+  EXPECT_TRUE(WaitFor(
+      [&] {
+        std::lock_guard<std::mutex> lock(mu);
+        return log.size() >= 6;
+      },
+      10s));
   {
     std::lock_guard<std::mutex> lock(mu);
     EXPECT_EQ(log, (std::vector<std::string>{"add x1", "add x2", "add x3", "update x2 2",
