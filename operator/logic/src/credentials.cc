@@ -7,6 +7,9 @@
 
 #include <array>
 #include <memory>
+#include <string_view>
+
+#include "switchboard/common/base64.h"
 
 namespace switchboard::operator_logic {
 namespace {
@@ -38,22 +41,10 @@ Result<std::string> GeneratePassword() {
   if (RAND_bytes(raw.data(), static_cast<int>(raw.size())) != 1) {
     return Status::Internal("password generation: RAND_bytes failed: " + OpenSslError());
   }
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-  std::string out;
-  out.reserve((raw.size() * 4 + 2) / 3);
-  size_t i = 0;
-  for (; i + 3 <= raw.size(); i += 3) {
-    uint32_t v = (raw[i] << 16) | (raw[i + 1] << 8) | raw[i + 2];
-    for (int s = 18; s >= 0; s -= 6) out.push_back(kAlphabet[(v >> s) & 63]);
-  }
-  if (size_t rest = raw.size() - i; rest > 0) {
-    uint32_t v = raw[i] << 16;
-    if (rest == 2) v |= raw[i + 1] << 8;
-    out.push_back(kAlphabet[(v >> 18) & 63]);
-    out.push_back(kAlphabet[(v >> 12) & 63]);
-    if (rest == 2) out.push_back(kAlphabet[(v >> 6) & 63]);
-  }
+  // URL-safe and unpadded, so the password needs no quoting in NATS config
+  // or env files.
+  std::string out =
+      base64::EncodeUrl(std::string_view(reinterpret_cast<const char*>(raw.data()), raw.size()));
   OPENSSL_cleanse(raw.data(), raw.size());
   return out;
 }
