@@ -5,8 +5,8 @@
 #include <mutex>
 
 #include "backend_step.h"
-#include "cache_shapes.h"
 #include "switchboard/api/constants.h"
+#include "switchboard/kube/cache_shapes.h"
 
 namespace switchboard::operator_controller {
 
@@ -42,13 +42,13 @@ rules::Context BackendReconciler::Facts::Build(const ReconcileContext& ctx,
     if (e.kind == api::kBackendNats && e.server == server && key != me &&
         (e.prefix == prefix || e.user == user || nested(e.prefix, prefix) ||
          nested(prefix, e.prefix))) {
-      vc.backends.push_back(ApiShaped(*o));
+      vc.backends.push_back(kube::ApiShaped(*o));
     }
     fresh.emplace(key, std::move(e));
   }
   by_key = std::move(fresh);
   const api::ObjectKey sk = self.server();
-  if (auto s = ctx.servers->Get(sk.ns, sk.name)) vc.servers.push_back(ApiShaped(*s));
+  if (auto s = ctx.servers->Get(sk.ns, sk.name)) vc.servers.push_back(kube::ApiShaped(*s));
   return vc;
 }
 

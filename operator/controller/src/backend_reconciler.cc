@@ -1,9 +1,9 @@
 // PubSubBackend reconcile: the order of the steps (reconcilers.h). Each step
 // lives in its own file (backend_step.h).
 #include "backend_step.h"
-#include "cache_shapes.h"
 #include "probe_pool.h"
 #include "switchboard/api/constants.h"
+#include "switchboard/kube/cache_shapes.h"
 
 namespace switchboard::operator_controller {
 namespace logic = ::switchboard::operator_logic;
@@ -42,8 +42,8 @@ Result<Action> BackendReconciler::Reconcile(const std::string& key) {
                        Action::AwaitChange());
     }
   }
-  rules::Report report =
-      rules::Validate(ApiShaped(obj), facts_->Build(ctx_, impl.view), rules::Operation::kCreate);
+  rules::Report report = rules::Validate(kube::ApiShaped(obj), facts_->Build(ctx_, impl.view),
+                                         rules::Operation::kCreate);
   if (!report.ok()) return impl.Invalid(report);
   impl.Passed(Step::kValidate, "");
   if (server) impl.Passed(Step::kResolveServer, "");

@@ -9,22 +9,22 @@
 #include <cstdlib>
 #include <thread>
 
-#include "cache_shapes.h"
 #include "config_index.h"
 #include "k8s_util.h"
 #include "probe_pool.h"
 #include "secret_io.h"
 #include "switchboard/api/views.h"
 #include "switchboard/common/log.h"
+#include "switchboard/kube/cache_shapes.h"
 #include "switchboard/kube/client.h"
 #include "switchboard/kube/event_recorder.h"
+#include "switchboard/kube/multi_store.h"
 #include "switchboard/kube/watcher.h"
 #include "switchboard/operator_controller/controller.h"
 #include "switchboard/operator_controller/health_server.h"
 #include "switchboard/operator_controller/kube_lease_store.h"
 #include "switchboard/operator_controller/leader_election.h"
 #include "switchboard/operator_controller/metrics.h"
-#include "switchboard/operator_controller/multi_store.h"
 #include "switchboard/operator_controller/reconcilers.h"
 #include "switchboard/operator_logic/objects.h"
 
@@ -194,14 +194,14 @@ Status Operator::Impl::Run() {
   // earlier layouts); a Secret a user references is read by name.
   // Each cache keeps only what the reconcilers read (cache_shapes.h).
   kube::WatcherOptions wo;
-  wo.transform = CompactCustomObject;
-  MultiStore backends(client.get(), kube::resources::PubSubBackend(), opts.namespaces, wo);
-  MultiStore servers(client.get(), kube::resources::NatsServer(), opts.namespaces, wo);
+  wo.transform = kube::CompactCustomObject;
+  kube::MultiStore backends(client.get(), kube::resources::PubSubBackend(), opts.namespaces, wo);
+  kube::MultiStore servers(client.get(), kube::resources::NatsServer(), opts.namespaces, wo);
   kube::WatcherOptions so = wo;
   so.label_selector = std::string(operator_logic::kManagedByLabel) + "=" +
                       std::string(operator_logic::kManagedByValue);
-  so.transform = CompactOwnedSecret;
-  MultiStore secrets(client.get(), kube::resources::Secret(), opts.namespaces, so);
+  so.transform = kube::CompactOwnedSecret;
+  kube::MultiStore secrets(client.get(), kube::resources::Secret(), opts.namespaces, so);
   ConfigIndex configs;
   RecentWrites recent;
   kube::EventRecorder::Options ro;

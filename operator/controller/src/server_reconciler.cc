@@ -2,13 +2,13 @@
 #include <mutex>
 #include <optional>
 
-#include "cache_shapes.h"
 #include "config_index.h"
 #include "k8s_util.h"
 #include "secret_io.h"
 #include "switchboard/api/constants.h"
 #include "switchboard/api/views.h"
 #include "switchboard/common/log.h"
+#include "switchboard/kube/cache_shapes.h"
 #include "switchboard/operator_controller/reconcilers.h"
 #include "switchboard/operator_logic/cluster_render.h"
 #include "switchboard/operator_logic/conditions.h"
@@ -79,7 +79,7 @@ Result<Action> ServerReconciler::Reconcile(const std::string& key) {
     return WriteServerStatus(ctx_, obj, status);
   };
 
-  rules::Report report = rules::Validate(ApiShaped(obj), {}, rules::Operation::kCreate);
+  rules::Report report = rules::Validate(kube::ApiShaped(obj), {}, rules::Operation::kCreate);
   if (!report.ok()) {
     std::string msg;
     for (const auto& f : report.errors) msg += (msg.empty() ? "" : "; ") + f.ToString();

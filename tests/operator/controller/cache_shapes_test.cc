@@ -1,6 +1,6 @@
 // What the operator's caches keep of an object: everything a reconcile reads
 // survives, bookkeeping it never reads does not.
-#include "cache_shapes.h"
+#include "switchboard/kube/cache_shapes.h"
 
 #include <gtest/gtest.h>
 
@@ -9,6 +9,10 @@
 #include "switchboard/rules/validate.h"
 
 namespace switchboard::operator_controller {
+using kube::ApiShaped;
+using kube::CompactCustomObject;
+using kube::CompactOwnedSecret;
+using kube::UnpackedStatus;
 namespace {
 
 TEST(CacheShapes, OwnedSecretKeepsWhatReconcileReads) {

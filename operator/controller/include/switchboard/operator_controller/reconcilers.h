@@ -44,9 +44,9 @@
 #include "switchboard/common/status.h"
 #include "switchboard/kube/client.h"
 #include "switchboard/kube/event_recorder.h"
+#include "switchboard/kube/multi_store.h"
 #include "switchboard/operator_controller/controller.h"
 #include "switchboard/operator_controller/metrics.h"
-#include "switchboard/operator_controller/multi_store.h"
 
 namespace switchboard::operator_controller {
 
@@ -57,9 +57,9 @@ class RecentWrites;
 // What both reconcilers share. Pointers are not owned and outlive them.
 struct ReconcileContext {
   kube::Client* client = nullptr;
-  MultiStore* backends = nullptr;
-  MultiStore* servers = nullptr;
-  MultiStore* secrets = nullptr;  // label-selected: managed-by=switchboard
+  kube::MultiStore* backends = nullptr;
+  kube::MultiStore* servers = nullptr;
+  kube::MultiStore* secrets = nullptr;  // label-selected: managed-by=switchboard
   ProbePool* probes = nullptr;
   ConfigIndex* configs = nullptr;
   RecentWrites* recent = nullptr;           // may be null

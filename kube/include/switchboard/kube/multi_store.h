@@ -8,32 +8,32 @@
 
 #include "switchboard/kube/watcher.h"
 
-namespace switchboard::operator_controller {
+namespace switchboard::kube {
 
 class MultiStore {
  public:
   // `namespaces` empty: all namespaces. `client` must outlive this.
-  MultiStore(kube::Client* client, kube::ResourceRef resource,
-             const std::vector<std::string>& namespaces, kube::WatcherOptions opts = {});
-  void AddEventHandler(const kube::StoreEventHandler& handler);
+  MultiStore(Client* client, ResourceRef resource, const std::vector<std::string>& namespaces,
+             WatcherOptions opts = {});
+  void AddEventHandler(const StoreEventHandler& handler);
   void Start();
   void Stop();
   bool HasSynced() const;
   bool WaitForSync(std::chrono::milliseconds timeout) const;
 
   // Null when absent or outside the watched namespaces.
-  kube::ObjectPtr Get(std::string_view ns, std::string_view name) const;
-  kube::ObjectPtr Get(const std::string& key) const;
+  ObjectPtr Get(std::string_view ns, std::string_view name) const;
+  ObjectPtr Get(const std::string& key) const;
   // Every cached object (in namespace `ns` only, when given), sorted by key.
-  std::vector<kube::ObjectPtr> List(std::string_view ns = {}) const;
+  std::vector<ObjectPtr> List(std::string_view ns = {}) const;
   size_t Size() const;
 
  private:
-  kube::Informer* For(std::string_view ns) const;
+  Informer* For(std::string_view ns) const;
 
   bool all_ = false;
   std::vector<std::string> namespaces_;
-  std::vector<std::unique_ptr<kube::Informer>> informers_;  // parallel to namespaces_ (or one)
+  std::vector<std::unique_ptr<Informer>> informers_;  // parallel to namespaces_ (or one)
 };
 
-}  // namespace switchboard::operator_controller
+}  // namespace switchboard::kube

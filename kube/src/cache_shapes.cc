@@ -1,11 +1,9 @@
-#include "cache_shapes.h"
+#include "switchboard/kube/cache_shapes.h"
 
 #include <initializer_list>
 #include <string_view>
 
-#include "switchboard/operator_logic/objects.h"
-
-namespace switchboard::operator_controller {
+namespace switchboard::kube {
 namespace {
 
 // Removes every member of `obj` not named in `keep`.
@@ -51,7 +49,13 @@ void CompactCustomObject(json& object) {
 }
 
 json UnpackedStatus(const json& object) {
-  return operator_logic::MemberAsObject(object, "status").value_or(json::object());
+  if (!object.is_object()) return json::object();
+  auto it = object.find("status");
+  if (it == object.end()) return json::object();
+  if (it->is_object()) return *it;
+  if (!it->is_string()) return json::object();
+  auto parsed = json::parse(it->get_ref<const std::string&>(), nullptr, false);
+  return parsed.is_object() ? parsed : json::object();
 }
 
 json ApiShaped(const json& object) {
@@ -63,4 +67,4 @@ json ApiShaped(const json& object) {
   return copy;
 }
 
-}  // namespace switchboard::operator_controller
+}  // namespace switchboard::kube

@@ -1,20 +1,20 @@
-#include "switchboard/operator_controller/multi_store.h"
+#include "switchboard/kube/multi_store.h"
 
-namespace switchboard::operator_controller {
+namespace switchboard::kube {
 
-MultiStore::MultiStore(kube::Client* client, kube::ResourceRef resource,
-                       const std::vector<std::string>& namespaces, kube::WatcherOptions opts)
+MultiStore::MultiStore(Client* client, ResourceRef resource,
+                       const std::vector<std::string>& namespaces, WatcherOptions opts)
     : all_(namespaces.empty()), namespaces_(namespaces) {
   if (all_) {
-    informers_.push_back(std::make_unique<kube::Informer>(client, resource, "", opts));
+    informers_.push_back(std::make_unique<Informer>(client, resource, "", opts));
   } else {
     for (const auto& ns : namespaces_) {
-      informers_.push_back(std::make_unique<kube::Informer>(client, resource, ns, opts));
+      informers_.push_back(std::make_unique<Informer>(client, resource, ns, opts));
     }
   }
 }
 
-void MultiStore::AddEventHandler(const kube::StoreEventHandler& handler) {
+void MultiStore::AddEventHandler(const StoreEventHandler& handler) {
   for (auto& i : informers_) i->store().AddEventHandler(handler);
 }
 
@@ -44,7 +44,7 @@ bool MultiStore::WaitForSync(std::chrono::milliseconds timeout) const {
   return true;
 }
 
-kube::Informer* MultiStore::For(std::string_view ns) const {
+Informer* MultiStore::For(std::string_view ns) const {
   if (all_) return informers_[0].get();
   for (size_t i = 0; i < namespaces_.size(); i++) {
     if (namespaces_[i] == ns) return informers_[i].get();
@@ -52,20 +52,20 @@ kube::Informer* MultiStore::For(std::string_view ns) const {
   return nullptr;
 }
 
-kube::ObjectPtr MultiStore::Get(std::string_view ns, std::string_view name) const {
-  kube::Informer* inf = For(ns);
+ObjectPtr MultiStore::Get(std::string_view ns, std::string_view name) const {
+  Informer* inf = For(ns);
   if (!inf) return nullptr;
   return inf->store().Get(ns, name);
 }
 
-kube::ObjectPtr MultiStore::Get(const std::string& key) const {
+ObjectPtr MultiStore::Get(const std::string& key) const {
   std::string ns, name;
   kube::SplitObjectKey(key, &ns, &name);
   return Get(ns, name);
 }
 
-std::vector<kube::ObjectPtr> MultiStore::List(std::string_view ns) const {
-  std::vector<kube::ObjectPtr> out;
+std::vector<ObjectPtr> MultiStore::List(std::string_view ns) const {
+  std::vector<ObjectPtr> out;
   for (auto& i : informers_) {
     for (auto& o : i->store().List()) {
       if (ns.empty() || kube::NamespaceOf(*o) == ns) out.push_back(o);
@@ -80,4 +80,4 @@ size_t MultiStore::Size() const {
   return n;
 }
 
-}  // namespace switchboard::operator_controller
+}  // namespace switchboard::kube

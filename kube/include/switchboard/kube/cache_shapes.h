@@ -1,4 +1,4 @@
-// What the operator's informer caches keep of each object (installed as
+// What Switchboard's informer caches keep of each object (installed as
 // kube::WatcherOptions::transform): only the fields a reconcile or an event
 // handler reads, so 1,000 backends with their 2,000 Secrets cost the cache
 // a fraction of the API server's JSON. Pure; each function edits in place.
@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace switchboard::operator_controller {
+namespace switchboard::kube {
 
 using json = nlohmann::json;
 
@@ -38,4 +38,4 @@ json UnpackedStatus(const json& object);
 // the rules check the status's type and read status.username.
 json ApiShaped(const json& object);
 
-}  // namespace switchboard::operator_controller
+}  // namespace switchboard::kube
