@@ -76,6 +76,9 @@ std::string DefaultUsername(std::string_view ns, std::string_view name) {
 std::string DefaultConfigSecretName(std::string_view server_name) {
   return std::string(server_name) + std::string(kConfigSecretSuffix);
 }
+std::string DefaultCalloutSecretName(std::string_view server_name) {
+  return std::string(server_name) + std::string(kCalloutSecretSuffix);
+}
 std::string QualifiedName(std::string_view ns, std::string_view name) {
   if (ns.empty()) return std::string(name);
   return std::string(ns) + "/" + std::string(name);

@@ -138,6 +138,20 @@ std::string NatsServerView::isolation() const {
 std::string NatsServerView::config_secret_name() const {
   return NonEmpty(Path(*o_, {"spec", "config", "secretName"}), DefaultConfigSecretName(name()));
 }
+std::string NatsServerView::provisioning_mode() const {
+  return NonEmpty(Path(*o_, {"spec", "provisioning", "mode"}), kDefaultProvisioning);
+}
+bool NatsServerView::auth_callout() const {
+  return provisioning_mode() == kProvisioningAuthCallout;
+}
+std::string NatsServerView::callout_account() const {
+  return NonEmpty(Path(*o_, {"spec", "provisioning", "authCallout", "account"}),
+                  kDefaultCalloutAccount);
+}
+std::string NatsServerView::callout_secret_name() const {
+  return NonEmpty(Path(*o_, {"spec", "provisioning", "authCallout", "secretName"}),
+                  DefaultCalloutSecretName(name()));
+}
 std::string NatsServerView::config_key() const {
   return NonEmpty(Path(*o_, {"spec", "config", "key"}), kDefaultConfigKey);
 }

@@ -37,6 +37,27 @@ inline constexpr std::string_view kDefaultRabbitmqUrlKey = "url";    // urlSecre
 inline constexpr std::string_view kDefaultAllowedFrom = "Same";
 inline constexpr int kDefaultNatsPort = 4222;
 
+// How users reach NATS (NatsServer spec.provisioning.mode, DESIGN.md §1b).
+inline constexpr std::string_view kProvisioningIncludeFile = "IncludeFile";
+inline constexpr std::string_view kProvisioningAuthCallout = "AuthCallout";
+inline constexpr std::string_view kDefaultProvisioning = kProvisioningIncludeFile;
+// AuthCallout: the NATS account every installation's user lands in (the
+// user JWT's aud; spec.provisioning.authCallout.account).
+inline constexpr std::string_view kDefaultCalloutAccount = "HATCHET";
+// AuthCallout: the accounts and users of the static server config the
+// operator renders. The authorizer's own user lives alone in
+// kCalloutAuthAccount (the callout requests carry plaintext passwords);
+// kCalloutSystemUsername, in the system account, finds and closes
+// connections ($SYS.REQ.SERVER.PING.CONNZ, .KICK) and counts authorizers.
+// Names an installation's account may not take.
+inline constexpr std::string_view kCalloutAuthAccount = "SWITCHBOARD_AUTH";
+inline constexpr std::string_view kCalloutSystemAccount = "SYS";
+inline constexpr std::string_view kAuthorizerUsername = "switchboard-authorizer";
+inline constexpr std::string_view kCalloutSystemUsername = "switchboard-system";
+// Where nats-server sends each CONNECT it does not know, and the queue
+// group every authorizer replica joins (each request is answered once).
+inline constexpr std::string_view kAuthCalloutSubject = "$SYS.REQ.USER.AUTH";
+inline constexpr std::string_view kAuthorizerQueueGroup = "switchboard-authorizer";
 // Annotations (docs/api.md, password rotation).
 inline constexpr std::string_view kRotatePasswordAnnotation =
     "pubsub.switchboard.dev/rotate-password";

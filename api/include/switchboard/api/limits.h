@@ -23,6 +23,9 @@ inline constexpr size_t kMaxSecretKeyLength = 253;     // keys of a Secret's dat
 inline constexpr std::string_view kEnvSecretSuffix = "-pubsub-env";
 inline constexpr std::string_view kCredentialsSecretSuffix = "-nats-credentials";
 inline constexpr std::string_view kConfigSecretSuffix = "-switchboard";
+// AuthCallout: the operator-owned Secret with the issuer account seed and
+// the authorizer's and system user's passwords.
+inline constexpr std::string_view kCalloutSecretSuffix = "-auth-callout";
 // PubSubBackend metadata.name: <name>-nats-credentials stays a Secret name.
 inline constexpr size_t kMaxBackendNameLength =
     kMaxDnsSubdomainLength - kCredentialsSecretSuffix.size();  // 236

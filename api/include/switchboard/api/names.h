@@ -21,6 +21,7 @@ std::string DefaultEnvSecretName(std::string_view backend_name);          // <na
 std::string DefaultCredentialsSecretName(std::string_view backend_name);  // <name>-nats-credentials
 std::string DefaultUsername(std::string_view ns, std::string_view name);  // <namespace>-<name>
 std::string DefaultConfigSecretName(std::string_view server_name);        // <name>-switchboard
+std::string DefaultCalloutSecretName(std::string_view server_name);       // <name>-auth-callout
 
 // "<namespace>/<name>", or just the name when the namespace is empty.
 std::string QualifiedName(std::string_view ns, std::string_view name);

@@ -88,9 +88,15 @@ class NatsServerView {
   std::optional<int64_t> max_payload() const;
   // Bytes; default 64Mi (NATS's own default). nullopt when it does not parse.
   std::optional<int64_t> max_pending() const;
-  std::string isolation() const;                  // default Permissions
-  std::string config_secret_name() const;         // default <name>-switchboard
-  std::string config_key() const;                 // default switchboard.conf
+  std::string isolation() const;           // default Permissions
+  std::string config_secret_name() const;  // default <name>-switchboard
+  // spec.provisioning: how users reach NATS. mode IncludeFile (default) or
+  // AuthCallout, as written (the rules refuse anything else).
+  std::string provisioning_mode() const;
+  bool auth_callout() const;                // mode is AuthCallout
+  std::string callout_account() const;      // .authCallout.account, default HATCHET
+  std::string callout_secret_name() const;  // .authCallout.secretName, default <name>-auth-callout
+  std::string config_key() const;           // default switchboard.conf
   std::optional<SecretKeyRef> ca_secret() const;  // key default ca.crt
   std::string allowed_from() const;               // default Same
   std::vector<std::string> allowed_names() const;
