@@ -26,9 +26,8 @@ Answer AnswerRequest(std::string_view token, const logic::Directory& directory,
       directory, request->connect_opts.user, request->connect_opts.pass, now, deps);
 
   natsauth::AuthorizationResponseClaims response;
-  response.claims = {.audience = request->server_id.id,
-                     .issued_at = unix_now,
-                     .subject = request->user_nkey};
+  response.claims = {
+      .audience = request->server_id.id, .issued_at = unix_now, .subject = request->user_nkey};
   if (decision.denial == logic::Denial::kNone) {
     natsauth::UserClaims user;
     // No expiry: the server would disconnect the engine at exp. A retired

@@ -1,13 +1,13 @@
 #include "switchboard/authorizer/authorizer.h"
 
 #include <poll.h>
+#include <prometheus/registry.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <map>
 #include <mutex>
-#include <prometheus/registry.h>
 
 #include "switchboard/authorizer/metrics.h"
 #include "switchboard/authorizer/served.h"
@@ -152,8 +152,7 @@ struct Authorizer::Impl {
   Status Run();
 };
 
-Authorizer::Authorizer(Options options, SessionOptions session)
-    : impl_(std::make_unique<Impl>()) {
+Authorizer::Authorizer(Options options, SessionOptions session) : impl_(std::make_unique<Impl>()) {
   impl_->opts = std::move(options);
   impl_->session_opts = std::move(session);
   impl_->session_opts.request_workers = impl_->opts.request_workers;
@@ -232,8 +231,9 @@ Status Authorizer::Impl::Run() {
     WaitForChange(50);
   }
   if (!stop) {
-    log::Info(kLogger, "caches synced",
-              {{"servers", servers.Size()}, {"backends", backends.Size()}, {"secrets", secrets.Size()}});
+    log::Info(
+        kLogger, "caches synced",
+        {{"servers", servers.Size()}, {"backends", backends.Size()}, {"secrets", secrets.Size()}});
     Rebuild(servers, backends, secrets, &metrics);
     synced = true;
   }

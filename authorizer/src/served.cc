@@ -71,10 +71,9 @@ bool NarrowsAccess(const logic::Directory& before, const logic::Directory& after
     auto it = after.by_user.find(user);
     if (it == after.by_user.end()) return true;
     for (const auto& p : was.passwords) {
-      auto same = std::find_if(it->second.passwords.begin(), it->second.passwords.end(),
-                               [&](const logic::AcceptedPassword& q) {
-                                 return q.generation == p.generation;
-                               });
+      auto same = std::find_if(
+          it->second.passwords.begin(), it->second.passwords.end(),
+          [&](const logic::AcceptedPassword& q) { return q.generation == p.generation; });
       if (same == it->second.passwords.end()) return true;
       if (same->until && (!p.until || *same->until < *p.until)) return true;
     }

@@ -140,7 +140,8 @@ void ServerSession::Loop() {
     }
     if (std::chrono::steady_clock::now() >= next_connect) {
       EnsureSubscribed();
-      if (!Health().subscribed) next_connect = std::chrono::steady_clock::now() + options_.reconnect_wait;
+      if (!Health().subscribed)
+        next_connect = std::chrono::steady_clock::now() + options_.reconnect_wait;
     }
     bool due = false;
     {
@@ -167,7 +168,8 @@ void ServerSession::Loop() {
       ++sweeps_;
     }
     std::unique_lock lock(mu_);
-    auto wait = std::chrono::duration_cast<std::chrono::milliseconds>(next_sweep - options_.clock());
+    auto wait =
+        std::chrono::duration_cast<std::chrono::milliseconds>(next_sweep - options_.clock());
     wait = std::clamp(wait, std::chrono::milliseconds(0), kTick);
     cv_.wait_for(lock, wait, [&] { return stopping_ || sweep_requested_; });
   }
@@ -214,25 +216,27 @@ void ServerSession::EnsureSubscribed() {
     if (sub_) return;
   }
   std::weak_ptr<pubsub::NatsClient> weak = client;
-  auto sub = client->Subscribe(
-      std::string(api::kAuthCalloutSubject), std::string(api::kAuthorizerQueueGroup),
-      [this, weak](const pubsub::RawMessage& m) {
-        if (m.reply.empty()) return;  // not a callout request: nothing to answer
-        Request r{.client = weak.lock(),
-                  .reply = std::string(m.reply),
-                  .data = std::string(m.data),
-                  .received = std::chrono::steady_clock::now()};
-        if (!r.client) return;
-        {
-          std::lock_guard lock(qmu_);
-          if (queue_.size() >= options_.max_queued_requests) {
-            if (metrics_) metrics_->ObserveDecision("dropped", "QueueFull", 0);
-            return;
-          }
-          queue_.push_back(std::move(r));
-        }
-        qcv_.notify_one();
-      });
+  auto sub = client->Subscribe(std::string(api::kAuthCalloutSubject),
+                               std::string(api::kAuthorizerQueueGroup),
+                               [this, weak](const pubsub::RawMessage& m) {
+                                 if (m.reply.empty())
+                                   return;  // not a callout request: nothing to answer
+                                 Request r{.client = weak.lock(),
+                                           .reply = std::string(m.reply),
+                                           .data = std::string(m.data),
+                                           .received = std::chrono::steady_clock::now()};
+                                 if (!r.client) return;
+                                 {
+                                   std::lock_guard lock(qmu_);
+                                   if (queue_.size() >= options_.max_queued_requests) {
+                                     if (metrics_)
+                                       metrics_->ObserveDecision("dropped", "QueueFull", 0);
+                                     return;
+                                   }
+                                   queue_.push_back(std::move(r));
+                                 }
+                                 qcv_.notify_one();
+                               });
   if (!sub.ok()) {
     SetError("subscribe: " + sub.status().message());
     log::Warn(kLogger, "cannot subscribe to the auth callout subject; retrying",

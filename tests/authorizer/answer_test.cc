@@ -32,9 +32,7 @@ std::string CapturedRequest() {
   return std::string((std::istreambuf_iterator<char>(in)), {});
 }
 
-logic::Time At(int64_t unix_seconds) {
-  return logic::Time(std::chrono::seconds(unix_seconds));
-}
+logic::Time At(int64_t unix_seconds) { return logic::Time(std::chrono::seconds(unix_seconds)); }
 
 logic::Directory DirectoryWith(std::string password) {
   logic::Directory d;

@@ -34,7 +34,8 @@ TEST(ConnzTest, ParsesAPage) {
   EXPECT_EQ(page->connections[0].server_id, "NSERVER");
   EXPECT_EQ(page->connections[0].cid, 7u);
   EXPECT_EQ(page->connections[0].account, "HATCHET");
-  EXPECT_EQ(page->connections[0].name, "team-a-hatchet#0");  // the authorized user, not the client name
+  EXPECT_EQ(page->connections[0].name,
+            "team-a-hatchet#0");  // the authorized user, not the client name
   EXPECT_EQ(page->connections[1].name, "");
 }
 
@@ -62,10 +63,11 @@ TEST(ConnzTest, RefusedAndMalformedReplies) {
 
 TEST(ConnzTest, KickReplies) {
   EXPECT_TRUE(ParseKickReply(R"({"server":{"id":"N1"}})").ok());
-  EXPECT_EQ(ParseKickReply(
-                R"({"server":{"id":"N1"},"error":{"code":500,"description":"no such client or leafnode id"}})")
-                .code(),
-            StatusCode::kNotFound);
+  EXPECT_EQ(
+      ParseKickReply(
+          R"({"server":{"id":"N1"},"error":{"code":500,"description":"no such client or leafnode id"}})")
+          .code(),
+      StatusCode::kNotFound);
   EXPECT_EQ(ParseKickReply(R"({"error":{"code":500,"description":"other"}})").code(),
             StatusCode::kUnavailable);
   EXPECT_EQ(ParseKickReply("x").code(), StatusCode::kInvalidArgument);

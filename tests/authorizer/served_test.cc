@@ -141,7 +141,9 @@ TEST(ServedTest, BuildsFromTheOperatorsCalloutSecret) {
 TEST(ReadinessTest, SyncedAndSubscribedWhereReachable) {
   SessionHealth subscribed{.attempted = true, .connected = true, .subscribed = true};
   SessionHealth unreachable{.attempted = true, .connected = false, .error = "connect: refused"};
-  SessionHealth refused{.attempted = true, .connected = true, .subscribed = false,
+  SessionHealth refused{.attempted = true,
+                        .connected = true,
+                        .subscribed = false,
                         .error = "subscribe: Permissions Violation"};
   SessionHealth starting{};
   EXPECT_EQ(ReadinessOf(false, {}), "caches not synced");
@@ -171,9 +173,13 @@ TEST(OptionsTest, DefaultsAndFlags) {
   EXPECT_EQ(o->sweep_interval, std::chrono::seconds(5));
   EXPECT_EQ(o->request_workers, 2);
   EXPECT_EQ(o->kick_after, std::chrono::milliseconds(0));
-  for (const auto& bad : std::vector<std::vector<std::string>>{
-           {"--servers=noslash"}, {"--servers=a/b/c"}, {"--health-addr=nope"},
-           {"--request-workers=0"}, {"--log-level=loud"}, {"--sweep-interval=1ms"}, {"--x"}}) {
+  for (const auto& bad : std::vector<std::vector<std::string>>{{"--servers=noslash"},
+                                                               {"--servers=a/b/c"},
+                                                               {"--health-addr=nope"},
+                                                               {"--request-workers=0"},
+                                                               {"--log-level=loud"},
+                                                               {"--sweep-interval=1ms"},
+                                                               {"--x"}}) {
     EXPECT_FALSE(ParseOptions(bad).ok()) << bad[0];
   }
   EXPECT_THAT(Usage(), HasSubstr("--sweep-interval"));

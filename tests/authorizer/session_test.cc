@@ -41,12 +41,13 @@ constexpr char kSystemPassword[] = "system-pw";
 
 // The static config of callout mode, with the names the operator renders.
 std::string CalloutConfig(const std::string& issuer) {
-  return "accounts {\n  " + std::string(api::kCalloutAuthAccount) + ": { users: [ {user: " +
-         std::string(api::kAuthorizerUsername) + ", password: " + kAuthorizerPassword +
-         "} ] }\n  HATCHET: {}\n  " + std::string(api::kCalloutSystemAccount) +
-         ": { users: [ {user: " + std::string(api::kCalloutSystemUsername) +
-         ", password: " + kSystemPassword + "} ] }\n}\nsystem_account: " +
+  return "accounts {\n  " + std::string(api::kCalloutAuthAccount) +
+         ": { users: [ {user: " + std::string(api::kAuthorizerUsername) +
+         ", password: " + kAuthorizerPassword + "} ] }\n  HATCHET: {}\n  " +
          std::string(api::kCalloutSystemAccount) +
+         ": { users: [ {user: " + std::string(api::kCalloutSystemUsername) +
+         ", password: " + kSystemPassword +
+         "} ] }\n}\nsystem_account: " + std::string(api::kCalloutSystemAccount) +
          "\nauthorization {\n  timeout: 5\n  auth_callout {\n    issuer: " + issuer +
          "\n    account: " + std::string(api::kCalloutAuthAccount) + "\n    auth_users: [" +
          std::string(api::kAuthorizerUsername) + "]\n    allowed_accounts: [HATCHET]\n  }\n}\n";
@@ -102,8 +103,8 @@ class Client {
   }
   std::string Next() {
     natsMsg* raw = nullptr;
-    if (natsSubscription_NextMsg(&raw, sub_.get(),
-                                 std::chrono::milliseconds(kDeadline).count()) != NATS_OK) {
+    if (natsSubscription_NextMsg(&raw, sub_.get(), std::chrono::milliseconds(kDeadline).count()) !=
+        NATS_OK) {
       return "";
     }
     NatsMsgPtr msg(raw);
@@ -227,8 +228,8 @@ class SessionTest : public ::testing::Test {
   std::unique_ptr<ServerSession> Start(std::shared_ptr<const ServedServer> served,
                                        Metrics* metrics) {
     auto session = std::make_unique<ServerSession>(std::move(served), options_, metrics);
-    EXPECT_TRUE(switchboard::testing::WaitFor([&] { return session->Health().subscribed; },
-                                              kDeadline))
+    EXPECT_TRUE(
+        switchboard::testing::WaitFor([&] { return session->Health().subscribed; }, kDeadline))
         << session->Health().error << "\n"
         << server_->Log();
     return session;
@@ -247,10 +248,9 @@ class SessionTest : public ::testing::Test {
   }
 
   json Connz() {
-    auto client = pubsub::NatsClient::Connect(
-        {.urls = server_->url(),
-         .username = std::string(api::kCalloutSystemUsername),
-         .password = kSystemPassword});
+    auto client = pubsub::NatsClient::Connect({.urls = server_->url(),
+                                               .username = std::string(api::kCalloutSystemUsername),
+                                               .password = kSystemPassword});
     if (!client.ok()) return json();
     auto r = (*client)->Request("$SYS.REQ.SERVER.PING.CONNZ", R"({"auth":true,"acc":"HATCHET"})",
                                 std::chrono::seconds(5));
@@ -304,10 +304,11 @@ TEST_F(SessionTest, WrongPasswordAndUnknownUserAreRefusedByAnAnswer) {
   }
   // Refused by the response, not by the timeout: both were decided and
   // answered, and the server logged the response's error.
-  EXPECT_EQ(CounterSum(*metrics.registry(), "switchboard_authorizer_decisions_total",
-                       {{"result", "denied"},
-                        {"reason", std::string(logic::DenialReason(logic::Denial::kWrongPassword))}}),
-            1);
+  EXPECT_EQ(
+      CounterSum(*metrics.registry(), "switchboard_authorizer_decisions_total",
+                 {{"result", "denied"},
+                  {"reason", std::string(logic::DenialReason(logic::Denial::kWrongPassword))}}),
+      1);
   EXPECT_EQ(CounterSum(*metrics.registry(), "switchboard_authorizer_decisions_total",
                        {{"result", "denied"},
                         {"reason", std::string(logic::DenialReason(logic::Denial::kUnknownUser))}}),
@@ -318,9 +319,9 @@ TEST_F(SessionTest, WrongPasswordAndUnknownUserAreRefusedByAnAnswer) {
 }
 
 TEST_F(SessionTest, AnotherPrefixIsDenied) {
-  auto session = Start(Served({Entry("inst-a", "pw-a", "hatchet.a"),
-                               Entry("inst-b", "pw-b", "hatchet.b")}),
-                       nullptr);
+  auto session =
+      Start(Served({Entry("inst-a", "pw-a", "hatchet.a"), Entry("inst-b", "pw-b", "hatchet.b")}),
+            nullptr);
   Client a(server_->url(), "inst-a", "pw-a");
   Client b(server_->url(), "inst-b", "pw-b");
   ASSERT_TRUE(a.connected()) << a.error();
@@ -356,9 +357,9 @@ TEST_F(SessionTest, TwoAuthorizersInTheQueueGroupAnswerEachRequestOnce) {
 
 TEST_F(SessionTest, TheSweepClosesARemovedUsersConnection) {
   Metrics metrics(std::make_shared<prometheus::Registry>());
-  auto session = Start(Served({Entry("inst-a", "pw-a", "hatchet.a"),
-                               Entry("inst-b", "pw-b", "hatchet.b")}),
-                       &metrics);
+  auto session =
+      Start(Served({Entry("inst-a", "pw-a", "hatchet.a"), Entry("inst-b", "pw-b", "hatchet.b")}),
+            &metrics);
   Client a(server_->url(), "inst-a", "pw-a");
   Client b(server_->url(), "inst-b", "pw-b");
   ASSERT_TRUE(a.connected()) << a.error();
@@ -381,7 +382,9 @@ TEST_F(SessionTest, ARetiredPasswordsConnectionIsClosedWhenItRetires) {
   auto served = Served({Entry("inst-a", "pw-new", "hatchet.a", 1)});
   auto retiring = std::const_pointer_cast<logic::Directory>(served->directory);
   retiring->by_user["inst-a"].passwords.push_back(
-      {.password = "pw-old", .generation = 0, .until = logic::Clock::now() + std::chrono::seconds(2)});
+      {.password = "pw-old",
+       .generation = 0,
+       .until = logic::Clock::now() + std::chrono::seconds(2)});
   auto session = Start(served, nullptr);
   Client old_pw(server_->url(), "inst-a", "pw-old");
   Client new_pw(server_->url(), "inst-a", "pw-new");
@@ -395,12 +398,12 @@ TEST_F(SessionTest, ARetiredPasswordsConnectionIsClosedWhenItRetires) {
 }
 
 TEST_F(SessionTest, ALaggingReplicaWaitsBeforeClosing) {
-  // This replica does not know inst-a yet (another one let it in).
+  // Another replica let inst-a in; this one does not know it yet.
   auto ahead = Start(Served({Entry("inst-a", "pw-a", "hatchet.a")}), nullptr);
-  options_.kick_after = std::chrono::hours(1);
-  auto behind = Start(Served({}), nullptr);
   Client a(server_->url(), "inst-a", "pw-a");
   ASSERT_TRUE(a.connected()) << a.error();
+  options_.kick_after = std::chrono::hours(1);
+  auto behind = Start(Served({}), nullptr);
   const int sweeps = behind->Sweeps();
   behind->RequestSweep();
   ASSERT_TRUE(switchboard::testing::WaitFor([&] { return behind->Sweeps() > sweeps; }, kDeadline));
@@ -413,11 +416,11 @@ TEST_F(SessionTest, ALaggingReplicaWaitsBeforeClosing) {
 TEST_F(SessionTest, ReconnectsAfterTheServerRestartsAndDrainsOnDestruction) {
   auto session = Start(Served({Entry("inst-a", "pw-a", "hatchet.a")}), nullptr);
   server_->Stop();
-  ASSERT_TRUE(switchboard::testing::WaitFor([&] { return !session->Health().connected; },
-                                            kDeadline));
+  ASSERT_TRUE(
+      switchboard::testing::WaitFor([&] { return !session->Health().connected; }, kDeadline));
   ASSERT_TRUE(server_->Start()) << server_->Log();
-  ASSERT_TRUE(switchboard::testing::WaitFor([&] { return session->Health().subscribed; },
-                                            kDeadline));
+  ASSERT_TRUE(
+      switchboard::testing::WaitFor([&] { return session->Health().subscribed; }, kDeadline));
   Client a(server_->url(), "inst-a", "pw-a");
   EXPECT_TRUE(a.connected()) << a.error() << "\n" << server_->Log();
 }

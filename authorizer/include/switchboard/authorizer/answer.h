@@ -27,9 +27,9 @@ struct Answer {
   // empty when none can be made (the request did not decode: there is no
   // user key to answer for, and the server times the connection out).
   std::string reply;
-  std::string result;  // kResult*
-  std::string reason;  // kReasonAllowed, operator_logic::DenialReason, kReasonInvalidRequest ...
-  std::string user;    // the CONNECT's user name ("" when the request did not decode)
+  std::string result;   // kResult*
+  std::string reason;   // kReasonAllowed, operator_logic::DenialReason, kReasonInvalidRequest ...
+  std::string user;     // the CONNECT's user name ("" when the request did not decode)
   std::string message;  // for the log; never a password
 };
 

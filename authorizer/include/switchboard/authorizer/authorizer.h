@@ -40,6 +40,7 @@ class Authorizer {
 // is connected to but not subscribed on. A server it cannot reach does not
 // hold readiness back (another replica may reach it; and a pod that is
 // never ready for an unreachable server would be restarted for nothing).
-std::string ReadinessOf(bool synced, const std::vector<std::pair<std::string, SessionHealth>>& sessions);
+std::string ReadinessOf(bool synced,
+                        const std::vector<std::pair<std::string, SessionHealth>>& sessions);
 
 }  // namespace switchboard::authorizer

@@ -93,15 +93,15 @@ class ServerSession {
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  bool stopping_ = false;                            // guarded by mu_
-  bool sweep_requested_ = false;                     // guarded by mu_
-  std::shared_ptr<const ServedServer> served_;       // guarded by mu_
-  std::shared_ptr<pubsub::NatsClient> client_;       // guarded by mu_
-  std::unique_ptr<pubsub::Subscription> sub_;        // guarded by mu_
-  std::unique_ptr<pubsub::NatsClient> system_;       // loop thread only
+  bool stopping_ = false;                                                      // guarded by mu_
+  bool sweep_requested_ = false;                                               // guarded by mu_
+  std::shared_ptr<const ServedServer> served_;                                 // guarded by mu_
+  std::shared_ptr<pubsub::NatsClient> client_;                                 // guarded by mu_
+  std::unique_ptr<pubsub::Subscription> sub_;                                  // guarded by mu_
+  std::unique_ptr<pubsub::NatsClient> system_;                                 // loop thread only
   std::map<std::pair<std::string, uint64_t>, operator_logic::Time> suspects_;  // loop thread only
-  SessionHealth health_;                             // guarded by mu_
-  int sweeps_ = 0, kicks_ = 0;                       // guarded by mu_
+  SessionHealth health_;                                                       // guarded by mu_
+  int sweeps_ = 0, kicks_ = 0;                                                 // guarded by mu_
 
   std::mutex qmu_;
   std::condition_variable qcv_;
