@@ -8,10 +8,14 @@
 #include <nats/nats.h>
 #include <unistd.h>
 
+#include <ctime>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <thread>
 
+#include "switchboard/natsauth/jwt.h"
+#include "switchboard/natsauth/nkey.h"
 #include "switchboard/operator_logic/callout.h"
 #include "switchboard/testing/nats_server.h"
 #include "switchboard/testing/process.h"
@@ -178,6 +182,112 @@ TEST_F(CalloutConfigTest, LocalUsersLogInAndEveryoneElseGoesToTheCallout) {
   // A local user with a wrong password is refused by the config itself.
   Connected wrong = Connect(server->url(), std::string(api::kCalloutSystemUsername), "not-it");
   EXPECT_NE(wrong.status, NATS_OK);
+}
+
+// One request answered the way the authorizer answers it
+// (DecideAuthorization, then a user JWT named by its connection_name):
+// the user lands in the directory's account, and connz reports the JWT's
+// name, which is what ConnectionsToClose reads.
+TEST_F(CalloutConfigTest, AnAllowedUserIsNamedByItsGeneration) {
+  auto server = std::make_unique<NatsServer>(Render(input_), 0, tool_);
+  ASSERT_TRUE(server->ok()) << server->Log();
+  auto issuer = natsauth::KeyPair::FromSeed(keys_.issuer_seed);
+  ASSERT_TRUE(issuer.ok());
+  Connected auth =
+      Connect(server->url(), std::string(api::kAuthorizerUsername), keys_.authorizer.password);
+  ASSERT_EQ(auth.status, NATS_OK) << auth.error << "\n" << server->Log();
+  natsSubscription* raw_sub = nullptr;
+  ASSERT_EQ(natsConnection_SubscribeSync(&raw_sub, auth.conn.get(),
+                                         std::string(api::kAuthCalloutSubject).c_str()),
+            NATS_OK);
+  SubscriptionPtr requests(raw_sub);
+  ASSERT_EQ(natsConnection_FlushTimeout(auth.conn.get(), 5000), NATS_OK);
+
+  Directory directory;
+  directory.server_ns = "nats";
+  directory.server_name = "shared";
+  directory.account = std::string(api::kDefaultCalloutAccount);
+  directory.by_user["team-a-hatchet"] = {
+      "a", "hatchet", "team-a-hatchet", "hatchet.a", {{"pw-a", "", 3, std::nullopt}}};
+
+  // Answers one request; returns the decision's reason.
+  auto answer_one = [&]() -> std::string {
+    natsMsg* raw = nullptr;
+    if (natsSubscription_NextMsg(&raw, requests.get(), 10000) != NATS_OK) return "no request";
+    MsgPtr msg(raw);
+    const auto now = static_cast<int64_t>(std::time(nullptr));
+    auto request = natsauth::DecodeAuthorizationRequest(
+        std::string(natsMsg_GetData(msg.get()), natsMsg_GetDataLength(msg.get())), now,
+        issuer->public_key());
+    if (!request.ok()) return request.status().ToString();
+    AuthorizationDecision d = DecideAuthorization(directory, request->connect_opts.user,
+                                                  request->connect_opts.pass, Clock::now());
+    natsauth::AuthorizationResponseClaims response;
+    response.claims = {
+        .audience = request->server_id.id, .issued_at = now, .subject = request->user_nkey};
+    if (d.denial == Denial::kNone) {
+      natsauth::UserClaims user;
+      user.claims = {.audience = d.account,
+                     .issued_at = now,
+                     .name = d.connection_name,
+                     .subject = request->user_nkey};
+      user.pub.allow = user.sub.allow = d.allow;
+      auto jwt = natsauth::EncodeUserClaims(user, *issuer);
+      if (!jwt.ok()) return jwt.status().ToString();
+      response.jwt = *jwt;
+    } else {
+      response.error = d.message;
+    }
+    auto token = natsauth::EncodeAuthorizationResponse(response, *issuer);
+    if (!token.ok()) return token.status().ToString();
+    natsConnection_Publish(auth.conn.get(), natsMsg_GetReply(msg.get()), token->data(),
+                           static_cast<int>(token->size()));
+    natsConnection_Flush(auth.conn.get());
+    return std::string(DenialReason(d.denial));
+  };
+
+  Connected engine;
+  std::thread connecting([&] { engine = Connect(server->url(), "team-a-hatchet", "pw-a"); });
+  EXPECT_EQ(answer_one(), "Allowed");
+  connecting.join();
+  ASSERT_EQ(engine.status, NATS_OK) << engine.error << "\n" << server->Log();
+
+  Connected wrong;
+  std::thread refused([&] { wrong = Connect(server->url(), "team-a-hatchet", "pw-b"); });
+  EXPECT_EQ(answer_one(), "WrongPassword");
+  refused.join();
+  EXPECT_NE(wrong.status, NATS_OK);
+  EXPECT_THAT(wrong.error, HasSubstr("Authorization Violation"));
+
+  Connected sys =
+      Connect(server->url(), std::string(api::kCalloutSystemUsername), keys_.system.password);
+  ASSERT_EQ(sys.status, NATS_OK) << sys.error;
+  natsMsg* raw_reply = nullptr;
+  ASSERT_EQ(natsConnection_RequestString(&raw_reply, sys.conn.get(), "$SYS.REQ.SERVER.PING.CONNZ",
+                                         R"({"auth":true})", 5000),
+            NATS_OK);
+  MsgPtr reply(raw_reply);
+  json connz =
+      json::parse(std::string(natsMsg_GetData(reply.get()), natsMsg_GetDataLength(reply.get())),
+                  nullptr, false);
+  std::vector<LiveConnection> live;
+  const std::string server_id = connz["server"].value("id", "");
+  for (const auto& c : connz["data"].value("connections", json::array())) {
+    live.push_back({server_id, c.value("cid", uint64_t{0}), c.value("account", ""),
+                    c.value("authorized_user", "")});
+  }
+  const LiveConnection* mine = nullptr;
+  for (const auto& c : live) {
+    if (c.account == api::kDefaultCalloutAccount) mine = &c;
+  }
+  ASSERT_NE(mine, nullptr) << connz;
+  EXPECT_EQ(mine->name, "team-a-hatchet#3") << connz;
+  EXPECT_THAT(ConnectionsToClose(directory, live, Clock::now()), ::testing::IsEmpty());
+  // Once the password retires, that connection is the one to close.
+  directory.by_user["team-a-hatchet"].passwords[0].until = Clock::now();
+  auto close = ConnectionsToClose(directory, live, Clock::now());
+  ASSERT_EQ(close.size(), 1u);
+  EXPECT_EQ(close[0], *mine);
 }
 
 }  // namespace
