@@ -11,6 +11,7 @@
 #include "acceptance.h"
 #include "nats_conf.h"
 #include "selection.h"
+#include "switchboard/api/names.h"
 #include "switchboard/api/quantity.h"
 #include "switchboard/api/views.h"
 #include "switchboard/natsauth/nkey.h"
@@ -79,21 +80,6 @@ Status PlanUser(const std::optional<SecretData>& stored, std::string_view userna
   out.bcrypt = std::move(hash).value();
   changed = true;
   return Status::Ok();
-}
-
-// NATS account names the config may declare: spec.provisioning.authCallout.account.
-std::string CheckAccount(std::string_view account) {
-  if (account.empty() || account.size() > 64) return "must be 1 to 64 characters";
-  for (char c : account) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '_' || c == '-';
-    if (!ok) return "may hold only [A-Za-z0-9_-]";
-  }
-  if (account == api::kCalloutAuthAccount || account == api::kCalloutSystemAccount ||
-      account == "$G") {
-    return "\"" + std::string(account) + "\" is reserved; choose another account name";
-  }
-  return "";
 }
 
 void AppendAccountUser(std::string& out, std::string_view account, std::string_view user,
@@ -238,7 +224,7 @@ Result<std::string> RenderCalloutConfig(const CalloutConfigInput& in) {
         "spec.maxPayload: " + std::to_string(in.max_payload) + " bytes is outside " + min + ".." +
         max + "; Hatchet's engine needs at least " + min + " and NATS allows at most " + max);
   }
-  if (auto why = CheckAccount(in.account); !why.empty()) {
+  if (auto why = api::CheckCalloutAccount(in.account); !why.empty()) {
     return Status::InvalidArgument("spec.provisioning.authCallout.account: " + why);
   }
   if (!natsauth::IsPublicKey(in.issuer, KeyType::kAccount)) {
@@ -301,7 +287,7 @@ Result<Directory> CollectDirectory(const nlohmann::json& server,
   dir.server_ns = sv.ns();
   dir.server_name = sv.name();
   dir.account = sv.callout_account();
-  if (auto why = CheckAccount(dir.account); !why.empty()) {
+  if (auto why = api::CheckCalloutAccount(dir.account); !why.empty()) {
     return Status::InvalidArgument("spec.provisioning.authCallout.account: " + why);
   }
   std::vector<internal::SelectedBackend> selected =

@@ -87,8 +87,9 @@ Result<CalloutKeysPlan> PlanCalloutKeys(const std::optional<SecretData>& stored,
 // allowed_accounts: [<account>] } }. Deterministic bytes; every value is
 // quoted. Refuses (kInvalidArgument, naming the field) a server namespace
 // or name that is not a Kubernetes name, max_payload outside
-// [16 MiB, 64 MiB], an account name outside [A-Za-z0-9_-]{1,64} or one of
-// the reserved accounts, an issuer that is not an account public key and
+// [16 MiB, 64 MiB], an account api::CheckCalloutAccount refuses (outside
+// [A-Za-z0-9_-]{1,64}, $G, SWITCHBOARD_AUTH, SYS),
+// an issuer that is not an account public key and
 // hashes that are not bcrypt (never echoed), a timeout outside 1..60.
 struct CalloutConfigInput {
   std::string server_ns, server_name;
