@@ -23,6 +23,7 @@
 #include "nats_handles.h"
 #include "nats_library.h"
 #include "switchboard/common/status.h"
+#include "switchboard/pubsub/nats_pubsub.h"
 
 namespace switchboard::pubsub::internal {
 
@@ -95,5 +96,11 @@ class Connection {
   std::string reported_;                      // guarded by mu_: text of the last refusal returned
   std::vector<NatsSubscriptionPtr> retired_;  // guarded by mu_: see Retire
 };
+
+// Connects synchronously with `options` (credentials, TLS, the callbacks
+// above), checking nothing about the server: the caller checks what it
+// needs (NatsPubSub::Connect, max_payload). Unavailable or Unauthenticated
+// as FromNats maps them.
+Result<std::shared_ptr<Connection>> OpenConnection(const NatsOptions& options);
 
 }  // namespace switchboard::pubsub::internal
