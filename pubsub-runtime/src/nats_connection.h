@@ -97,10 +97,9 @@ class Connection {
   std::vector<NatsSubscriptionPtr> retired_;  // guarded by mu_: see Retire
 };
 
-// Connects synchronously with `options` (credentials, TLS, the callbacks
-// above), checking nothing about the server: the caller checks what it
-// needs (NatsPubSub::Connect, max_payload). Unavailable or Unauthenticated
-// as FromNats maps them.
+// Claims the library and connects synchronously with `options` (validated
+// by the caller) and the callbacks above: what NatsPubSub and NatsClient
+// are built on.
 Result<std::shared_ptr<Connection>> OpenConnection(const NatsOptions& options);
 
 }  // namespace switchboard::pubsub::internal
