@@ -8,36 +8,24 @@
 // through the callout with the env Secret's credentials) and
 // AuthorizerAvailable=True; deleting the backend finishes at once.
 //
-// The authorizer here is a stand-in built in the test from natsauth and
-// operator_logic's CollectDirectory + DecideAuthorization over the API
-// server's objects (read per request): the same decisions the
-// switchboard-authorizer binary makes from its caches, without its
-// process. It stands in because this test checks the operator's side;
-// the binary's own end-to-end run is tests/authorizer's and the issue-20
-// e2e suite's.
+// The authorizer is the real switchboard-authorizer (authorizer/), run as
+// a process against the same API server.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <nats/nats.h>
+#include <httplib.h>
 #include <unistd.h>
 
-#include <condition_variable>
-#include <ctime>
 #include <fstream>
 #include <memory>
-#include <mutex>
 
 #include "e2e_harness.h"
-#include "nats_handles.h"
-#include "nats_library.h"
 #include "switchboard/api/constants.h"
-#include "switchboard/kube/client.h"
-#include "switchboard/kube/resource.h"
-#include "switchboard/natsauth/jwt.h"
-#include "switchboard/natsauth/nkey.h"
 #include "switchboard/operator_logic/callout.h"
 #include "switchboard/pubsub/nats_pubsub.h"
 #include "switchboard/pubsub/probe.h"
 #include "switchboard/testing/nats_server.h"
+#include "switchboard/testing/net.h"
+#include "switchboard/testing/temp_dir.h"
 #include "switchboard/testing/wait.h"
 
 namespace switchboard::e2e {
@@ -45,10 +33,6 @@ namespace {
 
 namespace logic = ::switchboard::operator_logic;
 using namespace std::chrono_literals;
-using pubsub::internal::NatsConnectionPtr;
-using pubsub::internal::NatsMsgPtr;
-using pubsub::internal::NatsOptionsPtr;
-using pubsub::internal::NatsSubscriptionPtr;
 
 std::string Tool(const std::string& name) {
   const char* dir = std::getenv("SWITCHBOARD_TOOLS_DIR");
@@ -71,148 +55,42 @@ std::string ConditionReason(const json& obj, const std::string& type) {
   return c ? c->value("status", "") + "/" + c->value("reason", "") : "";
 }
 
-// The stand-in authorizer (see the file comment): a queue subscriber on the
-// callout subject as the authorizer user. Callbacks run on nats.c's
-// threads; the destructor unsubscribes and waits for the last one.
-class StandInAuthorizer {
+// switchboard-authorizer serving ns/shared, on free loopback ports.
+class AuthorizerProcess {
  public:
-  StandInAuthorizer(const std::string& url, const std::map<std::string, std::string>& keys,
-                    std::string server_ns, std::string server_name)
-      : server_ns_(std::move(server_ns)), server_name_(std::move(server_name)) {
-    auto cfg = kube::Config::Load(Kubeconfig());
-    if (!cfg.ok()) return;
-    auto client = kube::Client::New(*cfg);
-    if (!client.ok()) return;
-    client_ = std::move(client).value();
-    auto issuer =
-        natsauth::KeyPair::FromSeed(keys.at(std::string(logic::callout_keys::kIssuerSeed)));
-    if (!issuer.ok()) return;
-    issuer_ = std::make_unique<natsauth::KeyPair>(std::move(issuer).value());
-    natsOptions* raw = nullptr;
-    if (natsOptions_Create(&raw) != NATS_OK) return;
-    NatsOptionsPtr opts(raw);
-    const std::string password = keys.at(std::string(logic::callout_keys::kAuthorizerPassword));
-    natsConnection* nc = nullptr;
-    if (natsOptions_SetURL(opts.get(), url.c_str()) != NATS_OK ||
-        natsOptions_SetUserInfo(opts.get(), std::string(api::kAuthorizerUsername).c_str(),
-                                password.c_str()) != NATS_OK ||
-        natsConnection_Connect(&nc, opts.get()) != NATS_OK) {
-      return;
-    }
-    nc_.reset(nc);
-    natsSubscription* sub = nullptr;
-    if (natsConnection_QueueSubscribe(&sub, nc_.get(),
-                                      std::string(api::kAuthCalloutSubject).c_str(),
-                                      std::string(api::kAuthorizerQueueGroup).c_str(),
-                                      &StandInAuthorizer::OnRequest, this) != NATS_OK) {
-      return;
-    }
-    sub_.reset(sub);
-    ok_ = natsSubscription_SetOnCompleteCB(sub_.get(), &StandInAuthorizer::OnComplete, this) ==
-              NATS_OK &&
-          natsConnection_Flush(nc_.get()) == NATS_OK;
+  AuthorizerProcess(const std::vector<std::string>& namespaces, const std::string& server) {
+    port_ = testing::FreePort();
+    std::string ns;
+    for (const auto& n : namespaces) ns += (ns.empty() ? "" : ",") + n;
+    testing::Process::Options o;
+    o.argv = {BinDir() + "/switchboard-authorizer",
+              "--kubeconfig",
+              Kubeconfig(),
+              "--namespaces",
+              ns,
+              "--servers",
+              server,
+              "--health-addr",
+              "127.0.0.1:" + std::to_string(port_),
+              "--metrics-addr",
+              "127.0.0.1:" + std::to_string(port_)};
+    o.log_path = dir_.path() + "/authorizer.log";
+    proc_ = testing::Process(o);
   }
-  ~StandInAuthorizer() {
-    if (sub_ && natsSubscription_Unsubscribe(sub_.get()) == NATS_OK) {
-      std::unique_lock lock(mu_);
-      if (!done_cv_.wait_for(lock, 10s, [&] { return done_; })) {
-        ADD_FAILURE() << "the stand-in's last callback did not return";
-      }
-    }
-    if (nc_) natsConnection_Close(nc_.get());
-    sub_.reset();
-    nc_.reset();
+  ~AuthorizerProcess() { proc_.Stop(10s); }
+  // GET `path` on its port: the body when 200, "" otherwise.
+  std::string Get(const std::string& path) {
+    httplib::Client c("127.0.0.1", port_);
+    c.set_connection_timeout(1);
+    auto r = c.Get(path);
+    return r && r->status == 200 ? r->body : "";
   }
-  bool ok() const { return ok_; }
-  int Allowed() const {
-    std::lock_guard lock(mu_);
-    return allowed_;
-  }
-  std::vector<std::string> Errors() const {
-    std::lock_guard lock(mu_);
-    return errors_;
-  }
+  std::string Log() const { return proc_.Log(); }
 
  private:
-  static void OnRequest(natsConnection* nc, natsSubscription*, natsMsg* msg, void* closure) {
-    NatsMsgPtr owned(msg);
-    static_cast<StandInAuthorizer*>(closure)->Answer(nc, owned.get());
-  }
-  static void OnComplete(void* closure) {
-    auto* self = static_cast<StandInAuthorizer*>(closure);
-    std::lock_guard lock(self->mu_);
-    self->done_ = true;
-    self->done_cv_.notify_all();
-  }
-
-  // The directory from the API server, as the authorizer builds it from
-  // its caches.
-  Result<logic::Directory> ReadDirectory() {
-    auto server = client_->Get(kube::resources::NatsServer(), server_ns_, server_name_);
-    if (!server.ok()) return server.status();
-    auto list = client_->ListAll(kube::resources::PubSubBackend(), "");
-    if (!list.ok()) return list.status();
-    std::vector<const json*> backends;
-    for (const auto& b : (*list)["items"]) backends.push_back(&b);
-    std::vector<std::unique_ptr<json>> held;
-    auto lookup = [&](std::string_view ns, std::string_view name) -> const json* {
-      auto s = client_->Get(kube::resources::Secret(), ns, name);
-      if (!s.ok()) return nullptr;
-      held.push_back(std::make_unique<json>(std::move(s).value()));
-      return held.back().get();
-    };
-    return logic::CollectDirectory(*server, backends, lookup);
-  }
-
-  void Answer(natsConnection* nc, natsMsg* msg) {
-    const char* reply = natsMsg_GetReply(msg);
-    if (reply == nullptr || *reply == '\0') return;
-    const auto now = static_cast<int64_t>(std::time(nullptr));
-    std::string token(natsMsg_GetData(msg), static_cast<size_t>(natsMsg_GetDataLength(msg)));
-    auto request = natsauth::DecodeAuthorizationRequest(token, now, issuer_->public_key());
-    if (!request.ok()) return Fail(request.status().ToString());
-    natsauth::AuthorizationResponseClaims response;
-    response.claims = {
-        .audience = request->server_id.id, .issued_at = now, .subject = request->user_nkey};
-    auto directory = ReadDirectory();
-    if (!directory.ok()) return Fail(directory.status().ToString());
-    auto d = logic::DecideAuthorization(*directory, request->connect_opts.user,
-                                        request->connect_opts.pass, logic::Clock::now());
-    if (d.denial != logic::Denial::kNone) {
-      response.error = d.message;
-    } else {
-      natsauth::UserClaims user;
-      user.claims = {.audience = d.account,
-                     .issued_at = now,
-                     .name = d.connection_name,
-                     .subject = request->user_nkey};
-      user.pub.allow = user.sub.allow = d.allow;
-      auto jwt = natsauth::EncodeUserClaims(user, *issuer_);
-      if (!jwt.ok()) return Fail(jwt.status().ToString());
-      response.jwt = std::move(jwt).value();
-      std::lock_guard lock(mu_);
-      allowed_++;
-    }
-    auto answer = natsauth::EncodeAuthorizationResponse(response, *issuer_);
-    if (!answer.ok()) return Fail(answer.status().ToString());
-    natsConnection_Publish(nc, reply, answer->data(), static_cast<int>(answer->size()));
-  }
-  void Fail(std::string what) {
-    std::lock_guard lock(mu_);
-    errors_.push_back(std::move(what));
-  }
-
-  const std::string server_ns_, server_name_;
-  std::unique_ptr<kube::Client> client_;
-  std::unique_ptr<natsauth::KeyPair> issuer_;
-  NatsConnectionPtr nc_;
-  NatsSubscriptionPtr sub_;
-  bool ok_ = false;
-  mutable std::mutex mu_;
-  std::condition_variable done_cv_;
-  bool done_ = false;                // guarded by mu_
-  int allowed_ = 0;                  // guarded by mu_
-  std::vector<std::string> errors_;  // guarded by mu_
+  testing::TempDir dir_;
+  int port_ = 0;
+  testing::Process proc_;
 };
 
 std::string CalloutServerYaml(const std::string& ns, const std::string& url,
@@ -226,12 +104,7 @@ std::string CalloutServerYaml(const std::string& ns, const std::string& url,
 
 class CalloutE2E : public ::testing::Test {
  protected:
-  static void SetUpTestSuite() { library_ = std::make_unique<pubsub::internal::NatsLibraryUse>(); }
-  static void TearDownTestSuite() {
-    library_.reset();
-    EXPECT_TRUE(pubsub::ShutdownNats().ok());
-  }
-  static inline std::unique_ptr<pubsub::internal::NatsLibraryUse> library_;
+  static void TearDownTestSuite() { EXPECT_TRUE(pubsub::ShutdownNats().ok()); }
 
   void SetUp() override {
     ASSERT_FALSE(Kubeconfig().empty()) << "run through ctest (fixture cluster)";
@@ -248,6 +121,7 @@ class CalloutE2E : public ::testing::Test {
   void TearDown() override {
     if (HasFailure() && op) std::cerr << "operator log:\n" << op->Log() << "\n";
     if (HasFailure() && nats) std::cerr << "nats log:\n" << nats->Log() << "\n";
+    if (HasFailure() && authorizer) std::cerr << "authorizer log:\n" << authorizer->Log() << "\n";
     authorizer.reset();
     for (const auto& ns : {a_ns, srv_ns}) {
       if (!ns.empty()) DeleteNamespace(ns);
@@ -259,7 +133,7 @@ class CalloutE2E : public ::testing::Test {
   std::string tool, srv_ns, a_ns;
   std::unique_ptr<OperatorProcess> op;
   std::unique_ptr<testing::NatsServer> nats;
-  std::unique_ptr<StandInAuthorizer> authorizer;
+  std::unique_ptr<AuthorizerProcess> authorizer;
 };
 
 TEST_F(CalloutE2E, KeysConfigAuthorizerAvailabilityAndAReadyBackend) {
@@ -323,11 +197,14 @@ TEST_F(CalloutE2E, KeysConfigAuthorizerAvailabilityAndAReadyBackend) {
 
   // An authorizer answers: the backend is Ready (its probe went through the
   // callout with the env Secret's credentials), the server says so.
-  authorizer = std::make_unique<StandInAuthorizer>(nats->url(), keys, srv_ns, "shared");
-  ASSERT_TRUE(authorizer->ok()) << nats->Log();
+  authorizer = std::make_unique<AuthorizerProcess>(std::vector<std::string>{srv_ns, a_ns},
+                                                   srv_ns + "/shared");
+  ASSERT_TRUE(testing::WaitFor([&] { return !authorizer->Get("/readyz").empty(); }, 30s))
+      << authorizer->Log();
   ASSERT_TRUE(WaitReady(a_ns, "hatchet", "True", "Probed", 60))
       << Get("psb", a_ns, "hatchet").dump(2);
-  EXPECT_GE(authorizer->Allowed(), 1);
+  EXPECT_NE(authorizer->Get("/metrics").find("result=\"allowed\""), std::string::npos)
+      << authorizer->Get("/metrics");
   EXPECT_TRUE(testing::WaitFor(
       [&] {
         server = Get("natsserver", srv_ns, "shared");
@@ -350,6 +227,7 @@ TEST_F(CalloutE2E, KeysConfigAuthorizerAvailabilityAndAReadyBackend) {
   EXPECT_TRUE(probe.ok()) << probe.status().ToString();
   o.subject_prefix = "hatchet.other";
   EXPECT_EQ(pubsub::Probe(o).status().code(), StatusCode::kPermissionDenied);
+  o.subject_prefix = "hatchet.a";
 
   // The events: a Warning while none answered, a Normal once one did.
   auto events = Kubectl({"get", "events", "-n", srv_ns, "-o", "json"});
@@ -361,7 +239,9 @@ TEST_F(CalloutE2E, KeysConfigAuthorizerAvailabilityAndAReadyBackend) {
   EXPECT_TRUE(testing::WaitFor([&] { return Get("psb", a_ns, "hatchet").is_null(); }, 20s))
       << Get("psb", a_ns, "hatchet").dump(2);
   EXPECT_TRUE(Get("secret", a_ns, "hatchet-nats-credentials").is_null());
-  EXPECT_THAT(authorizer->Errors(), ::testing::IsEmpty());
+  // And refused from then on.
+  EXPECT_TRUE(testing::WaitFor(
+      [&] { return pubsub::Probe(o).status().code() == StatusCode::kUnauthenticated; }, 20s));
 }
 
 // Switching back to IncludeFile renders the include file again and keeps
