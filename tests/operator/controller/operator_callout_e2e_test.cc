@@ -1,0 +1,289 @@
+// AuthCallout mode end to end: the real API server (fixture "cluster"), the
+// operator as a process, and a real nats-server-callout (tools cache)
+// started with the static config the operator wrote into the config
+// Secret (auth_callout is not reloadable: the server needs it at start).
+// The NatsServer gets its callout Secret and static config; while no
+// authorizer runs AuthorizerAvailable=False NoAuthorizer and a backend is
+// not Ready; once one answers, the backend becomes Ready (the probe went
+// through the callout with the env Secret's credentials) and
+// AuthorizerAvailable=True; deleting the backend finishes at once.
+//
+// The authorizer is the real switchboard-authorizer (authorizer/), run as
+// a process against the same API server.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <memory>
+
+#include "e2e_harness.h"
+#include "switchboard/api/constants.h"
+#include "switchboard/operator_logic/callout.h"
+#include "switchboard/pubsub/nats_pubsub.h"
+#include "switchboard/pubsub/probe.h"
+#include "switchboard/testing/nats_server.h"
+#include "switchboard/testing/net.h"
+#include "switchboard/testing/temp_dir.h"
+#include "switchboard/testing/wait.h"
+
+namespace switchboard::e2e {
+namespace {
+
+namespace logic = ::switchboard::operator_logic;
+using namespace std::chrono_literals;
+
+std::string Tool(const std::string& name) {
+  const char* dir = std::getenv("SWITCHBOARD_TOOLS_DIR");
+  std::string d = dir && *dir ? dir : std::string(SWITCHBOARD_TEST_SOURCE_DIR) + "/.cache/tools";
+  return d + "/bin/" + name;
+}
+
+const json* Condition(const json& obj, const std::string& type) {
+  if (!obj.is_object() || !obj.contains("status") || !obj["status"].is_object() ||
+      !obj["status"].contains("conditions")) {
+    return nullptr;
+  }
+  for (const auto& c : obj["status"]["conditions"]) {
+    if (c.value("type", "") == type) return &c;
+  }
+  return nullptr;
+}
+std::string ConditionReason(const json& obj, const std::string& type) {
+  const json* c = Condition(obj, type);
+  return c ? c->value("status", "") + "/" + c->value("reason", "") : "";
+}
+
+// switchboard-authorizer serving ns/shared, on free loopback ports.
+class AuthorizerProcess {
+ public:
+  AuthorizerProcess(const std::vector<std::string>& namespaces, const std::string& server) {
+    port_ = testing::FreePort();
+    std::string ns;
+    for (const auto& n : namespaces) ns += (ns.empty() ? "" : ",") + n;
+    testing::Process::Options o;
+    o.argv = {BinDir() + "/switchboard-authorizer",
+              "--kubeconfig",
+              Kubeconfig(),
+              "--namespaces",
+              ns,
+              "--servers",
+              server,
+              "--health-addr",
+              "127.0.0.1:" + std::to_string(port_),
+              "--metrics-addr",
+              "127.0.0.1:" + std::to_string(port_)};
+    o.log_path = dir_.path() + "/authorizer.log";
+    proc_ = testing::Process(o);
+  }
+  ~AuthorizerProcess() { proc_.Stop(10s); }
+  // GET `path` on its port: the body when 200, "" otherwise.
+  std::string Get(const std::string& path) {
+    httplib::Client c("127.0.0.1", port_);
+    c.set_connection_timeout(1);
+    auto r = c.Get(path);
+    return r && r->status == 200 ? r->body : "";
+  }
+  std::string Log() const { return proc_.Log(); }
+
+ private:
+  testing::TempDir dir_;
+  int port_ = 0;
+  testing::Process proc_;
+};
+
+std::string CalloutServerYaml(const std::string& ns, const std::string& url,
+                              const std::string& allowed) {
+  return "apiVersion: pubsub.switchboard.dev/v1alpha1\nkind: NatsServer\nmetadata: {name: shared, "
+         "namespace: \"" +
+         ns + "\"}\nspec:\n  url: \"" + url +
+         "\"\n  provisioning: {mode: AuthCallout}\n  allowedNamespaces: {from: List, names: [\"" +
+         allowed + "\"]}\n";
+}
+
+class CalloutE2E : public ::testing::Test {
+ protected:
+  static void TearDownTestSuite() { EXPECT_TRUE(pubsub::ShutdownNats().ok()); }
+
+  void SetUp() override {
+    ASSERT_FALSE(Kubeconfig().empty()) << "run through ctest (fixture cluster)";
+    tool = Tool("nats-server-callout");
+    ASSERT_EQ(access(tool.c_str(), X_OK), 0)
+        << tool << " is missing: build it with `bash scripts/build-tools.sh nats-server-callout`";
+    srv_ns = UniqueName("co-srv");
+    a_ns = UniqueName("co-a");
+    for (const auto& ns : {srv_ns, a_ns}) CreateNamespace(ns);
+    // A probe through the callout waits for the authorizer's answer too.
+    op = std::make_unique<OperatorProcess>(std::vector<std::string>{srv_ns, a_ns},
+                                           std::vector<std::string>{"--probe-timeout", "5s"});
+  }
+  void TearDown() override {
+    if (HasFailure() && op) std::cerr << "operator log:\n" << op->Log() << "\n";
+    if (HasFailure() && nats) std::cerr << "nats log:\n" << nats->Log() << "\n";
+    if (HasFailure() && authorizer) std::cerr << "authorizer log:\n" << authorizer->Log() << "\n";
+    authorizer.reset();
+    for (const auto& ns : {a_ns, srv_ns}) {
+      if (!ns.empty()) DeleteNamespace(ns);
+    }
+    op.reset();
+    nats.reset();
+  }
+
+  std::string tool, srv_ns, a_ns;
+  std::unique_ptr<OperatorProcess> op;
+  std::unique_ptr<testing::NatsServer> nats;
+  std::unique_ptr<AuthorizerProcess> authorizer;
+};
+
+TEST_F(CalloutE2E, KeysConfigAuthorizerAvailabilityAndAReadyBackend) {
+  // Nothing listens at this URL yet: the static config comes first.
+  Apply(CalloutServerYaml(srv_ns, "nats://127.0.0.1:1", a_ns));
+  json server;
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        server = Get("natsserver", srv_ns, "shared");
+        return ReadyStatus(server) == "True";
+      },
+      30s))
+      << server.dump(2);
+  EXPECT_EQ(ReadyReason(server), "CalloutConfigured");
+  EXPECT_EQ(Condition(server, "ConfigFits"), nullptr) << server.dump(2);
+
+  // The callout Secret: owned by the NatsServer, labelled, with the keys.
+  json secret = Get("secret", srv_ns, "shared-auth-callout");
+  ASSERT_TRUE(secret.is_object()) << "no callout Secret";
+  EXPECT_EQ(secret["metadata"]["labels"]["app.kubernetes.io/managed-by"], "switchboard");
+  EXPECT_EQ(secret["metadata"]["ownerReferences"][0]["kind"], "NatsServer");
+  EXPECT_EQ(secret["metadata"]["ownerReferences"][0]["uid"], server["metadata"]["uid"]);
+  auto keys = SecretData(srv_ns, "shared-auth-callout");
+  const std::string issuer = keys[std::string(logic::callout_keys::kIssuer)];
+  ASSERT_FALSE(issuer.empty());
+  EXPECT_EQ(server["status"]["authCallout"]["issuer"], issuer);
+  EXPECT_EQ(server["status"]["authCallout"]["account"], "HATCHET");
+  EXPECT_EQ(server["status"].dump().find(keys[std::string(logic::callout_keys::kIssuerSeed)]),
+            std::string::npos)
+      << "the seed must never be in status";
+
+  // The static config, as the NATS pods mount it.
+  auto config = SecretData(srv_ns, "shared-switchboard");
+  const std::string text = config["switchboard.conf"];
+  ASSERT_NE(text.find("auth_callout"), std::string::npos) << text;
+  ASSERT_NE(text.find(issuer), std::string::npos) << text;
+  nats = std::make_unique<testing::NatsServer>(text, 0, tool);
+  ASSERT_TRUE(nats->ok()) << nats->Log();
+  Apply(CalloutServerYaml(srv_ns, nats->url(), a_ns));
+
+  // No authorizer yet: said so, and a backend is not Ready.
+  EXPECT_TRUE(testing::WaitFor(
+      [&] {
+        server = Get("natsserver", srv_ns, "shared");
+        return ConditionReason(server, "AuthorizerAvailable") == "False/NoAuthorizer";
+      },
+      45s))
+      << server.dump(2);
+  EXPECT_EQ(server["status"]["authCallout"]["servers"], 1);
+  EXPECT_EQ(server["status"]["authCallout"]["authorizers"], 0);
+  EXPECT_TRUE(testing::WaitFor(
+      [&] {
+        return op->Metrics().find(
+                   "switchboard_natsserver_authorizers{name=\"shared\",namespace=\"" + srv_ns +
+                   "\"} 0") != std::string::npos;
+      },
+      10s))
+      << op->Metrics();
+  Apply(BackendYaml(a_ns, "hatchet", srv_ns, "shared", "hatchet.a"));
+  EXPECT_FALSE(WaitReady(a_ns, "hatchet", "True", "", 8)) << Get("psb", a_ns, "hatchet").dump(2);
+
+  // An authorizer answers: the backend is Ready (its probe went through the
+  // callout with the env Secret's credentials), the server says so.
+  authorizer = std::make_unique<AuthorizerProcess>(std::vector<std::string>{srv_ns, a_ns},
+                                                   srv_ns + "/shared");
+  ASSERT_TRUE(testing::WaitFor([&] { return !authorizer->Get("/readyz").empty(); }, 30s))
+      << authorizer->Log();
+  ASSERT_TRUE(WaitReady(a_ns, "hatchet", "True", "Probed", 60))
+      << Get("psb", a_ns, "hatchet").dump(2);
+  EXPECT_NE(authorizer->Get("/metrics").find("result=\"allowed\""), std::string::npos)
+      << authorizer->Get("/metrics");
+  EXPECT_TRUE(testing::WaitFor(
+      [&] {
+        server = Get("natsserver", srv_ns, "shared");
+        return ConditionReason(server, "AuthorizerAvailable") == "True/AuthorizersSubscribed";
+      },
+      45s))
+      << server.dump(2);
+  EXPECT_EQ(server["status"]["authCallout"]["authorizers"], 1);
+  EXPECT_EQ(server["status"]["installations"], 1);
+
+  // The env Secret's credentials work, and only on their own prefix.
+  auto env = SecretData(a_ns, "hatchet-pubsub-env");
+  pubsub::ProbeOptions o;
+  o.urls = env.at("SERVER_MSGQUEUE_PUBSUB_NATS_URL");
+  o.username = env.at("SERVER_MSGQUEUE_PUBSUB_NATS_USERNAME");
+  o.password = env.at("SERVER_MSGQUEUE_PUBSUB_NATS_PASSWORD");
+  o.subject_prefix = "hatchet.a";
+  o.timeout = 5s;
+  auto probe = pubsub::Probe(o);
+  EXPECT_TRUE(probe.ok()) << probe.status().ToString();
+  o.subject_prefix = "hatchet.other";
+  EXPECT_EQ(pubsub::Probe(o).status().code(), StatusCode::kPermissionDenied);
+  o.subject_prefix = "hatchet.a";
+
+  // The events: a Warning while none answered, a Normal once one did.
+  auto events = Kubectl({"get", "events", "-n", srv_ns, "-o", "json"});
+  EXPECT_NE(events.out.find("NoAuthorizer"), std::string::npos) << events.out;
+  EXPECT_NE(events.out.find("AuthorizersSubscribed"), std::string::npos) << events.out;
+
+  // Deleting it needs no render: it is gone at once, Secrets included.
+  Kubectl({"delete", "psb", "-n", a_ns, "hatchet", "--wait=false"});
+  EXPECT_TRUE(testing::WaitFor([&] { return Get("psb", a_ns, "hatchet").is_null(); }, 20s))
+      << Get("psb", a_ns, "hatchet").dump(2);
+  EXPECT_TRUE(Get("secret", a_ns, "hatchet-nats-credentials").is_null());
+  // And refused from then on.
+  EXPECT_TRUE(testing::WaitFor(
+      [&] { return pubsub::Probe(o).status().code() == StatusCode::kUnauthenticated; }, 20s));
+}
+
+// Switching back to IncludeFile renders the include file again and keeps
+// the callout Secret (its issuer must survive a switch back: the servers'
+// static config names it and cannot reload it).
+TEST_F(CalloutE2E, SwitchingModesKeepsTheIssuer) {
+  Apply(CalloutServerYaml(srv_ns, "nats://127.0.0.1:1", a_ns));
+  ASSERT_TRUE(testing::WaitFor(
+      [&] { return ReadyReason(Get("natsserver", srv_ns, "shared")) == "CalloutConfigured"; },
+      30s));
+  const std::string issuer =
+      SecretData(srv_ns, "shared-auth-callout")[std::string(logic::callout_keys::kIssuer)];
+  ASSERT_FALSE(issuer.empty());
+
+  Apply(NatsServerYaml(srv_ns, "shared", "nats://127.0.0.1:1", {a_ns}));
+  json server;
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        server = Get("natsserver", srv_ns, "shared");
+        return ReadyReason(server) == "ConfigRendered";
+      },
+      30s))
+      << server.dump(2);
+  EXPECT_FALSE(server["status"].contains("authCallout")) << server.dump(2);
+  EXPECT_EQ(Condition(server, "AuthorizerAvailable"), nullptr) << server.dump(2);
+  EXPECT_EQ(SecretData(srv_ns, "shared-switchboard")["switchboard.conf"].find("auth_callout"),
+            std::string::npos);
+  EXPECT_EQ(SecretData(srv_ns, "shared-auth-callout")[std::string(logic::callout_keys::kIssuer)],
+            issuer);
+
+  Apply(CalloutServerYaml(srv_ns, "nats://127.0.0.1:1", a_ns));
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        server = Get("natsserver", srv_ns, "shared");
+        return ReadyReason(server) == "CalloutConfigured";
+      },
+      30s))
+      << server.dump(2);
+  EXPECT_EQ(server["status"]["authCallout"]["issuer"], issuer);
+  EXPECT_NE(SecretData(srv_ns, "shared-switchboard")["switchboard.conf"].find(issuer),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace switchboard::e2e
