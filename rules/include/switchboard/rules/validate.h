@@ -122,6 +122,8 @@ class Batch {
 class ContextIndex {
  public:
   explicit ContextIndex(const Context& context);
+  // An index built elsewhere (rules::ContextCache).
+  explicit ContextIndex(std::unique_ptr<internal::CrossIndex> impl);
   ~ContextIndex();
   ContextIndex(ContextIndex&&) noexcept;
   ContextIndex& operator=(ContextIndex&&) noexcept;
