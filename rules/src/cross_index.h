@@ -40,6 +40,7 @@ class CrossIndex {
   struct Claim {
     ClaimKind kind;
     std::string secret;  // the Secret's name, in the object's namespace
+    bool operator==(const Claim&) const = default;
   };
 
   // What the cross-object rules read of one PubSubBackend or NatsServer.
@@ -65,6 +66,9 @@ class CrossIndex {
     bool prefix_claimed_now = false, username_claimed_now = false;
     // NatsServer: the object itself, borrowed (its allowed namespaces are read).
     const nlohmann::json* object = nullptr;
+    // Whether the rules would read the same of both (rules::ContextCache
+    // rebuilds an index only when not).
+    bool operator==(const Facts&) const = default;
   };
   static Facts FactsOf(const nlohmann::json& object);
 
@@ -81,6 +85,9 @@ class CrossIndex {
   // Rules for a (defaulted, namespaced) object against the indexed others.
   void Check(const Facts& facts, Sink& sink) const;
   void Check(size_t id, Sink& sink) const { Check(facts_[id], sink); }
+  // The facts indexed under an id Add() returned (rules::ContextCache
+  // compares an object's new facts with them).
+  const Facts& FactsAt(size_t id) const { return facts_[id]; }
 
  private:
   // Ids of facts_ by the hash of a key, as one sorted vector: 16 bytes an

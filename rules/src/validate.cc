@@ -105,6 +105,7 @@ ContextIndex::ContextIndex(const Context& context) : impl_(std::make_unique<Cros
   for (const auto& s : context.secrets) AddToIndex(*impl_, s);
   impl_->Seal();
 }
+ContextIndex::ContextIndex(std::unique_ptr<CrossIndex> impl) : impl_(std::move(impl)) {}
 ContextIndex::~ContextIndex() = default;
 ContextIndex::ContextIndex(ContextIndex&&) noexcept = default;
 ContextIndex& ContextIndex::operator=(ContextIndex&&) noexcept = default;

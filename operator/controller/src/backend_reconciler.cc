@@ -2,6 +2,7 @@
 // lives in its own file (backend_step.h).
 #include "backend_step.h"
 #include "probe_pool.h"
+#include "rules_context.h"
 #include "switchboard/api/constants.h"
 #include "switchboard/kube/cache_shapes.h"
 
@@ -42,8 +43,7 @@ Result<Action> BackendReconciler::Reconcile(const std::string& key) {
                        Action::AwaitChange());
     }
   }
-  rules::Report report = rules::Validate(kube::ApiShaped(obj), facts_->Build(ctx_, impl.view),
-                                         rules::Operation::kCreate);
+  rules::Report report = ValidateCached(obj, *ctx_.rules_context->Snapshot());
   if (!report.ok()) return impl.Invalid(report);
   impl.Passed(Step::kValidate, "");
   if (server) impl.Passed(Step::kResolveServer, "");

@@ -81,20 +81,6 @@ bool ConfigHolds(const ReconcileContext& ctx, const json* config_secret,
 
 // ---- the reconcile ----
 
-struct BackendReconciler::Facts {
-  struct Entry {
-    std::string version;  // metadata.resourceVersion the facts were read from
-    std::string kind, server, prefix, user;
-  };
-  std::mutex mu;
-  std::map<std::string, Entry> by_key;  // guarded by mu
-
-  // The objects the shared rules compare `self` with: only backends on the
-  // same server that could clash (same prefix or username, nested
-  // prefixes), and the referenced server.
-  rules::Context Build(const ReconcileContext& ctx, const api::BackendView& self);
-};
-
 struct BackendReconciler::Impl {
   const ReconcileContext& ctx;
   const json& obj;

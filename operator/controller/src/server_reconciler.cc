@@ -6,6 +6,7 @@
 #include "backend_step.h"
 #include "config_index.h"
 #include "k8s_util.h"
+#include "rules_context.h"
 #include "secret_io.h"
 #include "switchboard/api/constants.h"
 #include "switchboard/api/views.h"
@@ -100,7 +101,7 @@ Result<Action> ServerReconciler::Reconcile(const std::string& key) {
     return WriteServerStatus(ctx_, obj, status);
   };
 
-  rules::Report report = rules::Validate(kube::ApiShaped(obj), {}, rules::Operation::kCreate);
+  rules::Report report = ValidateCached(obj, *ctx_.rules_context->Snapshot());
   if (!report.ok()) {
     std::string msg;
     for (const auto& f : report.errors) msg += (msg.empty() ? "" : "; ") + f.ToString();

@@ -7,11 +7,17 @@ namespace switchboard::webhook_server {
 ClusterContext::ClusterContext(kube::Client* client)
     : backends_(client, kube::resources::PubSubBackend(), ""),
       servers_(client, kube::resources::NatsServer(), ""),
-      snapshot_(std::make_shared<const webhook_admission::ContextSnapshot>(rules::Context{})) {
+      context_([this] {
+        std::vector<kube::ObjectPtr> all = servers_.store().List();
+        for (auto& o : backends_.store().List()) all.push_back(std::move(o));
+        return all;
+      }) {
   kube::StoreEventHandler bump;
-  bump.on_add = [this](const kube::ObjectPtr&) { ++generation_; };
-  bump.on_update = [this](const kube::ObjectPtr&, const kube::ObjectPtr&) { ++generation_; };
-  bump.on_delete = [this](const kube::ObjectPtr&) { ++generation_; };
+  bump.on_add = [this](const kube::ObjectPtr&) { context_.Invalidate(); };
+  bump.on_update = [this](const kube::ObjectPtr&, const kube::ObjectPtr&) {
+    context_.Invalidate();
+  };
+  bump.on_delete = [this](const kube::ObjectPtr&) { context_.Invalidate(); };
   backends_.store().AddEventHandler(bump);
   servers_.store().AddEventHandler(bump);
   auto on_error = [](const Status& s) {
@@ -33,15 +39,7 @@ bool ClusterContext::Synced() const {
 }
 
 std::shared_ptr<const webhook_admission::ContextSnapshot> ClusterContext::Snapshot() const {
-  uint64_t generation = generation_.load();
-  std::lock_guard<std::mutex> lock(mu_);
-  if (generation == built_generation_) return snapshot_;
-  rules::Context next;
-  for (const auto& o : backends_.store().List()) next.backends.push_back(*o);
-  for (const auto& o : servers_.store().List()) next.servers.push_back(*o);
-  snapshot_ = std::make_shared<const webhook_admission::ContextSnapshot>(std::move(next));
-  built_generation_ = generation;
-  return snapshot_;
+  return context_.Snapshot();
 }
 
 }  // namespace switchboard::webhook_server

@@ -30,6 +30,7 @@ struct ObjectKey {
 struct SecretKeyRef {
   std::string name;
   std::string key;
+  bool operator==(const SecretKeyRef&) const = default;
 };
 
 // namespace/name of any object (metadata.h reads the rest).

@@ -116,12 +116,16 @@ class Batch {
 };
 
 // A Context indexed once, for callers that judge many objects against the
-// same context (the webhook between cache changes): Validate() with a
-// ContextIndex does no per-call work proportional to the context size.
+// same context: Validate() with a ContextIndex does no per-call work
+// proportional to the context size. Callers that watch the cluster (the
+// webhook, the operator) get theirs from rules::ContextCache
+// (context_cache.h), one per change of what the rules read.
 // Borrows the context's objects: they must outlive the index, unchanged.
 class ContextIndex {
  public:
   explicit ContextIndex(const Context& context);
+  // An index built elsewhere (rules::ContextCache).
+  explicit ContextIndex(std::unique_ptr<internal::CrossIndex> impl);
   ~ContextIndex();
   ContextIndex(ContextIndex&&) noexcept;
   ContextIndex& operator=(ContextIndex&&) noexcept;

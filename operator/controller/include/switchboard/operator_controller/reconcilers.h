@@ -62,6 +62,11 @@ class ProbePool;
 class AuthorizerChecks;
 class ConfigIndex;
 class RecentWrites;
+}  // namespace switchboard::operator_controller
+namespace switchboard::rules {
+class ContextCache;
+}  // namespace switchboard::rules
+namespace switchboard::operator_controller {
 
 // What both reconcilers share. Pointers are not owned and outlive them.
 struct ReconcileContext {
@@ -72,6 +77,8 @@ struct ReconcileContext {
   ProbePool* probes = nullptr;
   AuthorizerChecks* authorizer_checks = nullptr;  // may be null: AuthorizerAvailable not checked
   ConfigIndex* configs = nullptr;
+  // What the shared rules judge an object against (rules_context.h).
+  rules::ContextCache* rules_context = nullptr;
   RecentWrites* recent = nullptr;           // may be null
   kube::EventRecorder* recorder = nullptr;  // may be null
   Metrics* metrics = nullptr;               // may be null
@@ -108,19 +115,12 @@ struct ReconcileContext {
 
 class BackendReconciler : public Reconciler {
  public:
-  explicit BackendReconciler(ReconcileContext ctx);
-  ~BackendReconciler() override;
+  explicit BackendReconciler(ReconcileContext ctx) : ctx_(std::move(ctx)) {}
   Result<Action> Reconcile(const std::string& key) override;
-
-  // What the shared rules compare a backend with, per cached object
-  // version: reading them from every cached backend's JSON on every
-  // reconcile would make a reconcile O(all backends) in string copies.
-  struct Facts;
 
  private:
   struct Impl;
   ReconcileContext ctx_;
-  std::unique_ptr<Facts> facts_;
 };
 
 class ServerReconciler : public Reconciler {

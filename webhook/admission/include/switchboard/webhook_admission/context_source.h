@@ -9,28 +9,13 @@
 #include <mutex>
 #include <utility>
 
-#include "switchboard/rules/validate.h"
+#include "switchboard/rules/context_cache.h"
 
 namespace switchboard::webhook_admission {
 
-// The existing objects plus an index over them, built once per change of
-// the cache: validating against a ContextIndex costs nothing proportional
-// to the number of objects, so a review stays fast with thousands of them.
-// Immutable; shared by every request that runs while it is current.
-class ContextSnapshot {
- public:
-  explicit ContextSnapshot(rules::Context context)
-      : context_(std::move(context)), index_(context_) {}
-  ContextSnapshot(const ContextSnapshot&) = delete;
-  ContextSnapshot& operator=(const ContextSnapshot&) = delete;
-
-  const rules::Context& context() const { return context_; }
-  const rules::ContextIndex& index() const { return index_; }
-
- private:
-  rules::Context context_;
-  rules::ContextIndex index_;  // borrows context_ (declared first)
-};
+// The existing objects' index, built once per change of the cache (the
+// rules' own, shared with the operator: rules/context_cache.h).
+using rules::ContextSnapshot;
 
 class ContextSource {
  public:

@@ -1,0 +1,97 @@
+// The one context of the cross-object rules for callers that watch the
+// cluster (the webhook's informers, the operator's caches): an immutable
+// snapshot of the existing PubSubBackends and NatsServers with the index
+// over them, built once per cache change and shared by every Validate()
+// that runs while it is current. The CLI builds the same index from its
+// --context files (Batch), so all three judge one set of objects alike.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "switchboard/rules/validate.h"
+
+namespace switchboard::rules {
+
+using ObjectPtr = std::shared_ptr<const nlohmann::json>;
+
+// Immutable. Keeps what the index borrows (NatsServers, Secrets) alive; of a
+// PubSubBackend only what the cross-object rules read of it.
+class ContextSnapshot {
+ public:
+  // Every object of `context` (copied).
+  explicit ContextSnapshot(const Context& context);
+  // An index and the objects it borrows (ContextCache builds them).
+  explicit ContextSnapshot(
+      std::pair<std::vector<ObjectPtr>, std::unique_ptr<internal::CrossIndex>> built);
+  ~ContextSnapshot();
+  ContextSnapshot(const ContextSnapshot&) = delete;
+  ContextSnapshot& operator=(const ContextSnapshot&) = delete;
+
+  const ContextIndex& index() const { return index_; }
+
+ private:
+  std::vector<ObjectPtr> kept_;
+  ContextIndex index_;  // borrows kept_ (declared first)
+};
+
+// Snapshots of a changing cache. A cache event calls Invalidate(); the next
+// Snapshot() lists the cache again, reads only the objects whose
+// resourceVersion changed, and builds a new index only when what the rules
+// read of them changed (a status write, say, changes nothing they read).
+class ContextCache {
+ public:
+  // How an object from the cache is judged: as the API server shows it.
+  // The operator's caches keep some parts as text (kube::ApiShaped turns
+  // them back); null for caches that keep objects as they came. Called once
+  // per object version.
+  using Shape = std::function<nlohmann::json(const nlohmann::json&)>;
+  // The existing PubSubBackends and NatsServers (other kinds are ignored).
+  using List = std::function<std::vector<ObjectPtr>()>;
+
+  explicit ContextCache(List list, Shape shape = nullptr);
+  ~ContextCache();
+
+  // A watched cache changed. Thread-safe and lock-free: cache event
+  // handlers call it.
+  void Invalidate() { generation_.fetch_add(1, std::memory_order_acq_rel); }
+
+  // The snapshot of the cache as of the last Invalidate() before this call.
+  // Never null. Thread-safe; the listing and any rebuild run under the
+  // cache's own lock, once for all concurrent callers.
+  std::shared_ptr<const ContextSnapshot> Snapshot();
+
+  // How many indexes were built (tests: a change that touches nothing the
+  // rules read builds none).
+  uint64_t builds() const;
+
+ private:
+  // One object known to the current snapshot.
+  struct Entry {
+    // metadata.resourceVersion its facts were read from; empty when it has
+    // none (then it is read again on every rebuild).
+    std::string version;
+    size_t id = 0;  // its facts in the current snapshot's index
+    bool secret = false;
+    ObjectPtr object;  // kept for a NatsServer or a Secret: the index borrows them
+  };
+
+  const List list_;
+  const Shape shape_;
+  std::atomic<uint64_t> generation_{1};
+  mutable std::mutex mu_;
+  uint64_t built_generation_ = 0;                    // guarded by mu_
+  uint64_t builds_ = 0;                              // guarded by mu_
+  std::unordered_map<std::string, Entry> entries_;   // by kind/namespace/name; guarded by mu_
+  std::shared_ptr<const ContextSnapshot> snapshot_;  // guarded by mu_
+};
+
+}  // namespace switchboard::rules

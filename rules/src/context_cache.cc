@@ -1,0 +1,142 @@
+// ContextSnapshot and ContextCache: the CrossIndex over what a watched cache
+// holds, rebuilt only when what the rules read of it changed. The facts of
+// each object live once, in the current index; the cache keeps per object
+// only its version and where its facts are.
+#include "switchboard/rules/context_cache.h"
+
+#include <algorithm>
+
+#include "cross_index.h"
+#include "switchboard/api/constants.h"
+#include "switchboard/api/metadata.h"
+
+namespace switchboard::rules {
+
+using internal::CrossIndex;
+
+namespace {
+
+// What is indexed of one object in a build.
+struct Item {
+  int group = 1;     // servers 0, backends 1, Secrets 2: ContextIndex(Context)'s order
+  ObjectPtr object;  // servers and Secrets
+  const CrossIndex::Facts* old = nullptr;  // facts reused from the current index
+  CrossIndex::Facts facts;                 // facts read now (when `old` is null)
+  const CrossIndex::Facts& Facts() const { return old ? *old : facts; }
+};
+
+}  // namespace
+
+ContextSnapshot::ContextSnapshot(const Context& context)
+    : ContextSnapshot([&] {
+        std::vector<ObjectPtr> kept;
+        auto index = std::make_unique<CrossIndex>();
+        index->Reserve(context.servers.size() + context.backends.size());
+        for (const auto* list : {&context.servers, &context.backends}) {
+          for (const auto& o : *list) {
+            auto copy = std::make_shared<const nlohmann::json>(o);
+            CrossIndex::Facts f = CrossIndex::FactsOf(*copy);
+            if (f.object != nullptr) kept.push_back(copy);
+            index->Add(std::move(f));
+          }
+        }
+        for (const auto& s : context.secrets) {
+          kept.push_back(std::make_shared<const nlohmann::json>(s));
+          index->AddSecret(*kept.back());
+        }
+        index->Seal();
+        return std::make_pair(std::move(kept), std::move(index));
+      }()) {}
+
+ContextSnapshot::ContextSnapshot(
+    std::pair<std::vector<ObjectPtr>, std::unique_ptr<internal::CrossIndex>> built)
+    : kept_(std::move(built.first)), index_(std::move(built.second)) {}
+ContextSnapshot::~ContextSnapshot() = default;
+
+ContextCache::ContextCache(List list, Shape shape)
+    : list_(std::move(list)), shape_(std::move(shape)) {}
+ContextCache::~ContextCache() = default;
+
+uint64_t ContextCache::builds() const {
+  std::lock_guard lock(mu_);
+  return builds_;
+}
+
+std::shared_ptr<const ContextSnapshot> ContextCache::Snapshot() {
+  // Read before listing: an event during the listing bumps it again, and
+  // the next call lists once more.
+  const uint64_t generation = generation_.load(std::memory_order_acquire);
+  std::lock_guard lock(mu_);
+  if (snapshot_ && generation == built_generation_) return snapshot_;
+  const CrossIndex* current = snapshot_ ? &snapshot_->index().impl() : nullptr;
+  std::vector<ObjectPtr> objects = list_();
+  std::unordered_map<std::string, Entry> next;
+  next.reserve(objects.size());
+  std::vector<std::pair<std::string, Item>> items;
+  items.reserve(objects.size());
+  bool changed = !snapshot_;
+  for (auto& o : objects) {
+    if (!o) continue;
+    const std::string kind = api::KindOf(*o);
+    const bool secret = kind == "Secret";
+    if (!secret && kind != api::kKindBackend && kind != api::kKindServer) continue;
+    std::string id = kind + "/" + api::NamespaceOf(*o) + "/" + api::NameOf(*o);
+    Entry e;
+    e.version = api::ResourceVersionOf(*o);
+    e.secret = secret;
+    Item item;
+    auto it = entries_.find(id);
+    const bool known = it != entries_.end() && current && it->second.secret == secret;
+    if (known && !e.version.empty() && it->second.version == e.version) {
+      item.object = it->second.object;
+      if (!secret) item.old = &current->FactsAt(it->second.id);
+    } else {
+      if (shape_) o = std::make_shared<const nlohmann::json>(shape_(*o));
+      if (secret) {
+        item.object = o;
+        changed = true;
+      } else {
+        item.facts = CrossIndex::FactsOf(*o);
+        // A NatsServer's facts point into the object: keep it (a backend's
+        // facts are copies, and the object may go).
+        if (item.facts.object != nullptr) item.object = o;
+        if (!known || !(current->FactsAt(it->second.id) == item.facts)) changed = true;
+      }
+    }
+    item.group = secret ? 2 : (kind == api::kKindServer ? 0 : 1);
+    e.object = item.object;
+    next.emplace(id, std::move(e));
+    items.emplace_back(std::move(id), std::move(item));
+  }
+  if (next.size() != entries_.size()) changed = true;  // some object went
+  built_generation_ = generation;
+  if (!changed) {
+    // Nothing the rules read changed: the current index stays, and each
+    // object's facts are where they were.
+    for (auto& [id, e] : next) e.id = entries_.at(id).id;
+    entries_ = std::move(next);
+    return snapshot_;
+  }
+  std::stable_sort(items.begin(), items.end(),
+                   [](const auto& a, const auto& b) { return a.second.group < b.second.group; });
+  std::vector<ObjectPtr> kept;
+  auto index = std::make_unique<CrossIndex>();
+  index->Reserve(items.size());
+  for (auto& [id, item] : items) {
+    Entry& e = next.at(id);
+    if (item.object) kept.push_back(item.object);
+    if (item.group == 2) {
+      index->AddSecret(*item.object);
+    } else {
+      e.id = index->Add(item.Facts());
+    }
+  }
+  index->Seal();
+  snapshot_ =
+      std::make_shared<const ContextSnapshot>(std::make_pair(std::move(kept), std::move(index)));
+  entries_ = std::move(next);
+  ++builds_;
+  return snapshot_;
+}
+
+}  // namespace switchboard::rules
