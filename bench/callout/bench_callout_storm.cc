@@ -96,6 +96,8 @@ int main(int argc, char** argv) {
   std::printf("file mode, bcrypt cost %d, %d connections\n", cost, connections);
   std::printf("  first connect       %.2f s (%d up, %d refusals)\n", first.seconds, first.up,
               first.auth_refusals);
+  if (!first.first_refusal.empty())
+    std::printf("  first refusal: %s\n", first.first_refusal.c_str());
   if (!first.all_up) return 1;
   nats.Stop();
   const int down = storm.RunUntilAllDown(10s);

@@ -313,7 +313,8 @@ TEST_F(CalloutE2E, LifecycleWithoutReloadsIsolationAndAuthorizerFaults) {
 
   for (int i = 0; i < n; i++) CreateBackend(Name(i));
   ASSERT_TRUE(testing::WaitFor([&] { return ReadyCount() == n; }, 240s, 500ms))
-      << ReadyCount() << " of " << n << " Ready";
+      << ReadyCount() << " of " << n << " Ready; " << Name(0) << ": "
+      << Get("psb", ns, Name(0)).value("status", json()).dump();
   const auto load_times = LoadTimes();
   for (const auto& t : load_times) ASSERT_TRUE(t.has_value());
 
