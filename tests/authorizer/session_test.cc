@@ -10,9 +10,11 @@
 #include <prometheus/registry.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "nats_handles.h"
 #include "nats_library.h"
@@ -313,7 +315,10 @@ TEST_F(SessionTest, WrongPasswordAndUnknownUserAreRefusedByAnAnswer) {
                        {{"result", "denied"},
                         {"reason", std::string(logic::DenialReason(logic::Denial::kUnknownUser))}}),
             1);
-  std::string log = LogWith("inst-x");
+  // The server logs an answered refusal's error (a timeout says "timeout").
+  std::string log = LogWith("Auth callout service returned an error: user \"inst-x\"");
+  EXPECT_THAT(log, HasSubstr("Auth callout service returned an error: user \"inst-x\""));
+  EXPECT_THAT(log, HasSubstr("Auth callout service returned an error: user \"inst-a\""));
   EXPECT_THAT(log, Not(HasSubstr("timeout"))) << log;
   EXPECT_THAT(log, Not(HasSubstr("not-pw-a"))) << log;
 }
@@ -423,6 +428,27 @@ TEST_F(SessionTest, ReconnectsAfterTheServerRestartsAndDrainsOnDestruction) {
       switchboard::testing::WaitFor([&] { return session->Health().subscribed; }, kDeadline));
   Client a(server_->url(), "inst-a", "pw-a");
   EXPECT_TRUE(a.connected()) << a.error() << "\n" << server_->Log();
+}
+
+TEST_F(SessionTest, DestroyingWhileRequestsArriveDrains) {
+  Metrics metrics(std::make_shared<prometheus::Registry>());
+  auto session = Start(Served({Entry("inst-a", "pw-a", "hatchet.a")}), &metrics);
+  std::atomic<bool> done{false};
+  std::atomic<int> connected{0};
+  std::thread engines([&] {
+    while (!done) {
+      Client c(server_->url(), "inst-a", "pw-a");
+      if (c.connected()) ++connected;
+    }
+  });
+  EXPECT_TRUE(switchboard::testing::WaitFor([&] { return connected >= 5; }, kDeadline));
+  session.reset();  // unsubscribes, answers what was queued, closes
+  done = true;
+  engines.join();
+  // Every connect before the session went was answered and allowed.
+  EXPECT_GE(CounterSum(*metrics.registry(), "switchboard_authorizer_decisions_total",
+                       {{"result", "allowed"}}),
+            connected.load());
 }
 
 }  // namespace

@@ -1,10 +1,17 @@
 #include "authorizer_checks.h"
 
+#include "switchboard/pubsub/nats_client.h"
+
 namespace switchboard::operator_controller {
 
-AuthorizerChecks::AuthorizerChecks(std::function<void(const std::string&)> on_done,
-                                   Gatherer gatherer)
-    : on_done_(std::move(on_done)), gatherer_(std::move(gatherer)) {
+Result<std::vector<std::string>> Ping(const PingRequest& request) {
+  auto client = pubsub::NatsClient::Connect(request.connection);
+  if (!client.ok()) return client.status();
+  return (*client)->RequestAll(request.subject, request.body, request.window);
+}
+
+AuthorizerChecks::AuthorizerChecks(std::function<void(const std::string&)> on_done, Pinger pinger)
+    : on_done_(std::move(on_done)), pinger_(std::move(pinger)) {
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -20,12 +27,12 @@ void AuthorizerChecks::Stop() {
 }
 
 void AuthorizerChecks::Submit(const std::string& key, std::string fingerprint,
-                              pubsub::GatherOptions options) {
+                              PingRequest request) {
   {
     std::lock_guard lock(mu_);
     if (stop_ || busy_[key]) return;
     busy_[key] = true;
-    queue_.emplace_back(key, std::move(fingerprint), std::move(options));
+    queue_.emplace_back(key, std::move(fingerprint), std::move(request));
   }
   cv_.notify_one();
 }
@@ -50,7 +57,7 @@ void AuthorizerChecks::Forget(const std::string& key) {
 
 void AuthorizerChecks::Run() {
   for (;;) {
-    std::tuple<std::string, std::string, pubsub::GatherOptions> item;
+    std::tuple<std::string, std::string, PingRequest> item;
     {
       std::unique_lock lock(mu_);
       cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
@@ -58,10 +65,10 @@ void AuthorizerChecks::Run() {
       item = std::move(queue_.front());
       queue_.pop_front();
     }
-    auto& [key, fingerprint, options] = item;
+    auto& [key, fingerprint, request] = item;
     AuthorizerCheck check;
     check.fingerprint = std::move(fingerprint);
-    check.replies = gatherer_(options);
+    check.replies = pinger_(request);
     check.at = std::chrono::steady_clock::now();
     {
       std::lock_guard lock(mu_);

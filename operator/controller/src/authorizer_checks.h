@@ -1,7 +1,8 @@
 // AuthCallout mode: asking every NATS server of a NatsServer whether an
-// authorizer is subscribed (pubsub::Gather of the system account's SUBSZ
-// ping, operator_logic::DecideAuthorizerAvailability counts the replies),
-// on one thread of its own: a gather waits its whole window (every server
+// authorizer is subscribed (the system account's SUBSZ ping through
+// pubsub::NatsClient::RequestAll; operator_logic::DecideAuthorizerAvailability
+// counts the replies),
+// on one thread of its own: a ping waits its whole window (every server
 // of a cluster answers, and nobody knows how many there are), which must
 // not hold a reconcile worker. Shaped like the ProbePool: a reconcile
 // submits and returns, `on_done(key)` enqueues the NatsServer again, which
@@ -22,9 +23,18 @@
 #include <vector>
 
 #include "switchboard/common/status.h"
-#include "switchboard/pubsub/gather.h"
+#include "switchboard/pubsub/nats_pubsub.h"
 
 namespace switchboard::operator_controller {
+
+// One request that every server answers, as the system user.
+struct PingRequest {
+  pubsub::NatsOptions connection;  // urls, credentials, TLS
+  std::string subject, body;
+  std::chrono::milliseconds window{1000};  // every reply within it counts
+};
+// Connects, asks, keeps the replies of `window`, closes.
+Result<std::vector<std::string>> Ping(const PingRequest& request);
 
 struct AuthorizerCheck {
   std::string fingerprint;
@@ -34,15 +44,14 @@ struct AuthorizerCheck {
 
 class AuthorizerChecks {
  public:
-  using Gatherer = std::function<Result<std::vector<std::string>>(const pubsub::GatherOptions&)>;
-  explicit AuthorizerChecks(std::function<void(const std::string&)> on_done,
-                            Gatherer gatherer = pubsub::Gather);
+  using Pinger = std::function<Result<std::vector<std::string>>(const PingRequest&)>;
+  explicit AuthorizerChecks(std::function<void(const std::string&)> on_done, Pinger pinger = Ping);
   ~AuthorizerChecks();  // Stop()
   AuthorizerChecks(const AuthorizerChecks&) = delete;
   AuthorizerChecks& operator=(const AuthorizerChecks&) = delete;
 
   // Queues a check of server `key` unless one is queued or running.
-  void Submit(const std::string& key, std::string fingerprint, pubsub::GatherOptions options);
+  void Submit(const std::string& key, std::string fingerprint, PingRequest request);
   bool Busy(const std::string& key) const;
   std::optional<AuthorizerCheck> Latest(const std::string& key) const;
   void Forget(const std::string& key);
@@ -52,12 +61,12 @@ class AuthorizerChecks {
   void Run();
 
   std::function<void(const std::string&)> on_done_;
-  Gatherer gatherer_;
+  Pinger pinger_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;  // guarded by mu_
   // guarded by mu_
-  std::deque<std::tuple<std::string, std::string, pubsub::GatherOptions>> queue_;
+  std::deque<std::tuple<std::string, std::string, PingRequest>> queue_;
   std::map<std::string, bool> busy_;               // guarded by mu_
   std::map<std::string, AuthorizerCheck> latest_;  // guarded by mu_
   std::thread thread_;

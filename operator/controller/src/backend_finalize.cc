@@ -1,9 +1,12 @@
 // The finalizer flow of a PubSubBackend being deleted: wait until the
 // server's config Secret no longer holds its users (the render leaves
 // deleting backends out), delete the Secrets it owns, drop the finalizer.
+// A server in AuthCallout mode has no file to wait for: the authorizer
+// refuses the user once its credentials Secret is gone.
 // Bounded: ServerGone, ConfigTargetMissing or CleanupTimedOut end the wait
 // with a Warning event (operator_logic::DecideFinalize).
 #include "backend_step.h"
+#include "config_index.h"
 #include "probe_pool.h"
 #include "secret_io.h"
 #include "switchboard/api/constants.h"
@@ -49,7 +52,9 @@ Result<Action> BackendReconciler::Impl::Finalize() {
     f.server = bound->ToString();
     kube::ObjectPtr server_obj = ctx.servers->Get(bound->ns, bound->name);
     f.server_exists = server_obj != nullptr;
-    if (server_obj) {
+    if (server_obj && api::NatsServerView(*server_obj).auth_callout()) {
+      f.auth_callout = true;  // no file to wait for
+    } else if (server_obj) {
       api::NatsServerView server(*server_obj);
       kube::ObjectPtr config = ctx.secrets->Get(server.ns(), server.config_secret_name());
       f.config_exists = config != nullptr;
@@ -74,6 +79,7 @@ Result<Action> BackendReconciler::Impl::Finalize() {
   if (!step.reason.empty()) Event(step.warning, step.reason, step.message);
   SB_RETURN_IF_ERROR(RemoveFinalizers());
   ctx.probes->Forget(key);
+  ctx.configs->ForgetCredentials(key);
   log::Info("backend", "finalized",
             {{"key", key}, {"skipped", step.warning ? step.reason : std::string()}});
   return Action::AwaitChange();

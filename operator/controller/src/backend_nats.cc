@@ -48,7 +48,10 @@ Result<Action> BackendReconciler::Impl::Nats(const json& server_obj) {
   auto inputs = ReadCredentialInputs(ctx, obj, view, uid);
   if (!inputs.ok()) return inputs.status();
   if (const auto* f = std::get_if<Finding>(&*inputs)) return Fail(*f);
-  const auto& ci = std::get<logic::CredentialInputs>(*inputs);
+  auto ci = std::get<logic::CredentialInputs>(*inputs);
+  // AuthCallout: the authorizer accepts both passwords of one user name
+  // while a rotation runs, so a rotation changes only the password.
+  ci.keep_username = server.auth_callout();
   auto plan = logic::PlanCredentials(stored.state, ci);
   if (!plan.ok()) {
     return Fail(Step::kCredentials, reasons::kInvalidSpec, plan.status().message(),
@@ -80,6 +83,17 @@ Result<Action> BackendReconciler::Impl::Nats(const json& server_obj) {
   Passed(Step::kEnvSecret, "Secret " + in.env_secret_name + " written");
   in.username = plan->env.username;
   in.rotation = logic::RotationStatus(plan->state);
+
+  auto next_probe = ctx.probe_interval;
+  if (plan->requeue_at) next_probe = std::min(next_probe, Until(*plan->requeue_at));
+  if (server.auth_callout()) {
+    // No user goes into a file: the authorizer serves it from the
+    // credentials Secret as soon as its cache has it. Probe at once.
+    Passed(Step::kRenderConfig, "AuthCallout: authorized by the authorizer from Secret " +
+                                    api::DefaultCredentialsSecretName(view.name()) +
+                                    "; no config to render");
+    return Probe({server, *plan, ci, nullptr, stored.secret.get(), true, next_probe});
+  }
 
   // 3. The user in the server's config Secret (written by the server
   //    reconciler from the same caches).
@@ -119,8 +133,6 @@ Result<Action> BackendReconciler::Impl::Nats(const json& server_obj) {
   Passed(Step::kRenderConfig, "in Secret " + server.ns() + "/" + server.config_secret_name() +
                                   " key " + server.config_key());
 
-  auto next_probe = ctx.probe_interval;
-  if (plan->requeue_at) next_probe = std::min(next_probe, Until(*plan->requeue_at));
   return Probe({server, *plan, ci, config.get(), stored.secret.get(), probe_user_in, next_probe});
 }
 

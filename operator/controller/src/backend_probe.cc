@@ -52,12 +52,20 @@ Result<Action> BackendReconciler::Impl::Probe(NatsProbe p) {
   f.reload_retry = ctx.reload_retry;
   f.probe_user = plan.probe.username;
   f.server = p.server.key().ToString();
-  auto load = ctx.configs->LoadFacts(p.config, p.server.config_key(),
-                                     ConfigIndex::Entry(plan.probe.username, plan.probe.bcrypt));
-  load.patience = ctx.report_patience;
-  f.load = logic::DecideConfigLoad(load);
-  f.load_patience_left =
-      std::chrono::duration_cast<std::chrono::milliseconds>(load.patience - load.user_waiting);
+  f.auth_callout = p.server.auth_callout();
+  logic::ConfigLoadFacts load;
+  if (f.auth_callout) {
+    // No file: a refusal waits only for the authorizers' caches to see the
+    // credentials Secret this password came from.
+    load.user_waiting = ctx.configs->CredentialsSince(key, plan.probe.bcrypt);
+  } else {
+    load = ctx.configs->LoadFacts(p.config, p.server.config_key(),
+                                  ConfigIndex::Entry(plan.probe.username, plan.probe.bcrypt));
+    load.patience = ctx.report_patience;
+    f.load = logic::DecideConfigLoad(load);
+    f.load_patience_left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(load.patience - load.user_waiting);
+  }
   auto outcome = ctx.probes->Latest(key);
   if (outcome && outcome->fingerprint == fingerprint) {
     logic::ProbeFacts::Outcome o;
@@ -75,6 +83,8 @@ Result<Action> BackendReconciler::Impl::Probe(NatsProbe p) {
     o.failure.load_window = ctx.reload_window;
     o.failure.reload_retry = ctx.reload_retry;
     o.failure.failure_retry = std::min(ctx.probe_interval, std::chrono::milliseconds(10s));
+    o.failure.auth_callout = f.auth_callout;
+    o.failure.authorizer_window = ctx.authorizer_sync_window;
     f.outcome = o;
   } else {
     outcome.reset();

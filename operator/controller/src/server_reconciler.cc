@@ -383,7 +383,7 @@ Result<Action> ServerReconciler::Callout(const std::string& key, const json& obj
                     : ctx_.authorizer_recheck;
     if (last) in.authorizers = logic::DecideAuthorizerAvailability(last->replies);
     if (age >= ctx_.authorizer_recheck) {
-      pubsub::GatherOptions g;
+      PingRequest g;
       g.connection.urls = sv.url();
       g.connection.username = std::string(api::kCalloutSystemUsername);
       g.connection.password = plan->keys.system.password;

@@ -197,7 +197,13 @@ Result<CalloutKeysPlan> PlanCalloutKeys(const std::optional<SecretData>& stored,
     plan.keys.issuer_seed = pair->Seed();
     plan.keys.issuer = pair->public_key();
     plan.changed = true;
-    notes.push_back("generated issuer " + plan.keys.issuer);
+    const std::string* stored_issuer = stored ? Find(*stored, k::kIssuer) : nullptr;
+    notes.push_back("generated issuer " + plan.keys.issuer +
+                    (stored_issuer != nullptr && !stored_issuer->empty()
+                         ? " (the stored issuer " + *stored_issuer +
+                               " had no seed: every NATS server of this NatsServer needs a "
+                               "restart with the new config)"
+                         : ""));
   }
   if (auto s = PlanUser(stored, api::kAuthorizerUsername, k::kAuthorizerPassword,
                         k::kAuthorizerBcrypt, deps, plan.keys.authorizer, plan.changed, notes);

@@ -1,7 +1,7 @@
 // AuthorizerChecks against real nats-server-callout processes (the tools
 // cache's, built by scripts/build-tools.sh) running the static config the
 // operator renders (RenderCalloutConfig with PlanCalloutKeys' keys): the
-// system user's SUBSZ ping through pubsub::Gather, counted by
+// system user's SUBSZ ping through pubsub::NatsClient, counted by
 // DecideAuthorizerAvailability. Two routed servers, so the test also pins
 // what SUBSZ means: only the server an authorizer is connected to counts
 // it. The "authorizer" is a queue subscription on the callout subject,
@@ -127,7 +127,7 @@ class AuthorizerChecksTest : public ::testing::Test {
       done = true;
       cv.notify_all();
     });
-    pubsub::GatherOptions g;
+    PingRequest g;
     g.connection.urls = a_->url();
     g.connection.username = std::string(api::kCalloutSystemUsername);
     g.connection.password = password;

@@ -177,6 +177,13 @@ TEST(PlanCalloutKeys, GeneratesOnlyWhatIsMissing) {
          return d;
        }(),
        true, 0, 0, true, "restored the issuer"},
+      {"seed lost: a new issuer, and the note says the servers need a restart",
+       [&] {
+         SecretData d = full;
+         d.erase("issuer-seed");
+         return d;
+       }(),
+       true, 0, 0, false, "had no seed: every NATS server of this NatsServer needs a restart"},
       {"a key this code does not write: rewritten without it",
        [&] {
          SecretData d = full;

@@ -100,6 +100,10 @@ struct ReconcileContext {
   // an authorizer is subscribed, and how long it collects their answers.
   std::chrono::milliseconds authorizer_recheck{30000};
   std::chrono::milliseconds authorizer_window{1000};
+  // AuthCallout mode: how long after this process first saw a password a
+  // refused probe still means "the authorizers' caches have not seen its
+  // credentials Secret yet" (AuthorizerPending) rather than AuthFailed.
+  std::chrono::milliseconds authorizer_sync_window{5000};
 };
 
 class BackendReconciler : public Reconciler {
