@@ -266,8 +266,7 @@ class CalloutE2E : public ::testing::Test {
   }
   // A fresh connect with an installation's env Secret (own prefix).
   testing::RunResult Publish(const std::map<std::string, std::string>& env, int server) {
-    return Cli({"pub", "--topic", "probe", "--connect-timeout", "10s", "{}"},
-               WithUrl(env, cluster->url(server)));
+    return Cli({"pub", "--topic", "probe", "{}"}, WithUrl(env, cluster->url(server)));
   }
 
   std::unique_ptr<kube::Client> client;
