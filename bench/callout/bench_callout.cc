@@ -1,0 +1,499 @@
+// bench_callout: auth callout mode against file mode, side by side in one
+// run against one API server (issue 20 targets).
+//
+//   create -> Ready  N installations already on each server, then samples
+//                    alternating between the modes: one PubSubBackend
+//                    created (the POST `kubectl apply` makes for a new
+//                    object), its status polled every 10 ms until Ready;
+//                    p50/p99 per mode. File mode has
+//                    switchboard-config-sync as the reloader (with
+//                    --monitor-url, as bench_operator_controller runs it);
+//                    callout mode has no reloader at all.
+//   storm            every installation's engine credentials held open by
+//                    the storm driver (one thread, epoll), the server
+//                    stopped and started again on its ports; the time
+//                    until all are authenticated again, and the CPU the
+//                    server (and in callout mode the authorizers) spent.
+//   RSS              each authorizer's VmRSS/VmHWM with N installations.
+//
+// Everything is real: kube-apiserver + etcd (--kubeconfig; e.g. the e2e
+// fixture's build/e2e-cluster/kubeconfig), nats-server-callout (tools
+// cache), switchboard-operator, switchboard-config-sync and two
+// switchboard-authorizer replicas from this build.
+//
+//   bench_callout --kubeconfig PATH [--installations 1000] [--samples 40]
+//                 [--storm on|off] [--file-mode on|off] [--timeout 900]
+#include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "storm.h"
+#include "switchboard/common/base64.h"
+#include "switchboard/kube/client.h"
+#include "switchboard/testing/nats_cluster.h"
+#include "switchboard/testing/net.h"
+#include "switchboard/testing/process.h"
+#include "switchboard/testing/temp_dir.h"
+#include "switchboard/testing/wait.h"
+
+using namespace std::chrono_literals;
+using switchboard::kube::json;
+namespace kube = switchboard::kube;
+namespace testing = switchboard::testing;
+namespace bench = switchboard::bench;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+std::string SelfDir() {
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  std::string p(buf, n > 0 ? static_cast<size_t>(n) : 0);
+  return p.substr(0, p.rfind('/'));
+}
+
+std::string ToolsBin() {
+  const char* t = std::getenv("SWITCHBOARD_TOOLS_DIR");
+  return std::string(t && *t ? t : SWITCHBOARD_SOURCE_DIR "/.cache/tools") + "/bin";
+}
+
+double Seconds(Clock::time_point since) {
+  return std::chrono::duration<double>(Clock::now() - since).count();
+}
+
+bool IsReady(const json& o) {
+  if (!o.is_object() || !o.contains("status")) return false;
+  for (const auto& c : o["status"].value("conditions", json::array())) {
+    if (c.value("type", "") == "Ready") return c.value("status", "") == "True";
+  }
+  return false;
+}
+
+std::string ConditionStatus(const json& o, const std::string& type) {
+  if (!o.is_object() || !o.contains("status")) return "";
+  for (const auto& c : o["status"].value("conditions", json::array())) {
+    if (c.value("type", "") == type) return c.value("status", "");
+  }
+  return "";
+}
+
+json Backend(const std::string& ns, const std::string& name) {
+  return {{"apiVersion", "pubsub.switchboard.dev/v1alpha1"},
+          {"kind", "PubSubBackend"},
+          {"metadata", {{"name", name}, {"namespace", ns}}},
+          {"spec",
+           {{"kind", "nats"},
+            {"nats", {{"serverRef", {{"name", "bench"}}}, {"subjectPrefix", "hatchet." + name}}}}}};
+}
+
+int ReadyCount(kube::Client& c, const std::string& ns) {
+  auto list = c.ListAll(kube::resources::PubSubBackend(), ns);
+  if (!list.ok()) return -1;
+  int n = 0;
+  for (const auto& o : (*list)["items"]) n += IsReady(o);
+  return n;
+}
+
+// Creates b0..b<n-1> from 8 threads; the number of failed creates.
+int CreateMany(kube::Client& c, const std::string& ns, int n) {
+  std::atomic<int> next{0}, failed{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; t++) {
+    threads.emplace_back([&] {
+      for (int i = next++; i < n; i = next++) {
+        if (!c.Create(kube::resources::PubSubBackend(), Backend(ns, "b" + std::to_string(i))).ok())
+          failed++;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  return failed;
+}
+
+// Every env Secret's engine credentials in ns.
+std::vector<bench::StormTarget> EngineCredentials(kube::Client& c, const std::string& ns,
+                                                  int port) {
+  std::vector<bench::StormTarget> out;
+  auto list = c.ListAll(kube::resources::Secret(), ns);
+  if (!list.ok()) return out;
+  for (const auto& s : (*list)["items"]) {
+    const std::string name = s["metadata"].value("name", "");
+    if (name.size() < 11 || name.compare(name.size() - 11, 11, "-pubsub-env") != 0) continue;
+    const json data = s.value("data", json::object());
+    auto field = [&](const char* key) {
+      auto v = switchboard::base64::Decode(data.value(key, ""));
+      return v ? *v : std::string();
+    };
+    out.push_back({port, field("SERVER_MSGQUEUE_PUBSUB_NATS_USERNAME"),
+                   field("SERVER_MSGQUEUE_PUBSUB_NATS_PASSWORD")});
+  }
+  return out;
+}
+
+struct Percentiles {
+  double p50 = 0, p99 = 0, max = 0;
+  size_t n = 0;
+};
+Percentiles Summarize(std::vector<double> v) {
+  Percentiles p;
+  p.n = v.size();
+  if (v.empty()) return p;
+  std::sort(v.begin(), v.end());
+  auto at = [&](double q) {
+    size_t i = static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5);
+    return v[std::min(i, v.size() - 1)];
+  };
+  p.p50 = at(0.50);
+  p.p99 = at(0.99);
+  p.max = v.back();
+  return p;
+}
+
+// One mode's NATS side: the server(s) and what reloads or authorizes.
+struct Mode {
+  std::string name, ns;
+  std::vector<double> latencies;
+  double all_ready_s = 0;
+  int ready = 0;
+  int not_ready = 0;                      // samples not Ready within 60 s
+  std::vector<double> connect_latencies;  // create -> the env Secret authenticates
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int installations = 1000, samples = 40, timeout_s = 900;
+  bool storm_on = true, file_on = true;
+  std::string kubeconfig;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string a = argv[i], v = argv[i + 1];
+    if (a == "--kubeconfig") {
+      kubeconfig = v;
+    } else if (a == "--installations") {
+      installations = std::atoi(v.c_str());
+    } else if (a == "--samples") {
+      samples = std::atoi(v.c_str());
+    } else if (a == "--timeout") {
+      timeout_s = std::atoi(v.c_str());
+    } else if (a == "--storm") {
+      storm_on = v == "on";
+    } else if (a == "--file-mode") {
+      file_on = v == "on";
+    } else {
+      std::fprintf(stderr, "unknown flag %s (see the header of bench_callout.cc)\n", a.c_str());
+      return 2;
+    }
+  }
+  if (kubeconfig.empty()) {
+    std::fprintf(stderr, "--kubeconfig is required (e.g. build/e2e-cluster/kubeconfig)\n");
+    return 2;
+  }
+  rlimit lim{};
+  if (getrlimit(RLIMIT_NOFILE, &lim) == 0) {
+    lim.rlim_cur = lim.rlim_max;
+    setrlimit(RLIMIT_NOFILE, &lim);
+  }
+  const std::string bin = SelfDir();
+  auto config = kube::Config::FromKubeconfig(kubeconfig);
+  if (!config.ok()) return 1;
+  auto made = kube::Client::New(*config);
+  if (!made.ok()) return 1;
+  kube::Client& c = **made;
+
+  Mode callout{.name = "callout", .ns = "bench-callout-" + std::to_string(getpid())};
+  Mode file{.name = "file", .ns = "bench-file-" + std::to_string(getpid())};
+  std::vector<Mode*> modes = {&callout};
+  if (file_on) modes.push_back(&file);
+  for (Mode* m : modes) {
+    auto r =
+        c.Create(kube::resources::Namespace(),
+                 {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", m->ns}}}});
+    if (!r.ok()) {
+      std::fprintf(stderr, "namespace %s: %s\n", m->ns.c_str(), r.status().ToString().c_str());
+      return 1;
+    }
+  }
+  testing::TempDir dir;
+
+  // Callout mode: one server on the operator's static config, two authorizers.
+  testing::NatsCluster cluster(
+      {.size = 1, .binary = ToolsBin() + "/nats-server-callout", .cluster_name = "bench"});
+  // File mode: the include file, written by config-sync, reloaded by SIGHUP.
+  const int file_port = testing::FreePort(), file_monitor = testing::FreePort();
+  dir.WriteFile("switchboard.conf", "max_payload: 16777216\n");
+  const std::string file_conf =
+      dir.WriteFile("nats.conf", "listen: 127.0.0.1:" + std::to_string(file_port) +
+                                     "\nhttp: 127.0.0.1:" + std::to_string(file_monitor) +
+                                     "\ninclude \"switchboard.conf\"\n");
+  auto start_file_server = [&] {
+    return testing::Process(
+        {{ToolsBin() + "/nats-server-callout", "-c", file_conf, "-P", dir.path() + "/nats.pid"},
+         {},
+         {},
+         dir.path() + "/nats-file.log",
+         ""});
+  };
+  testing::Process file_nats;
+  testing::Process sync;
+  if (file_on) {
+    file_nats = start_file_server();
+    testing::WaitForPort(file_port, 10s);
+    testing::WaitFor([&] { return !testing::ReadFile(dir.path() + "/nats.pid").empty(); }, 5s);
+    sync = testing::Process(
+        {{bin + "/switchboard-config-sync", "--kubeconfig", kubeconfig, "--namespace", file.ns,
+          "--secret", "bench-switchboard", "--file", dir.path() + "/switchboard.conf", "--pid-file",
+          dir.path() + "/nats.pid", "--monitor-url",
+          "http://127.0.0.1:" + std::to_string(file_monitor), "--interval", "200ms"},
+         {},
+         {},
+         dir.path() + "/sync.log",
+         ""});
+  }
+  std::string watched;
+  for (Mode* m : modes) watched += (watched.empty() ? "" : ",") + m->ns;
+  const int op_metrics = testing::FreePort();
+  testing::Process op(
+      {{bin + "/switchboard-operator", "--kubeconfig", kubeconfig, "--namespaces", watched,
+        "--health-addr", "0", "--metrics-addr", "127.0.0.1:" + std::to_string(op_metrics),
+        "--workers", "8", "--probe-interval", "10m"},
+       {},
+       {},
+       dir.path() + "/operator.log",
+       ""});
+  auto server = [&](const Mode& m, const std::string& url) {
+    json s = {{"apiVersion", "pubsub.switchboard.dev/v1alpha1"},
+              {"kind", "NatsServer"},
+              {"metadata", {{"name", "bench"}, {"namespace", m.ns}}},
+              {"spec", {{"url", url}}}};
+    if (&m == &callout) s["spec"]["provisioning"] = {{"mode", "AuthCallout"}};
+    return c.Create(kube::resources::NatsServer(), s);
+  };
+  if (!server(callout, cluster.urls()).ok() ||
+      (file_on && !server(file, "nats://127.0.0.1:" + std::to_string(file_port)).ok())) {
+    std::fprintf(stderr, "creating the NatsServers failed\n");
+    return 1;
+  }
+  std::string body;
+  testing::WaitFor(
+      [&] {
+        auto s = c.Get(kube::resources::Secret(), callout.ns, "bench-switchboard");
+        if (!s.ok()) return false;
+        auto v = switchboard::base64::Decode(
+            (*s).value("data", json::object()).value("switchboard.conf", ""));
+        body = v ? *v : "";
+        return body.find("auth_callout") != std::string::npos;
+      },
+      60s, 100ms);
+  if (!cluster.Start(body)) {
+    std::fprintf(stderr, "callout server: %s\n", cluster.error().c_str());
+    return 1;
+  }
+  struct Authorizer {
+    testing::Process proc;
+    int health = 0;
+  };
+  std::vector<Authorizer> authorizers;
+  for (int k = 0; k < 2; k++) {
+    Authorizer a;
+    a.health = testing::FreePort();
+    a.proc = testing::Process(
+        {{bin + "/switchboard-authorizer", "--kubeconfig", kubeconfig, "--namespaces", callout.ns,
+          "--servers", callout.ns + "/bench", "--health-addr",
+          "127.0.0.1:" + std::to_string(a.health), "--metrics-addr", "0"},
+         {},
+         {},
+         dir.path() + "/authorizer-" + std::to_string(k) + ".log",
+         ""});
+    authorizers.push_back(std::move(a));
+  }
+  const bool available = testing::WaitFor(
+      [&] {
+        auto s = c.Get(kube::resources::NatsServer(), callout.ns, "bench");
+        return s.ok() && ConditionStatus(*s, "AuthorizerAvailable") == "True";
+      },
+      120s, 200ms);
+  if (!available) {
+    std::fprintf(stderr, "the callout NatsServer never said AuthorizerAvailable=True\n");
+    return 1;
+  }
+
+  // N installations on each server, one mode after the other.
+  for (Mode* m : modes) {
+    const auto start = Clock::now();
+    const int failed = CreateMany(c, m->ns, installations);
+    while (Seconds(start) < timeout_s && (m->ready = ReadyCount(c, m->ns)) < installations) {
+      std::this_thread::sleep_for(500ms);
+    }
+    m->all_ready_s = Seconds(start);
+    // Every installation's env Secret authenticates (both modes).
+    auto targets = EngineCredentials(c, m->ns, m == &callout ? cluster.client_port(0) : file_port);
+    bench::Storm all(targets);
+    auto up = all.RunUntilAllUp(std::chrono::seconds(timeout_s));
+    std::printf(
+        "%-8s %d installations: %zu env Secrets, all authenticating %.1f s after the "
+        "first create (%d up)\n",
+        m->name.c_str(), installations, targets.size(), Seconds(start), up.up);
+    std::printf("%-8s %d installations: all Ready after %.1f s (%d Ready, %d create failures)\n",
+                m->name.c_str(), installations, m->all_ready_s, m->ready, failed);
+    std::fflush(stdout);
+  }
+  long rss_at_n[2], hwm_at_n[2];
+  for (int k = 0; k < 2; k++) {
+    rss_at_n[k] = bench::ProcessStatusKb(authorizers[k].proc.pid(), "VmRSS");
+    hwm_at_n[k] = bench::ProcessStatusKb(authorizers[k].proc.pid(), "VmHWM");
+  }
+
+  // create -> Ready, alternating between the modes.
+  for (int s = 0; s < samples; s++) {
+    for (Mode* m : modes) {
+      const std::string name = "s" + std::to_string(s);
+      const auto start = Clock::now();
+      if (!c.Create(kube::resources::PubSubBackend(), Backend(m->ns, name)).ok()) continue;
+      // The env Secret's credentials authenticate (what an engine needs):
+      // the same measure in both modes.
+      std::optional<double> connected;
+      testing::WaitFor(
+          [&] {
+            auto env = c.Get(kube::resources::Secret(), m->ns, name + "-pubsub-env");
+            if (!env.ok()) return false;
+            const json data = env->value("data", json::object());
+            auto field = [&](const char* key) {
+              auto v = switchboard::base64::Decode(data.value(key, ""));
+              return v ? *v : std::string();
+            };
+            bench::Storm one({{m == &callout ? cluster.client_port(0) : file_port,
+                               field("SERVER_MSGQUEUE_PUBSUB_NATS_USERNAME"),
+                               field("SERVER_MSGQUEUE_PUBSUB_NATS_PASSWORD")}});
+            if (one.RunUntilAllUp(60s).all_up) connected = Seconds(start);
+            return true;
+          },
+          60s, 10ms);
+      if (connected) m->connect_latencies.push_back(*connected);
+      bool ready = testing::WaitFor(
+          [&] {
+            auto o = c.Get(kube::resources::PubSubBackend(), m->ns, name);
+            return o.ok() && IsReady(*o);
+          },
+          m->ready == 0 ? 0s : 60s, 10ms);
+      if (ready) {
+        m->latencies.push_back(Seconds(start));
+      } else {
+        m->not_ready++;
+      }
+    }
+  }
+  for (Mode* m : modes) {
+    auto p = Summarize(m->latencies);
+    std::printf(
+        "%-8s create -> Ready with %d installations: p50 %.3f s, p99 %.3f s, max %.3f s "
+        "(%zu samples; %d not Ready within 60 s)\n",
+        m->name.c_str(), installations, p.p50, p.p99, p.max, p.n, m->not_ready);
+  }
+  for (Mode* m : modes) {
+    auto p = Summarize(m->connect_latencies);
+    std::printf(
+        "%-8s create -> its env Secret authenticates, %d installations: p50 %.3f s, p99 %.3f s, "
+        "max %.3f s (%zu samples)\n",
+        m->name.c_str(), installations, p.p50, p.p99, p.max, p.n);
+  }
+  if (file_on) {
+    auto pc = Summarize(callout.connect_latencies), pf = Summarize(file.connect_latencies);
+    std::printf("create -> authenticates, file / callout: p50 %.1fx, p99 %.1fx\n", pf.p50 / pc.p50,
+                pf.p99 / pc.p99);
+  }
+  std::fflush(stdout);
+
+  // The reconnect storm: every installation's engine connected, the server
+  // restarted, all back.
+  if (storm_on) {
+    auto storm_mode = [&](const Mode& m, int port, auto stop, auto start_again, pid_t other_a,
+                          pid_t other_b) {
+      auto targets = EngineCredentials(c, m.ns, port);
+      bench::Storm storm(targets);
+      auto first = storm.RunUntilAllUp(300s);
+      if (!first.all_up) {
+        std::printf("%-8s storm: only %d of %zu connected at first (%s)\n", m.name.c_str(),
+                    first.up, targets.size(), first.first_refusal.c_str());
+        return;
+      }
+      const double a0 = other_a > 0 ? bench::ProcessCpuSeconds(other_a) : 0;
+      const double b0 = other_b > 0 ? bench::ProcessCpuSeconds(other_b) : 0;
+      stop();
+      const int down = storm.RunUntilAllDown(30s);
+      const auto t0 = Clock::now();
+      const pid_t pid = start_again();
+      const double started_s = Seconds(t0);
+      auto again = storm.RunUntilAllUp(300s);
+      const double total = Seconds(t0);
+      const double server_cpu = bench::ProcessCpuSeconds(pid);
+      const double auth_cpu = (other_a > 0 ? bench::ProcessCpuSeconds(other_a) - a0 : 0) +
+                              (other_b > 0 ? bench::ProcessCpuSeconds(other_b) - b0 : 0);
+      std::printf(
+          "%-8s storm: %d dropped; %d of %zu back %.2f s after the restart began (server up "
+          "after %.2f s); %d TCP attempts, %d refusals%s%s; server CPU %.2f s, authorizers %.2f s "
+          "(%.2f ms per connect in all)\n",
+          m.name.c_str(), down, again.up, targets.size(), total, started_s, again.attempts,
+          again.auth_refusals,
+          again.first_refusal.empty() ? "" : ", first: ", again.first_refusal.c_str(), server_cpu,
+          auth_cpu, 1000 * (server_cpu + auth_cpu) / static_cast<double>(targets.size()));
+      std::fflush(stdout);
+    };
+    storm_mode(
+        callout, cluster.client_port(0), [&] { cluster.StopServer(0); },
+        [&] {
+          cluster.StartServer(0);
+          return cluster.pid(0);
+        },
+        authorizers[0].proc.pid(), authorizers[1].proc.pid());
+    if (file_on) {
+      storm_mode(
+          file, file_port, [&] { file_nats.Stop(); },
+          [&] {
+            file_nats = start_file_server();
+            testing::WaitForPort(file_port, 10s);
+            return file_nats.pid();
+          },
+          -1, -1);
+    }
+  }
+
+  for (int k = 0; k < 2; k++) {
+    std::printf(
+        "authorizer %d RSS with %d installations: %.1f MiB (VmHWM %.1f MiB); at the end "
+        "%.1f MiB\n",
+        k, installations, rss_at_n[k] / 1024.0, hwm_at_n[k] / 1024.0,
+        bench::ProcessStatusKb(authorizers[k].proc.pid(), "VmRSS") / 1024.0);
+  }
+  std::fflush(stdout);
+
+  // Clean up: authorizers, then the namespaces while the operator still
+  // runs (its finalizers), then the operator.
+  for (auto& a : authorizers) a.proc.Stop();
+  for (Mode* m : modes) {
+    testing::Run(
+        {"kubectl", "--kubeconfig", kubeconfig, "delete", "namespace", m->ns, "--wait=false"}, {},
+        "", 60s);
+  }
+  testing::WaitFor(
+      [&] {
+        for (Mode* m : modes) {
+          if (c.Get(kube::resources::Namespace(), "", m->ns).ok()) return false;
+        }
+        return true;
+      },
+      300s, 500ms);
+  op.Stop(10s);
+  sync.Stop();
+  file_nats.Stop();
+  return 0;
+}

@@ -1,0 +1,72 @@
+// A reconnect storm driver: many NATS client connections (user and
+// password, as an engine connects) held by one thread on epoll, so a
+// thousand of them cost a thousand sockets and no threads. A connection
+// that drops or is refused tries again after a fixed short pause: the
+// measured time is the server's (and its authorizer's), not a client's
+// backoff.
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace switchboard::bench {
+
+struct StormTarget {
+  int port = 0;  // 127.0.0.1
+  std::string user, password;
+};
+
+struct StormResult {
+  bool all_up = false;
+  int up = 0;
+  int auth_refusals = 0;      // -ERR after CONNECT (Authorization Violation...)
+  int attempts = 0;           // TCP connects started
+  std::string first_refusal;  // the server's -ERR line, once
+  double seconds = 0;         // from the call until all were up (or the deadline)
+};
+
+class Storm {
+ public:
+  explicit Storm(std::vector<StormTarget> targets);
+  ~Storm();
+  Storm(const Storm&) = delete;
+  Storm& operator=(const Storm&) = delete;
+
+  // Connects every target not yet up (again after a drop) until all have
+  // had their PONG after CONNECT, or the deadline.
+  StormResult RunUntilAllUp(std::chrono::milliseconds deadline);
+  // Serves the open connections (PING -> PONG) until every one has dropped
+  // (the server went away) or the deadline; returns how many are down.
+  int RunUntilAllDown(std::chrono::milliseconds deadline);
+  int size() const { return static_cast<int>(conns_.size()); }
+
+ private:
+  enum class State { kIdle, kConnecting, kAwaitInfo, kAwaitPong, kUp };
+  struct Conn {
+    int fd = -1;
+    State state = State::kIdle;
+    std::string in;
+    std::chrono::steady_clock::time_point retry_at{};
+  };
+  void StartConnect(size_t i, StormResult& r);
+  void Drop(size_t i, std::chrono::steady_clock::time_point retry_at);
+  // Handles readiness on connection i; false when it dropped.
+  bool OnEvent(size_t i, uint32_t events, StormResult& r);
+  // One epoll round (at most `wait`), then the retries that are due.
+  void Round(std::chrono::milliseconds wait, StormResult& r, bool reconnect);
+  int CountUp() const;
+
+  std::vector<StormTarget> targets_;
+  std::vector<Conn> conns_;
+  int epoll_ = -1;
+};
+
+// CPU seconds (user + system) process `pid` has used so far; -1 when gone.
+double ProcessCpuSeconds(pid_t pid);
+// VmRSS / VmHWM of process `pid` in KiB; -1 when gone.
+long ProcessStatusKb(pid_t pid, const char* field);
+
+}  // namespace switchboard::bench

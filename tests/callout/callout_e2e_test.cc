@@ -1,0 +1,454 @@
+// Auth callout mode as a whole system (issue 20): a 3-server routed NATS
+// cluster (nats-server-callout from the tools cache) whose config is the
+// operator's rendered static file, the operator, two switchboard-authorizer
+// replicas, N PubSubBackends (SWITCHBOARD_CALLOUT_BACKENDS, default 300)
+// and one engine-like connection (`switchboard pubsub sub` with the env
+// Secret's variables) per 10 backends, spread over the three servers.
+//
+//   lifecycle  create, rotate, delete each take effect with no reload on
+//              any server (config_load_time never moves); an installation
+//              may neither publish nor subscribe on another's prefix; a
+//              deleted installation's connection is closed.
+//   faults     one authorizer killed, then each NATS server restarted in
+//              turn: every engine is back. Every authorizer killed: the
+//              connected engines stay (same connection ids), new connects
+//              fail, the NatsServer says AuthorizerAvailable=False; one
+//              authorizer back and everything recovers.
+//
+// Everything is real: kube-apiserver + etcd (fixture "cluster"), the
+// binaries of this build. Waits are conditions with deadlines.
+#include <gtest/gtest.h>
+#include <httplib.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "e2e_harness.h"
+#include "switchboard/kube/client.h"
+#include "switchboard/kube/config.h"
+#include "switchboard/testing/nats_cluster.h"
+#include "switchboard/testing/net.h"
+#include "switchboard/testing/wait.h"
+#include "tool_path.h"
+
+namespace switchboard::e2e {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr char kServer[] = "callout";
+constexpr char kAccount[] = "HATCHET";
+
+int Backends() {
+  const char* n = std::getenv("SWITCHBOARD_CALLOUT_BACKENDS");
+  return n && std::atoi(n) >= 20 ? std::atoi(n) : 300;
+}
+
+std::string Name(int i) { return "b" + std::to_string(i); }
+
+std::string Tail(const std::string& s, size_t n = 6000) {
+  return s.size() > n ? s.substr(s.size() - n) : s;
+}
+
+// The condition `type` of obj: {status, reason, message}; empty when absent.
+json Condition(const json& obj, const std::string& type) {
+  if (!obj.is_object() || !obj.contains("status")) return json::object();
+  for (const auto& c : obj["status"].value("conditions", json::array())) {
+    if (c.value("type", "") == type) return c;
+  }
+  return json::object();
+}
+
+// switchboard-authorizer for one NatsServer, on its own health and metrics
+// ports.
+class Authorizer {
+ public:
+  Authorizer(const std::string& ns, const std::string& log_name) {
+    health_port_ = testing::FreePort();
+    metrics_port_ = testing::FreePort();
+    testing::Process::Options o;
+    o.argv = {BinDir() + "/switchboard-authorizer",
+              "--kubeconfig",
+              Kubeconfig(),
+              "--namespaces",
+              ns,
+              "--servers",
+              ns + "/" + kServer,
+              "--health-addr",
+              "127.0.0.1:" + std::to_string(health_port_),
+              "--metrics-addr",
+              "127.0.0.1:" + std::to_string(metrics_port_)};
+    o.log_path = dir_.path() + "/" + log_name + ".log";
+    o.env["SWITCHBOARD_LOG_LEVEL"] = "debug";
+    proc_ = testing::Process(o);
+  }
+  ~Authorizer() { proc_.Stop(10s); }
+  // /readyz: subscribed on every server it can reach.
+  bool Ready() const { return Get(health_port_, "/readyz").first == 200; }
+  std::string Metrics() const { return Get(metrics_port_, "/metrics").second; }
+  void Kill() {
+    proc_.Signal(SIGKILL);
+    proc_.Wait(10s);
+  }
+  bool running() { return proc_.running(); }
+  std::string Log() const { return proc_.Log(); }
+
+ private:
+  static std::pair<int, std::string> Get(int port, const std::string& path) {
+    httplib::Client c("127.0.0.1", port);
+    c.set_connection_timeout(1);
+    c.set_read_timeout(2);
+    auto r = c.Get(path);
+    return r ? std::pair{r->status, r->body} : std::pair{0, std::string()};
+  }
+  testing::TempDir dir_;
+  int health_port_ = 0;
+  int metrics_port_ = 0;
+  testing::Process proc_;
+};
+
+// A CLI run with an installation's env Secret as its environment.
+std::map<std::string, std::string> WithUrl(std::map<std::string, std::string> env,
+                                           const std::string& url) {
+  env["SERVER_MSGQUEUE_PUBSUB_NATS_URL"] = url;
+  return env;
+}
+
+testing::RunResult Cli(const std::vector<std::string>& args,
+                       const std::map<std::string, std::string>& env) {
+  std::vector<std::string> argv = {BinDir() + "/switchboard", "pubsub"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return testing::Run(argv, env, "", 60s);
+}
+
+// An engine-like connection: `switchboard pubsub sub` running until the
+// test stops it, reconnecting forever like the engine.
+class Engine {
+ public:
+  Engine(const std::string& dir, const std::string& backend,
+         const std::map<std::string, std::string>& env)
+      : backend_(backend), log_(dir + "/engine-" + backend + ".log") {
+    testing::Process::Options o;
+    o.argv = {BinDir() + "/switchboard", "pubsub", "sub", "--topic", "engine"};
+    o.env = env;
+    o.log_path = log_;
+    proc_ = testing::Process(o);
+  }
+  ~Engine() { proc_.Stop(); }
+  bool Subscribed() const {
+    return testing::ReadFile(log_).find("subscribed to") != std::string::npos;
+  }
+  bool running() { return proc_.running(); }
+  const std::string& backend() const { return backend_; }
+  std::string Log() const { return testing::ReadFile(log_); }
+
+ private:
+  std::string backend_;
+  std::string log_;
+  testing::Process proc_;
+};
+
+class CalloutE2E : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_FALSE(Kubeconfig().empty()) << "run through ctest (fixture cluster)";
+    const std::string tool = natsauth::TestToolPath("nats-server-callout");
+    ASSERT_EQ(access(tool.c_str(), X_OK), 0) << tool << " is missing (make tools)";
+    ASSERT_EQ(access((BinDir() + "/switchboard-authorizer").c_str(), X_OK), 0)
+        << "build switchboard-authorizer first";
+    auto cfg = kube::Config::FromKubeconfig(Kubeconfig());
+    ASSERT_TRUE(cfg.ok()) << cfg.status().ToString();
+    auto c = kube::Client::New(*cfg);
+    ASSERT_TRUE(c.ok());
+    client = std::move(c).value();
+    ns = UniqueName("callout");
+    CreateNamespace(ns);
+    cluster = std::make_unique<testing::NatsCluster>(
+        testing::NatsCluster::Options{.size = 3, .binary = tool});
+  }
+
+  void TearDown() override {
+    if (HasFailure()) {
+      if (op) std::cerr << "operator log (tail):\n" << Tail(op->Log()) << "\n";
+      for (auto& a : authorizers) {
+        if (a) std::cerr << "authorizer log (tail):\n" << Tail(a->Log(), 3000) << "\n";
+      }
+      for (int i = 0; cluster && i < cluster->size(); i++) {
+        std::cerr << cluster->server_name(i) << " log (tail):\n"
+                  << Tail(cluster->Log(i), 2000) << "\n";
+      }
+    }
+    engines.clear();
+    if (!ns.empty()) DeleteNamespace(ns);
+    authorizers.clear();
+    op.reset();
+    cluster.reset();
+  }
+
+  std::string ServerYaml() const {
+    return "apiVersion: pubsub.switchboard.dev/v1alpha1\nkind: NatsServer\nmetadata: {name: " +
+           std::string(kServer) + ", namespace: \"" + ns + "\"}\nspec:\n  url: \"" +
+           cluster->urls() +
+           "\"\n  provisioning:\n    mode: AuthCallout\n    authCallout: {account: " + kAccount +
+           "}\n";
+  }
+
+  json Server() { return Get("natsserver", ns, kServer); }
+
+  std::vector<json> ListBackends() {
+    auto list = client->ListAll(kube::resources::PubSubBackend(), ns);
+    if (!list.ok()) return {};
+    return (*list)["items"].get<std::vector<json>>();
+  }
+  int ReadyCount() {
+    int ready = 0;
+    for (const auto& b : ListBackends()) {
+      ready += Condition(b, "Ready").value("status", "") == "True" ? 1 : 0;
+    }
+    return ready;
+  }
+  void CreateBackend(const std::string& name) {
+    json b = {{"apiVersion", "pubsub.switchboard.dev/v1alpha1"},
+              {"kind", "PubSubBackend"},
+              {"metadata", {{"name", name}, {"namespace", ns}}},
+              {"spec",
+               {{"kind", "nats"},
+                {"nats", {{"serverRef", {{"name", kServer}}}, {"subjectPrefix", Prefix(name)}}}}}};
+    auto r = client->Create(kube::resources::PubSubBackend(), b);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+  }
+  static std::string Prefix(const std::string& backend) { return "hatchet." + backend; }
+  std::map<std::string, std::string> Env(const std::string& backend) {
+    return SecretData(ns, backend + "-pubsub-env");
+  }
+
+  // The engines' connections (authorized_user, the user name or
+  // "<user>#<generation>", in the callout account) on each server:
+  // user -> (server index, cid). The operator's probes are not counted.
+  std::map<std::string, std::pair<int, uint64_t>> Connections() {
+    std::map<std::string, std::pair<int, uint64_t>> out;
+    const auto users = EngineUsers();
+    for (int i = 0; i < cluster->size(); i++) {
+      if (!cluster->running(i)) continue;
+      json connz = cluster->Monitor(i, "connz?auth=true&limit=10000");
+      for (const auto& c : connz.value("connections", json::array())) {
+        if (c.value("account", "") != kAccount) continue;
+        std::string user = c.value("authorized_user", "");
+        user = user.substr(0, user.find('#'));
+        if (users.count(user)) out[user] = {i, c.value("cid", uint64_t{0})};
+      }
+    }
+    return out;
+  }
+  // The user names of the engines expected connected.
+  std::set<std::string> EngineUsers() {
+    std::set<std::string> users;
+    for (const auto& e : engines) users.insert(engine_user[e->backend()]);
+    return users;
+  }
+  bool AllEnginesConnected() {
+    auto conns = Connections();
+    for (const auto& u : EngineUsers()) {
+      if (conns.count(u) == 0) return false;
+    }
+    return true;
+  }
+  std::vector<std::optional<std::string>> LoadTimes() {
+    std::vector<std::optional<std::string>> t;
+    for (int i = 0; i < cluster->size(); i++) t.push_back(cluster->ConfigLoadTime(i));
+    return t;
+  }
+  // A fresh connect with an installation's env Secret (own prefix).
+  testing::RunResult Publish(const std::map<std::string, std::string>& env, int server) {
+    return Cli({"pub", "--topic", "probe", "{}"}, WithUrl(env, cluster->url(server)));
+  }
+
+  std::unique_ptr<kube::Client> client;
+  std::string ns;
+  std::unique_ptr<testing::NatsCluster> cluster;
+  std::unique_ptr<OperatorProcess> op;
+  std::vector<std::unique_ptr<Authorizer>> authorizers;
+  std::vector<std::unique_ptr<Engine>> engines;
+  std::map<std::string, std::string> engine_user;  // backend -> user name
+  testing::TempDir engine_dir;
+};
+
+TEST_F(CalloutE2E, LifecycleWithoutReloadsIsolationAndAuthorizerFaults) {
+  const int n = Backends();
+
+  // The operator renders the static config before any NATS server runs:
+  // the server needs auth_callout at start.
+  op = std::make_unique<OperatorProcess>(
+      std::vector<std::string>{ns},
+      std::vector<std::string>{"--workers", "8", "--probe-interval", "5m"});
+  Apply(ServerYaml());
+  std::string body;
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        body = SecretData(ns, std::string(kServer) + "-switchboard")["switchboard.conf"];
+        return body.find("auth_callout") != std::string::npos;
+      },
+      60s, 200ms))
+      << "no callout config written: " << Server().dump(2);
+  ASSERT_TRUE(cluster->Start(body)) << cluster->error();
+  authorizers.push_back(std::make_unique<Authorizer>(ns, "authorizer-a"));
+  authorizers.push_back(std::make_unique<Authorizer>(ns, "authorizer-b"));
+  for (auto& a : authorizers) {
+    ASSERT_TRUE(testing::WaitFor([&] { return a->Ready(); }, 60s, 100ms)) << Tail(a->Log());
+  }
+  EXPECT_TRUE(testing::WaitFor(
+      [&] { return Condition(Server(), "AuthorizerAvailable").value("status", "") == "True"; }, 60s,
+      200ms))
+      << Server().dump(2);
+  const json status = Server()["status"];
+  EXPECT_EQ(status["authCallout"].value("account", ""), kAccount) << status.dump(2);
+  EXPECT_EQ(status["authCallout"].value("servers", 0), 3) << status.dump(2);
+
+  for (int i = 0; i < n; i++) CreateBackend(Name(i));
+  ASSERT_TRUE(testing::WaitFor([&] { return ReadyCount() == n; }, 240s, 500ms))
+      << ReadyCount() << " of " << n << " Ready; " << Name(0) << ": "
+      << Get("psb", ns, Name(0)).value("status", json()).dump();
+  const auto load_times = LoadTimes();
+  for (const auto& t : load_times) ASSERT_TRUE(t.has_value());
+
+  // One engine per 10 backends, server i % 3.
+  for (int i = 0; i < n; i += 10) {
+    auto env = Env(Name(i));
+    ASSERT_FALSE(env.empty()) << Name(i);
+    engine_user[Name(i)] = env["SERVER_MSGQUEUE_PUBSUB_NATS_USERNAME"];
+    engines.push_back(std::make_unique<Engine>(engine_dir.path(), Name(i),
+                                               WithUrl(env, cluster->url((i / 10) % 3))));
+  }
+  for (auto& e : engines) {
+    ASSERT_TRUE(testing::WaitFor([&] { return e->Subscribed(); }, 30s)) << e->Log();
+  }
+  ASSERT_TRUE(AllEnginesConnected());
+  {
+    auto conns = Connections();
+    std::set<int> servers;
+    for (const auto& u : EngineUsers()) servers.insert(conns[u].first);
+    EXPECT_EQ(servers.size(), 3u) << "engines spread over the three servers";
+  }
+
+  // Create: one more installation, Ready and connecting, no reload.
+  CreateBackend("extra");
+  EXPECT_TRUE(WaitReady(ns, "extra", "True", "", 30)) << Get("psb", ns, "extra").dump(2);
+  {
+    auto r = Publish(Env("extra"), 2);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+  }
+  EXPECT_EQ(LoadTimes(), load_times) << "a create reloaded a server";
+
+  // Isolation: b0's credentials on b1's prefix, both directions.
+  {
+    auto env = WithUrl(Env(Name(0)), cluster->url(1));
+    env["SERVER_MSGQUEUE_PUBSUB_NATS_SUBJECT_PREFIX"] = Prefix(Name(1));
+    auto pub = Cli({"pub", "--topic", "x", "{}"}, env);
+    EXPECT_EQ(pub.exit_code, 1) << pub.out << pub.err;
+    EXPECT_NE(pub.err.find("ermission"), std::string::npos) << pub.err;
+    auto sub = Cli({"sub", "--topic", "x", "--timeout", "10s"}, env);
+    EXPECT_EQ(sub.exit_code, 1) << sub.out << sub.err;
+    EXPECT_NE(sub.err.find("ermission"), std::string::npos) << sub.err;
+    auto own = Publish(Env(Name(0)), 1);
+    EXPECT_EQ(own.exit_code, 0) << own.err;
+  }
+
+  // Rotate b0 (it has an engine): same user name, a new password; the old
+  // one keeps working until the rotation is acknowledged, then it is
+  // refused and its connection closed.
+  {
+    const std::string b = Name(0);
+    const auto before = Env(b);
+    const std::string user = before.at("SERVER_MSGQUEUE_PUBSUB_NATS_USERNAME");
+    auto r = Kubectl({"annotate", "psb", "-n", ns, b, "pubsub.switchboard.dev/rotate-password=t1"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    std::map<std::string, std::string> after;
+    ASSERT_TRUE(testing::WaitFor(
+        [&] {
+          after = Env(b);
+          return after["SERVER_MSGQUEUE_PUBSUB_NATS_PASSWORD"] !=
+                 before.at("SERVER_MSGQUEUE_PUBSUB_NATS_PASSWORD");
+        },
+        30s, 200ms))
+        << Get("psb", ns, b).dump(2);
+    EXPECT_EQ(after["SERVER_MSGQUEUE_PUBSUB_NATS_USERNAME"], user) << "a rotation keeps the name";
+    EXPECT_EQ(Publish(after, 0).exit_code, 0) << "the new password";
+    EXPECT_EQ(Publish(before, 2).exit_code, 0) << "the old password, within the grace period";
+    EXPECT_TRUE(AllEnginesConnected()) << "b0's engine is not cut off by the rotation";
+    r = Kubectl(
+        {"annotate", "psb", "-n", ns, b, "pubsub.switchboard.dev/rotation-acknowledged=t1"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(testing::WaitFor([&] { return Publish(before, 1).exit_code != 0; }, 30s, 200ms))
+        << "the retired password is still accepted";
+    EXPECT_TRUE(testing::WaitFor([&] { return Connections().count(user) == 0; }, 30s, 200ms))
+        << "the engine on the retired password is still connected";
+    EXPECT_EQ(Publish(after, 1).exit_code, 0) << "the new password after the retirement";
+    // The engine restarts with the new env Secret, as a rollout would.
+    for (auto& e : engines) {
+      if (e->backend() == b)
+        e = std::make_unique<Engine>(engine_dir.path(), b, WithUrl(after, cluster->url(0)));
+    }
+    EXPECT_TRUE(testing::WaitFor([&] { return AllEnginesConnected(); }, 30s));
+  }
+  EXPECT_EQ(LoadTimes(), load_times) << "a rotation reloaded a server";
+
+  // Delete b10 (it has an engine): refused from then on, its connection
+  // closed.
+  {
+    const std::string b = Name(10);
+    const auto env = Env(b);
+    const std::string user = engine_user[b];
+    ASSERT_TRUE(Connections().count(user));
+    auto r = Kubectl({"delete", "psb", "-n", ns, b, "--timeout=30s"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_TRUE(testing::WaitFor([&] { return Connections().count(user) == 0; }, 30s, 200ms))
+        << "the deleted installation's connection is still open";
+    EXPECT_NE(Publish(env, 0).exit_code, 0) << "the deleted installation still connects";
+    std::erase_if(engines, [&](const auto& e) { return e->backend() == b; });
+  }
+  EXPECT_EQ(LoadTimes(), load_times) << "a deletion reloaded a server";
+  EXPECT_EQ(ReadyCount(), n) << "every other installation stayed Ready";
+
+  // Faults 1: one authorizer gone, then each NATS server restarted in turn.
+  authorizers[0]->Kill();
+  for (int i = 0; i < cluster->size(); i++) {
+    ASSERT_TRUE(cluster->RestartServer(i)) << cluster->error();
+    EXPECT_TRUE(testing::WaitFor([&] { return AllEnginesConnected(); }, 60s, 200ms))
+        << "after restarting " << cluster->server_name(i) << ": "
+        << EngineUsers().size() - Connections().size() << " engines missing";
+    for (auto& e : engines) EXPECT_TRUE(e->running()) << e->backend() << " gave up:\n" << e->Log();
+  }
+  ASSERT_TRUE(testing::WaitFor([&] { return authorizers[1]->Ready(); }, 30s));
+
+  // Faults 2: no authorizer at all while nothing reconnects.
+  const auto before = Connections();
+  authorizers[1]->Kill();
+  EXPECT_TRUE(testing::WaitFor(
+      [&] { return Condition(Server(), "AuthorizerAvailable").value("status", "") == "False"; },
+      60s, 200ms))
+      << Server().dump(2);
+  EXPECT_NE(Publish(Env(Name(1)), 0).exit_code, 0) << "a new connect passed with no authorizer";
+  EXPECT_EQ(Connections(), before) << "connected engines were disturbed";
+  for (auto& e : engines) EXPECT_TRUE(e->running()) << e->backend();
+
+  // One authorizer returns: new connects pass, the condition recovers.
+  authorizers[0] = std::make_unique<Authorizer>(ns, "authorizer-a2");
+  ASSERT_TRUE(testing::WaitFor([&] { return authorizers[0]->Ready(); }, 60s, 100ms))
+      << Tail(authorizers[0]->Log());
+  EXPECT_TRUE(testing::WaitFor(
+      [&] { return Condition(Server(), "AuthorizerAvailable").value("status", "") == "True"; }, 60s,
+      200ms))
+      << Server().dump(2);
+  EXPECT_TRUE(
+      testing::WaitFor([&] { return Publish(Env(Name(1)), 0).exit_code == 0; }, 30s, 200ms));
+  EXPECT_EQ(Connections(), before) << "connected engines were disturbed by the recovery";
+}
+
+}  // namespace
+}  // namespace switchboard::e2e
