@@ -1,5 +1,6 @@
 #include "switchboard/api/names.h"
 
+#include "switchboard/api/constants.h"
 #include "switchboard/api/limits.h"
 
 namespace switchboard::api {
@@ -60,6 +61,30 @@ std::string CheckSecretKey(std::string_view value) {
     bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
               c == '-' || c == '_' || c == '.';
     if (!ok) return "must consist of letters, digits, '-', '_' and '.' (a Secret data key)";
+  }
+  return "";
+}
+
+std::string CheckCalloutAccount(std::string_view value) {
+  if (value.empty()) return "must not be empty";
+  if (value.size() > kMaxCalloutAccountLength) return AtMost(kMaxCalloutAccountLength);
+  if (value == kNatsGlobalAccount) {
+    return "is nats-server's global account (users of no account); choose a named account, e.g. " +
+           std::string(kDefaultCalloutAccount);
+  }
+  for (char c : value) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '-' || c == '_';
+    if (!ok) return "must consist of letters, digits, '-' and '_' (a NATS account name)";
+  }
+  if (value == kCalloutAuthAccount) {
+    return "is the account of the authorizer's own user (the callout requests carry "
+           "passwords); choose another name, e.g. " +
+           std::string(kDefaultCalloutAccount);
+  }
+  if (value == kCalloutSystemAccount) {
+    return "is the system account of the static config; choose another name, e.g. " +
+           std::string(kDefaultCalloutAccount);
   }
   return "";
 }

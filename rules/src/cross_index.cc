@@ -54,6 +54,8 @@ ClaimText TextOf(CrossIndex::ClaimKind kind) {
       return {"the RabbitMQ URL Secret", "spec.rabbitmq.urlSecretRef.name", false};
     case K::kConfig:
       return {"the config Secret", "spec.config.secretName", true};
+    case K::kCallout:
+      return {"the callout keys Secret", "spec.provisioning.authCallout.secretName", true};
     case K::kCa:
       return {"the CA Secret", "spec.tls.caSecretRef.name", false};
   }
@@ -105,6 +107,7 @@ CrossIndex::Facts CrossIndex::FactsOf(const nlohmann::json& object) {
     f.object = &object;
     if (!f.key.name.empty()) {
       f.claims.push_back({ClaimKind::kConfig, v.config_secret_name()});
+      if (v.auth_callout()) f.claims.push_back({ClaimKind::kCallout, v.callout_secret_name()});
       if (auto ca = v.ca_secret(); ca && !ca->name.empty()) {
         f.claims.push_back({ClaimKind::kCa, ca->name});
       }

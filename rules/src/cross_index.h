@@ -34,6 +34,7 @@ class CrossIndex {
     kGeneratedCredentials,
     kRabbitmqUrl,
     kConfig,
+    kCallout,
     kCa
   };
   struct Claim {

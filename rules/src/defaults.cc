@@ -79,6 +79,15 @@ void DefaultServer(nlohmann::json& o, const std::string& name) {
   if (spec == nullptr) return;
   Default(*spec, "maxPayload", std::string(api::kDefaultMaxPayload));
   Default(*spec, "isolation", std::string(api::kDefaultIsolation));
+  // authCallout is never added: a defaulted block would stay behind when the
+  // user switches back to IncludeFile, and authCallout is refused there.
+  if (auto* provisioning = Child(*spec, "provisioning")) {
+    Default(*provisioning, "mode", std::string(api::kDefaultProvisioning));
+    if (auto* callout = ExistingChild(*provisioning, "authCallout")) {
+      Default(*callout, "account", std::string(api::kDefaultCalloutAccount));
+      if (!name.empty()) Default(*callout, "secretName", api::DefaultCalloutSecretName(name));
+    }
+  }
   if (auto* config = Child(*spec, "config")) {
     if (!name.empty()) Default(*config, "secretName", api::DefaultConfigSecretName(name));
     Default(*config, "key", std::string(api::kDefaultConfigKey));

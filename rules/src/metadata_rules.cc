@@ -44,8 +44,9 @@ void CheckMetadata(const nlohmann::json& object, Sink& sink) {
       api::IsDnsSubdomain(*name)) {
     sink.Error("name", "metadata.name",
                "must be at most " + std::to_string(api::kMaxServerNameLength) +
-                   " characters so that the default config Secret name (<name>" +
-                   std::string(api::kConfigSecretSuffix) + ") stays within " +
+                   " characters so that the Secrets named after it (<name>" +
+                   std::string(api::kConfigSecretSuffix) + ", <name>" +
+                   std::string(api::kCalloutSecretSuffix) + ") stay within " +
                    std::to_string(api::kMaxDnsSubdomainLength) + "; use a shorter name");
   }
   auto ns = api::String(api::Field(metadata, "namespace"));

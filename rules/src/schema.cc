@@ -66,6 +66,14 @@ constexpr FieldSpec kConfig[] = {
     {"secretName", Type::kString},
     {"key", Type::kString},
 };
+constexpr FieldSpec kAuthCallout[] = {
+    {"account", Type::kString},
+    {"secretName", Type::kString},
+};
+constexpr FieldSpec kProvisioning[] = {
+    {"mode", Type::kString},
+    {"authCallout", Type::kObject, kAuthCallout},
+};
 constexpr FieldSpec kTls[] = {
     {"caSecretRef", Type::kObject, kSecretKeyRef},
 };
@@ -78,6 +86,7 @@ constexpr FieldSpec kServerSpec[] = {
     {"maxPayload", Type::kIntOrString},
     {"maxPending", Type::kIntOrString},
     {"isolation", Type::kString},
+    {"provisioning", Type::kObject, kProvisioning},
     {"config", Type::kObject, kConfig},
     {"tls", Type::kObject, kTls},
     {"allowedNamespaces", Type::kObject, kAllowed},

@@ -1,5 +1,7 @@
 // NatsServer rules that need only the object itself.
+#include <optional>
 #include <set>
+#include <string_view>
 
 #include "rules.h"
 #include "switchboard/api/constants.h"
@@ -53,6 +55,53 @@ std::string Mi(int64_t bytes) {
   return api::FormatBytes(bytes) + " (" + std::to_string(bytes) + " bytes)";
 }
 
+// spec.provisioning, after defaulting (mode is always there unless the
+// object was not defaulted).
+void CheckProvisioning(const nlohmann::json* provisioning,
+                       std::optional<std::string_view> isolation,
+                       std::optional<std::string_view> config_secret, Sink& sink) {
+  auto mode = api::String(Field(provisioning, "mode"));
+  if (mode && *mode != api::kProvisioningIncludeFile && *mode != api::kProvisioningAuthCallout) {
+    sink.Error("provisioning", "spec.provisioning.mode",
+               Quote(*mode) + " is not a provisioning mode; use IncludeFile or AuthCallout");
+    return;
+  }
+  bool callout = mode && *mode == api::kProvisioningAuthCallout;
+  const auto* block = Field(provisioning, "authCallout");
+  if (block != nullptr && !block->is_null() && !callout) {
+    sink.Error("provisioning", "spec.provisioning.authCallout",
+               "is only used with mode: AuthCallout (mode is " +
+                   std::string(mode.value_or(api::kDefaultProvisioning)) +
+                   "); set spec.provisioning.mode: AuthCallout or remove authCallout");
+  }
+  if (callout && isolation && *isolation == api::kIsolationAccounts) {
+    sink.Error("provisioning", "spec.isolation",
+               "Accounts is not available with spec.provisioning.mode: AuthCallout: an account "
+               "per installation would need a server config change and a reload for each one, "
+               "which the callout mode exists to avoid; use isolation: Permissions (each "
+               "installation may only use <subjectPrefix>.*), or mode: IncludeFile to keep "
+               "Accounts");
+  }
+  if (auto account = api::String(Field(block, "account"))) {
+    if (std::string err = api::CheckCalloutAccount(*account); !err.empty()) {
+      sink.Error("provisioning", "spec.provisioning.authCallout.account",
+                 Quote(*account) + " " + err);
+    }
+  }
+  if (auto name = api::String(Field(block, "secretName"))) {
+    if (std::string err = api::CheckDnsSubdomain(*name); !err.empty()) {
+      sink.Error("name", "spec.provisioning.authCallout.secretName", Quote(*name) + " " + err);
+    } else if (callout && config_secret && *name == *config_secret) {
+      sink.Error("secret-collision", "spec.provisioning.authCallout.secretName",
+                 "Secret " + Quote(*name) +
+                     " is also spec.config.secretName; the operator writes the static config "
+                     "and the callout keys into two Secrets: use a different Secret name (the "
+                     "default is <name>" +
+                     std::string(api::kCalloutSecretSuffix) + ")");
+    }
+  }
+}
+
 }  // namespace
 
 void CheckServer(const nlohmann::json& object, Sink& sink) {
@@ -95,18 +144,19 @@ void CheckServer(const nlohmann::json& object, Sink& sink) {
                    "or raise maxPending");
   }
 
-  if (auto iso = api::String(Field(spec, "isolation"))) {
-    if (*iso != "Permissions" && *iso != "Accounts") {
-      sink.Error("isolation", "spec.isolation",
-                 Quote(*iso) + " is not an isolation mode; use Permissions or Accounts");
-    }
+  auto iso = api::String(Field(spec, "isolation"));
+  if (iso && *iso != api::kIsolationPermissions && *iso != api::kIsolationAccounts) {
+    sink.Error("isolation", "spec.isolation",
+               Quote(*iso) + " is not an isolation mode; use Permissions or Accounts");
   }
   const auto* config = Field(spec, "config");
-  if (auto name = api::String(Field(config, "secretName"))) {
-    if (std::string err = api::CheckDnsSubdomain(*name); !err.empty()) {
-      sink.Error("name", "spec.config.secretName", Quote(*name) + " " + err);
+  auto config_secret = api::String(Field(config, "secretName"));
+  if (config_secret) {
+    if (std::string err = api::CheckDnsSubdomain(*config_secret); !err.empty()) {
+      sink.Error("name", "spec.config.secretName", Quote(*config_secret) + " " + err);
     }
   }
+  CheckProvisioning(Field(spec, "provisioning"), iso, config_secret, sink);
   if (auto key = api::String(Field(config, "key"))) {
     if (std::string err = api::CheckSecretKey(*key); !err.empty()) {
       sink.Error("secret-ref", "spec.config.key", Quote(*key) + " " + err);

@@ -51,6 +51,18 @@ void CheckServerUpdate(const nlohmann::json& object, const nlohmann::json& old, 
               "changes from " + before.isolation() + " to " + now.isolation() +
                   "; every installation's user is re-rendered and connected engines reconnect");
   }
+  if (now.provisioning_mode() != before.provisioning_mode()) {
+    sink.Warn("update-provisioning", "spec.provisioning.mode",
+              "changes from " + before.provisioning_mode() + " to " + now.provisioning_mode() +
+                  "; the NATS servers need a rolling restart to load the new static config "
+                  "(auth_callout is not reloadable): follow \"Switching modes\" in docs/api.md");
+  } else if (now.auth_callout() && (now.callout_account() != before.callout_account() ||
+                                    now.callout_secret_name() != before.callout_secret_name())) {
+    sink.Warn("update-provisioning", "spec.provisioning.authCallout",
+              "the account or the callout keys Secret changes; the static config changes with "
+              "it and auth_callout is not reloadable: the NATS servers need a rolling restart, "
+              "and engines reconnect");
+  }
   if (now.config_secret_name() != before.config_secret_name() ||
       now.config_key() != before.config_key()) {
     sink.Warn("update-config", "spec.config",

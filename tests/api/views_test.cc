@@ -116,5 +116,25 @@ TEST(Views, Server) {
   EXPECT_EQ(NatsServerView(o).ca_secret()->key, "ca.crt");
 }
 
+TEST(Views, ServerProvisioning) {
+  json o = {{"metadata", {{"name", "shared"}, {"namespace", "nats"}}},
+            {"spec", {{"url", "nats://a"}}}};
+  NatsServerView file(o);
+  EXPECT_EQ(file.provisioning_mode(), "IncludeFile");
+  EXPECT_FALSE(file.auth_callout());
+  EXPECT_EQ(file.callout_account(), "HATCHET");
+  EXPECT_EQ(file.callout_secret_name(), "shared-auth-callout");
+  o["spec"]["provisioning"] = {{"mode", "AuthCallout"}};
+  EXPECT_TRUE(NatsServerView(o).auth_callout());
+  o["spec"]["provisioning"]["authCallout"] = {{"account", "TENANTS"}, {"secretName", "keys"}};
+  NatsServerView callout(o);
+  EXPECT_EQ(callout.callout_account(), "TENANTS");
+  EXPECT_EQ(callout.callout_secret_name(), "keys");
+  // As written: the rules refuse a mode of another case, the views do not guess.
+  o["spec"]["provisioning"]["mode"] = "authcallout";
+  EXPECT_EQ(NatsServerView(o).provisioning_mode(), "authcallout");
+  EXPECT_FALSE(NatsServerView(o).auth_callout());
+}
+
 }  // namespace
 }  // namespace switchboard::api

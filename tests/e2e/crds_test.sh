@@ -32,8 +32,15 @@ samples=$(ls "$SRC"/crds/samples/*.yaml | wc -l)
 [ "$n" -eq "$samples" ] && pass "kubectl get switchboard lists all $n samples" || fail "category lists $n objects, want $samples"
 
 # --- defaults from the schema
-d=$(kubectl -n "$ns" get natssrv local -o jsonpath='{.spec.maxPayload}|{.spec.isolation}|{.spec.config.key}|{.spec.allowedNamespaces.from}')
-[ "$d" = "16Mi|Permissions|switchboard.conf|Same" ] && pass "NatsServer defaults" || fail "NatsServer defaults: [$d]"
+d=$(kubectl -n "$ns" get natssrv local -o jsonpath='{.spec.maxPayload}|{.spec.isolation}|{.spec.config.key}|{.spec.allowedNamespaces.from}|{.spec.provisioning.mode}')
+[ "$d" = "16Mi|Permissions|switchboard.conf|Same|IncludeFile" ] && pass "NatsServer defaults" || fail "NatsServer defaults: [$d]"
+# authCallout is never added by a default (it is refused with IncludeFile);
+# inside a written block the account defaults to HATCHET.
+d=$(kubectl -n "$ns" get natssrv local -o jsonpath='{.spec.provisioning.authCallout}')
+[ -z "$d" ] && pass "no authCallout block by default" || fail "defaulted authCallout: [$d]"
+d=$(kubectl -n "$ns" patch natssrv callout --type=json -o jsonpath='{.spec.provisioning.authCallout.account}' \
+  -p '[{"op":"replace","path":"/spec/provisioning/authCallout","value":{}}]')
+[ "$d" = HATCHET ] && pass "authCallout.account defaults to HATCHET" || fail "authCallout.account default: [$d]"
 d=$(kubectl -n "$ns" get psb hatchet-minimal -o jsonpath='{.spec.nats.subjectPrefix}|{.spec.nats.credentials.rotationGracePeriod}')
 [ "$d" = "hatchet.pubsub|10m" ] && pass "PubSubBackend nats defaults" || fail "PubSubBackend nats defaults: [$d]"
 kubectl -n "$ns" apply -f - >/dev/null <<YAML
@@ -70,6 +77,14 @@ out=$(kubectl -n "$ns" get psb hatchet -o wide)
 expect_contains "$out" "hatchet-pubsub-env" "wide output adds the env Secret"
 out=$(kubectl -n "$ns" get natssrv shared)
 expect_contains "$out" "READY   URL" "natssrv printer columns"
+out=$(kubectl -n "$ns" get natssrv callout)
+expect_contains "$out" "PROVISIONING" "natssrv printer column Provisioning"
+expect_contains "$out" "AuthCallout" "natssrv row shows the provisioning mode"
+# status.authCallout survives the schema (an unknown status field would be pruned).
+kubectl -n "$ns" patch natssrv callout --subresource=status --type=merge -p \
+  '{"status":{"authCallout":{"issuer":"ABJHLOVMPA4CI6R5KLNGOB4GSLNIY7IOUPAJC4YFNDLQVIOBYQGUWVLA","account":"HATCHET","authorizers":3,"servers":3},"conditions":[{"type":"Ready","status":"True","reason":"CalloutConfigured","message":"ok","lastTransitionTime":"2026-01-01T00:00:00Z"},{"type":"AuthorizerAvailable","status":"True","reason":"AuthorizersSubscribed","message":"3 of 3","lastTransitionTime":"2026-01-01T00:00:00Z"}]}}' >/dev/null
+d=$(kubectl -n "$ns" get natssrv callout -o jsonpath='{.status.authCallout.account}|{.status.authCallout.authorizers}|{.status.authCallout.servers}|{.status.conditions[?(@.type=="AuthorizerAvailable")].reason}')
+[ "$d" = "HATCHET|3|3|AuthorizersSubscribed" ] && pass "status.authCallout and AuthorizerAvailable stored" || fail "status.authCallout: [$d]"
 
 # --- invalid objects: rejected with the expected messages, nothing stored
 count=0
@@ -103,6 +118,53 @@ out=$(kubectl explain pubsubbackend.spec.nats.subjectPrefix)
 expect_contains "$out" "Default hatchet.pubsub" "explain subjectPrefix: default"
 out=$(kubectl explain natsserver.spec.maxPayload)
 expect_contains "$out" "NATS's hard limit is 64Mi" "explain maxPayload"
+out=$(kubectl explain natsservers.spec.provisioning)
+expect_contains "$out" "How Hatchet installations' users reach NATS" "explain provisioning: description"
+expect_contains "$out" "mode	<string>" "explain provisioning lists mode"
+expect_contains "$out" "authCallout	<Object>" "explain provisioning lists authCallout"
+expect_contains "$out" "enum: IncludeFile, AuthCallout" "explain provisioning: the mode enum"
+out=$(kubectl explain natsservers.spec.provisioning.authCallout)
+expect_contains "$out" "account	<string>" "explain authCallout lists account"
+expect_contains "$out" "secretName	<string>" "explain authCallout lists secretName"
+out=$(kubectl explain natsservers.spec.provisioning.authCallout.account)
+expect_contains "$out" "Default HATCHET" "explain account: default"
+out=$(kubectl explain natsservers.status.authCallout)
+expect_contains "$out" "issuer	<string>" "explain status.authCallout lists issuer"
+
+# --- AuthCallout against the API server's CEL (the invalid files cover
+# CREATE; these are UPDATEs of stored objects and the name boundary).
+if out=$(kubectl -n "$ns" patch natssrv secure --type=merge -p '{"spec":{"provisioning":{"mode":"AuthCallout"}}}' 2>&1); then
+  fail "an Accounts server was switched to AuthCallout: $out"
+else
+  expect_contains "$out" "isolation: Accounts is not available with provisioning.mode: AuthCallout" "CEL refuses switching an Accounts server to AuthCallout"
+  expect_contains "$out" "use isolation: Permissions" "the refusal names the fix"
+fi
+if out=$(kubectl -n "$ns" patch natssrv callout --type=merge -p '{"spec":{"isolation":"Accounts"}}' 2>&1); then
+  fail "an AuthCallout server was given isolation Accounts: $out"
+else
+  expect_contains "$out" "a server config change and a reload for each one" "CEL refuses Accounts on an AuthCallout server, saying why"
+fi
+if out=$(kubectl -n "$ns" patch natssrv callout --type=merge -p '{"spec":{"provisioning":{"mode":"IncludeFile"}}}' 2>&1); then
+  fail "IncludeFile with an authCallout block was accepted: $out"
+else
+  expect_contains "$out" "authCallout is only used with mode: AuthCallout" "CEL refuses authCallout with IncludeFile"
+fi
+d=$(kubectl -n "$ns" get natssrv callout secure -o jsonpath='{.items[*].spec.provisioning.mode}|{.items[*].spec.isolation}')
+[ "$d" = "AuthCallout IncludeFile|Permissions Accounts" ] && pass "refused updates changed nothing" || fail "after refused updates: [$d]"
+# The name bound: 240 characters fit <name>-auth-callout in 253.
+long=$(printf 'c%.0s' $(seq 240))
+if out=$(kubectl -n "$ns" apply -f - 2>&1 <<YAML
+apiVersion: pubsub.switchboard.dev/v1alpha1
+kind: NatsServer
+metadata: {name: $long}
+spec: {url: "nats://nats:4222", provisioning: {mode: AuthCallout}}
+YAML
+); then
+  pass "a 240-character NatsServer name is accepted"
+  kubectl -n "$ns" delete natssrv "$long" >/dev/null
+else
+  fail "a 240-character NatsServer name was refused: $out"
+fi
 
 # Every property in both schemas carries a description (metadata excepted:
 # the API server forbids one there).

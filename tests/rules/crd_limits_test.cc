@@ -10,9 +10,12 @@
 #include <regex>
 #include <set>
 #include <string>
+#include <string_view>
 
+#include "switchboard/api/constants.h"
 #include "switchboard/api/documents.h"
 #include "switchboard/api/limits.h"
+#include "switchboard/api/names.h"
 #include "switchboard/api/quantity.h"
 
 namespace switchboard::api {
@@ -162,23 +165,65 @@ TEST(CrdLimits, NatsServerBoundsAreTheRulesConstants) {
   Bounds bounds;
   Rules rules;
   Collect(LoadCrd("pubsub.switchboard.dev_natsservers.yaml"), bounds, rules);
-  ExpectBounds(bounds, {
-                           {"spec.url minLength", 1},
-                           {"spec.url maxLength", I(kMaxNatsUrlLength)},
-                           {"spec.config.secretName maxLength", I(kMaxDnsSubdomainLength)},
-                           {"spec.config.key maxLength", I(kMaxSecretKeyLength)},
-                           {"spec.tls.caSecretRef.name minLength", 1},
-                           {"spec.tls.caSecretRef.name maxLength", I(kMaxDnsSubdomainLength)},
-                           {"spec.tls.caSecretRef.key maxLength", I(kMaxSecretKeyLength)},
-                           {"spec.allowedNamespaces.names maxItems", I(kMaxAllowedNamespaces)},
-                           {"spec.allowedNamespaces.names[] maxLength", I(kMaxDnsLabelLength)},
-                       });
+  ExpectBounds(
+      bounds, {
+                  {"spec.url minLength", 1},
+                  {"spec.url maxLength", I(kMaxNatsUrlLength)},
+                  {"spec.config.secretName maxLength", I(kMaxDnsSubdomainLength)},
+                  {"spec.config.key maxLength", I(kMaxSecretKeyLength)},
+                  {"spec.tls.caSecretRef.name minLength", 1},
+                  {"spec.tls.caSecretRef.name maxLength", I(kMaxDnsSubdomainLength)},
+                  {"spec.tls.caSecretRef.key maxLength", I(kMaxSecretKeyLength)},
+                  {"spec.allowedNamespaces.names maxItems", I(kMaxAllowedNamespaces)},
+                  {"spec.allowedNamespaces.names[] maxLength", I(kMaxDnsLabelLength)},
+                  {"spec.provisioning.authCallout.account minLength", 1},
+                  {"spec.provisioning.authCallout.account maxLength", I(kMaxCalloutAccountLength)},
+                  {"spec.provisioning.authCallout.secretName maxLength", I(kMaxDnsSubdomainLength)},
+              });
   ExpectCelNumbers(rules, {
                               {".", {S(I(kMaxServerNameLength))}},
                               {"spec.maxPayload",
                                {S(kEngineMaxPayload), S(kNatsMaxPayloadLimit),
                                 FormatBytes(kEngineMaxPayload), FormatBytes(kNatsMaxPayloadLimit)}},
                           });
+}
+
+json SchemaAt(const json& crd, std::initializer_list<const char*> path) {
+  json node = crd.at("spec").at("versions")[0].at("schema").at("openAPIV3Schema");
+  for (const char* p : path) node = node.at("properties").at(p);
+  return node;
+}
+
+// The account's bounds also live in its pattern: judged by what it matches,
+// and the names its CEL rule refuses are the api/ constants.
+TEST(CrdLimits, CalloutAccountPatternAndReservedNames) {
+  json crd = LoadCrd("pubsub.switchboard.dev_natsservers.yaml");
+  json account = SchemaAt(crd, {"spec", "provisioning", "authCallout", "account"});
+  EXPECT_EQ(account.at("default"), std::string(kDefaultCalloutAccount));
+  std::regex re(account.at("pattern").get<std::string>());
+  for (const std::string& ok : {std::string("HATCHET"), std::string("a"), std::string("A_b-9"),
+                                std::string(kMaxCalloutAccountLength, 'A')}) {
+    EXPECT_TRUE(std::regex_match(ok, re)) << ok;
+    EXPECT_EQ(CheckCalloutAccount(ok), "") << ok;
+  }
+  for (const std::string& bad : {std::string(""), std::string(kMaxCalloutAccountLength + 1, 'A'),
+                                 std::string("a.b"), std::string("a b"), std::string("$SYS"),
+                                 std::string(kNatsGlobalAccount), std::string("a>")}) {
+    EXPECT_FALSE(std::regex_match(bad, re)) << bad;
+    EXPECT_NE(CheckCalloutAccount(bad), "") << bad;
+  }
+  ASSERT_EQ(account.at("x-kubernetes-validations").size(), 1u);
+  std::string rule = account["x-kubernetes-validations"][0].at("rule");
+  for (std::string_view reserved :
+       {kCalloutAuthAccount, kCalloutSystemAccount, kNatsGlobalAccount}) {
+    EXPECT_NE(rule.find("'" + std::string(reserved) + "'"), std::string::npos) << rule;
+    EXPECT_NE(CheckCalloutAccount(reserved), "") << reserved;
+  }
+  // The enum and default of the mode are the api/ constants.
+  json mode = SchemaAt(crd, {"spec", "provisioning", "mode"});
+  EXPECT_EQ(mode.at("default"), std::string(kDefaultProvisioning));
+  EXPECT_EQ(mode.at("enum"),
+            json({std::string(kProvisioningIncludeFile), std::string(kProvisioningAuthCallout)}));
 }
 
 // The port bound lives in a CEL regular expression: judged by what it

@@ -229,6 +229,40 @@ TEST(CrossObject, TwoServersWithOneConfigSecret) {
   EXPECT_EQ(f->field, "spec.config.secretName");
 }
 
+// A callout keys Secret holds the issuer seed: no other object may write it.
+TEST(CrossObject, CalloutSecretIsAnotherServersConfigSecret) {
+  json a = Server("nats", "a"), b = Server("nats", "b");
+  a["spec"]["provisioning"] = {{"mode", "AuthCallout"},
+                               {"authCallout", {{"secretName", "b-switchboard"}}}};
+  Context ctx;
+  ctx.servers.push_back(b);
+  auto f = Find(Validate(a, ctx).errors, "secret-collision");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->field, "spec.provisioning.authCallout.secretName");
+  EXPECT_NE(f->message.find("the callout keys Secret"), std::string::npos) << f->message;
+  // The other way round: b is told too.
+  Context ctx2;
+  ctx2.servers.push_back(a);
+  f = Find(Validate(b, ctx2).errors, "secret-collision");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->field, "spec.config.secretName");
+  // In IncludeFile mode a has no callout Secret to collide with.
+  a["spec"]["provisioning"] = {{"mode", "IncludeFile"}};
+  EXPECT_EQ(Find(Validate(a, ctx).errors, "secret-collision"), nullptr);
+}
+
+TEST(CrossObject, CalloutSecretIsABackendsEnvSecret) {
+  json server = Server("team-a", "shared");
+  server["spec"]["provisioning"] = {{"mode", "AuthCallout"}};
+  json b = Backend("team-a", "one", "p.one");
+  b["spec"]["output"] = {{"secretName", "shared-auth-callout"}};
+  Context ctx;
+  ctx.backends.push_back(b);
+  auto f = Find(Validate(server, ctx).errors, "secret-collision");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->field, "spec.provisioning.authCallout.secretName");
+}
+
 TEST(CrossObject, KnownSecretsAreChecked) {
   json b = Backend();
   b["spec"] = {{"kind", "rabbitmq"},
@@ -345,6 +379,40 @@ TEST(Update, ServerAndUsernameChangesWarn) {
   Report r = Validate(now, ctx, Operation::kUpdate, &old);
   EXPECT_NE(Find(r.warnings, "update-server"), nullptr);
   EXPECT_NE(Find(r.warnings, "update-username"), nullptr);
+}
+
+TEST(Update, ProvisioningModeChangeWarns) {
+  json old = Server(), now = Server();
+  now["spec"]["provisioning"] = {{"mode", "AuthCallout"}};
+  Report r = Validate(now, Context{}, Operation::kUpdate, &old);
+  EXPECT_TRUE(r.ok());
+  auto f = Find(r.warnings, "update-provisioning");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->field, "spec.provisioning.mode");
+  EXPECT_NE(f->message.find("rolling restart"), std::string::npos) << f->message;
+  // Back again warns the same way.
+  r = Validate(old, Context{}, Operation::kUpdate, &now);
+  EXPECT_NE(Find(r.warnings, "update-provisioning"), nullptr);
+  // The default and an explicit IncludeFile are the same.
+  now["spec"]["provisioning"] = {{"mode", "IncludeFile"}};
+  EXPECT_EQ(
+      Find(Validate(now, Context{}, Operation::kUpdate, &old).warnings, "update-provisioning"),
+      nullptr);
+}
+
+TEST(Update, CalloutAccountChangeWarns) {
+  json old = Server(), now = Server();
+  old["spec"]["provisioning"] = {{"mode", "AuthCallout"}};
+  now["spec"]["provisioning"] = {{"mode", "AuthCallout"}, {"authCallout", {{"account", "OTHER"}}}};
+  auto f = Find(Validate(now, Context{}, Operation::kUpdate, &old).warnings, "update-provisioning");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->field, "spec.provisioning.authCallout");
+  // The default written out is no change.
+  now["spec"]["provisioning"]["authCallout"] = {{"account", "HATCHET"},
+                                                {"secretName", "shared-auth-callout"}};
+  EXPECT_EQ(
+      Find(Validate(now, Context{}, Operation::kUpdate, &old).warnings, "update-provisioning"),
+      nullptr);
 }
 
 TEST(Update, ServerIsolationChangeWarns) {

@@ -62,6 +62,22 @@ TEST(Defaults, Server) {
   EXPECT_EQ(d["spec"]["tls"]["caSecretRef"]["key"], "ca.crt");
   EXPECT_EQ(d["spec"]["allowedNamespaces"]["from"], "Same");
   EXPECT_FALSE(d["spec"].contains("maxPending"));  // optional, no default
+  EXPECT_EQ(d["spec"]["provisioning"], json({{"mode", "IncludeFile"}}));
+}
+
+// authCallout is filled only when written: a block the defaults added would
+// stay behind when the server goes back to IncludeFile, where it is refused.
+TEST(Defaults, ServerAuthCallout) {
+  json d = DefaultedCopy(
+      Bare("NatsServer", {{"url", "nats://a"}, {"provisioning", {{"mode", "AuthCallout"}}}}));
+  EXPECT_EQ(d["spec"]["provisioning"], json({{"mode", "AuthCallout"}}));
+  d = DefaultedCopy(
+      Bare("NatsServer",
+           {{"url", "nats://a"},
+            {"provisioning", {{"mode", "AuthCallout"}, {"authCallout", json::object()}}}}));
+  EXPECT_EQ(d["spec"]["provisioning"]["authCallout"],
+            json({{"account", "HATCHET"}, {"secretName", "hatchet-auth-callout"}}));
+  EXPECT_TRUE(Validate(d, Context{}).ok());
 }
 
 TEST(Defaults, PresentValuesAreKeptEvenWhenWrong) {
@@ -114,6 +130,10 @@ TEST(Defaults, PatchCreatesParentsAndAppliesToTheDefaultedCopy) {
                           {"tls", {{"caSecretRef", {{"name", "ca"}}}}},
                           {"config", {{"key", "k"}}}}),
       Bare("NatsServer", {{"url", "nats://a"}, {"weird/key~name", 1}}),
+      Bare("NatsServer", {{"url", "nats://a"}, {"provisioning", {{"authCallout", nullptr}}}}),
+      Bare("NatsServer",
+           {{"url", "nats://a"},
+            {"provisioning", {{"mode", "AuthCallout"}, {"authCallout", {{"account", "X"}}}}}}),
       {{"kind", "NatsServer"}, {"metadata", {{"name", "n"}}}},  // no spec at all
       Bare("PubSubBackend", "not an object"),
       Bare("PubSubBackend", {{"kind", 5}}),

@@ -29,7 +29,9 @@ inline constexpr int64_t kDefaultMaxSubChans = 20;
 inline constexpr int64_t kDefaultMaxConns = 5;
 inline constexpr int64_t kDefaultMinConns = 1;
 inline constexpr std::string_view kDefaultMaxPayload = "16Mi";
-inline constexpr std::string_view kDefaultIsolation = "Permissions";
+inline constexpr std::string_view kIsolationPermissions = "Permissions";  // spec.isolation
+inline constexpr std::string_view kIsolationAccounts = "Accounts";
+inline constexpr std::string_view kDefaultIsolation = kIsolationPermissions;
 inline constexpr std::string_view kDefaultConfigKey = "switchboard.conf";
 inline constexpr std::string_view kDefaultCaKey = "ca.crt";
 inline constexpr std::string_view kDefaultPasswordKey = "password";  // passwordSecretRef.key
@@ -52,6 +54,9 @@ inline constexpr std::string_view kDefaultCalloutAccount = "HATCHET";
 // Names an installation's account may not take.
 inline constexpr std::string_view kCalloutAuthAccount = "SWITCHBOARD_AUTH";
 inline constexpr std::string_view kCalloutSystemAccount = "SYS";
+// nats-server's implicit global account: users outside every account land
+// there, so an installation account of that name would mean no account.
+inline constexpr std::string_view kNatsGlobalAccount = "$G";
 inline constexpr std::string_view kAuthorizerUsername = "switchboard-authorizer";
 inline constexpr std::string_view kCalloutSystemUsername = "switchboard-system";
 // Where nats-server sends each CONNECT it does not know, and the queue

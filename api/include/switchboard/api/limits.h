@@ -29,13 +29,24 @@ inline constexpr std::string_view kCalloutSecretSuffix = "-auth-callout";
 // PubSubBackend metadata.name: <name>-nats-credentials stays a Secret name.
 inline constexpr size_t kMaxBackendNameLength =
     kMaxDnsSubdomainLength - kCredentialsSecretSuffix.size();  // 236
-// NatsServer metadata.name: <name>-switchboard stays a Secret name.
+// NatsServer metadata.name: every Secret named after it (<name>-switchboard,
+// <name>-auth-callout) stays a Secret name, whichever mode it runs in (a
+// server may switch modes).
+inline constexpr size_t kLongestServerSuffixLength = kConfigSecretSuffix.size() >
+                                                             kCalloutSecretSuffix.size()
+                                                         ? kConfigSecretSuffix.size()
+                                                         : kCalloutSecretSuffix.size();
 inline constexpr size_t kMaxServerNameLength =
-    kMaxDnsSubdomainLength - kConfigSecretSuffix.size();  // 241
+    kMaxDnsSubdomainLength - kLongestServerSuffixLength;  // 240
 
 // ---- NatsServer -------------------------------------------------------------
 inline constexpr size_t kMaxNatsUrlLength = 1024;     // spec.url, all seeds together
 inline constexpr size_t kMaxAllowedNamespaces = 256;  // spec.allowedNamespaces.names
+// spec.provisioning.authCallout.account: a NATS account name of
+// [A-Za-z0-9_-] (the CRD's pattern ^[A-Za-z0-9_-]{1,64}$): nothing the
+// server config's syntax would need quoted, and short enough to read in
+// connz and logs.
+inline constexpr size_t kMaxCalloutAccountLength = 64;
 
 // Message-size contract: Hatchet's engine refuses a server whose
 // max_payload is below 16 MiB; NATS refuses anything above 64 MiB and its

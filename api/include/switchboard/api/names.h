@@ -13,6 +13,10 @@ namespace switchboard::api {
 std::string CheckDnsSubdomain(std::string_view value);  // RFC 1123 subdomain, <= 253
 std::string CheckDnsLabel(std::string_view value);      // RFC 1123 label, <= 63 (namespaces)
 std::string CheckSecretKey(std::string_view value);     // [-._a-zA-Z0-9]+, <= 253, not "."/".."
+// spec.provisioning.authCallout.account: [A-Za-z0-9_-], 1 to 64
+// characters, and not an account the callout's static config defines for
+// itself (SWITCHBOARD_AUTH, SYS) nor nats-server's global account $G.
+std::string CheckCalloutAccount(std::string_view value);
 inline bool IsDnsSubdomain(std::string_view v) { return CheckDnsSubdomain(v).empty(); }
 inline bool IsDnsLabel(std::string_view v) { return CheckDnsLabel(v).empty(); }
 
