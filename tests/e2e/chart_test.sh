@@ -146,7 +146,7 @@ r=$(render_json "${callout[@]}")
 d=$(obj Deployment "$fn-authorizer" <<<"$r")
 [ "$(jq -r .spec.replicas <<<"$d")" = 2 ] && pass "callout: authorizer Deployment with 2 replicas" || fail "callout: authorizer Deployment: [$d]"
 got=$(jq -r '.spec.template.spec.containers[0] | .command[0] + " " + (.args | join(" "))' <<<"$d")
-[ "$got" = "/usr/local/bin/switchboard-authorizer --metrics-addr=:8080 --health-addr=:8081 --servers=$ns/$fn-nats" ] &&
+[ "$got" = "/usr/local/bin/switchboard-authorizer --metrics-addr=:8080 --health-addr=:8081 --log-level=info --servers=$ns/$fn-nats" ] &&
   pass "callout: the authorizer serves the chart's NATS: $got" || fail "callout: authorizer command [$got]"
 got=$(jq -r '.spec.template.spec.containers[0].readinessProbe.httpGet | .path + " " + .port' <<<"$d")
 [ "$got" = "/readyz health" ] && pass "callout: authorizer readiness on /readyz" || fail "callout: authorizer readiness [$got]"
@@ -195,7 +195,7 @@ for w in team-a team-b; do
   [ "$got" = "$fn-authorizer $ns/$fn-authorizer" ] && pass "authorizer, watchNamespaces: $w's RoleBinding" || fail "authorizer RoleBinding in $w: [$got]"
 done
 got=$(obj Deployment "$fn-authorizer" <<<"$r" | jq -r '.spec.template.spec.containers[0].args | join(" ")')
-[ "$got" = "--metrics-addr=:8080 --health-addr=:8081 --namespaces=team-a,team-b" ] &&
+[ "$got" = "--metrics-addr=:8080 --health-addr=:8081 --log-level=info --namespaces=team-a,team-b" ] &&
   pass "authorizer.enabled without the chart's NATS: every AuthCallout server it watches: $got" || fail "authorizer args [$got]"
 
 # --- the binaries accept the flags the chart gives them
