@@ -219,4 +219,36 @@ std::string FlagSet::Help() const {
   return out;
 }
 
+std::vector<std::string> SplitList(std::string_view text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find(',', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view item = text.substr(start, end - start);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    if (!item.empty()) out.emplace_back(item);
+    start = end + 1;
+  }
+  return out;
+}
+
+Result<HostPort> ParseHostPort(std::string_view text) {
+  if (text == "0" || text.empty()) return HostPort{};
+  size_t colon = text.rfind(':');
+  auto bad = [&] {
+    return Status::InvalidArgument("\"" + std::string(text) +
+                                   "\" is not an address; use host:port, :port, or 0 to disable");
+  };
+  if (colon == std::string_view::npos) return bad();
+  auto port = FlagSet::ParseInt(text.substr(colon + 1), 0, 65535);
+  if (!port.ok()) return bad();
+  std::string host(text.substr(0, colon));
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  return HostPort{host, static_cast<int>(*port)};
+}
+
 }  // namespace switchboard::flags

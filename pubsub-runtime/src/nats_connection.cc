@@ -1,5 +1,6 @@
 #include "nats_connection.h"
 
+#include "nats_options.h"
 #include "nats_status.h"
 #include "switchboard/common/log.h"
 
@@ -157,6 +158,32 @@ Connection::~Connection() {
     retired_.clear();
   }
   nc_.reset();
+}
+
+Result<std::shared_ptr<Connection>> OpenConnection(const NatsOptions& options) {
+  auto library = std::make_unique<NatsLibraryUse>();
+  SB_RETURN_IF_ERROR(library->status());
+  auto opts = BuildNatsOptions(options);
+  if (!opts.ok()) return opts.status();
+  auto state = std::make_shared<ConnState>();
+  state->prefix = options.subject_prefix;
+  state->on_error = options.on_error;
+  // nats.c owns the closure from a successful connect on (its closed
+  // callback deletes it); a failed connect makes no callback.
+  auto holder = std::make_unique<ConnHolder>(state);
+  SB_RETURN_IF_ERROR(InstallConnectionCallbacks(opts->get(), holder.get()));
+
+  natsConnection* nc = nullptr;
+  natsStatus s = natsConnection_Connect(&nc, opts->get());
+  if (s != NATS_OK) {
+    if (nc != nullptr) {
+      holder.release();  // a connection was made after all: its closed callback frees it
+      natsConnection_Destroy(nc);
+    }
+    return FromNats(s, "connect to " + options.urls);
+  }
+  holder.release();
+  return std::make_shared<Connection>(std::move(library), nc, state);
 }
 
 }  // namespace switchboard::pubsub::internal

@@ -23,6 +23,7 @@
 #include "nats_handles.h"
 #include "nats_library.h"
 #include "switchboard/common/status.h"
+#include "switchboard/pubsub/nats_pubsub.h"
 
 namespace switchboard::pubsub::internal {
 
@@ -95,5 +96,10 @@ class Connection {
   std::string reported_;                      // guarded by mu_: text of the last refusal returned
   std::vector<NatsSubscriptionPtr> retired_;  // guarded by mu_: see Retire
 };
+
+// Claims the library and connects synchronously with `options` (validated
+// by the caller) and the callbacks above: what NatsPubSub and NatsClient
+// are built on.
+Result<std::shared_ptr<Connection>> OpenConnection(const NatsOptions& options);
 
 }  // namespace switchboard::pubsub::internal

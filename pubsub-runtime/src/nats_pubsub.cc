@@ -126,30 +126,9 @@ class NatsPubSubImpl : public NatsPubSub {
 
 Result<std::unique_ptr<NatsPubSub>> NatsPubSub::Connect(const NatsOptions& options) {
   SB_RETURN_IF_ERROR(ValidateNatsOptions(options));
-  auto library = std::make_unique<internal::NatsLibraryUse>();
-  SB_RETURN_IF_ERROR(library->status());
-  auto opts = internal::BuildNatsOptions(options);
-  if (!opts.ok()) return opts.status();
-  auto state = std::make_shared<ConnState>();
-  state->prefix = options.subject_prefix;
-  state->on_error = options.on_error;
-  // nats.c owns the closure from a successful connect on (its closed
-  // callback deletes it); a failed connect makes no callback.
-  auto holder = std::make_unique<internal::ConnHolder>(state);
-  SB_RETURN_IF_ERROR(internal::InstallConnectionCallbacks(opts->get(), holder.get()));
-
-  natsConnection* nc = nullptr;
-  natsStatus s = natsConnection_Connect(&nc, opts->get());
-  if (s != NATS_OK) {
-    if (nc != nullptr) {
-      holder.release();  // a connection was made after all: its closed callback frees it
-      natsConnection_Destroy(nc);
-    }
-    return FromNats(s, "connect to " + options.urls);
-  }
-  holder.release();
-  auto conn = std::make_shared<Connection>(std::move(library), nc, state);
-  auto impl = std::make_unique<NatsPubSubImpl>(conn, options);
+  auto conn = internal::OpenConnection(options);
+  if (!conn.ok()) return conn.status();
+  auto impl = std::make_unique<NatsPubSubImpl>(std::move(conn).value(), options);
   int64_t max_payload = impl->MaxPayload();
   if (max_payload < options.required_max_payload) {
     return Status::FailedPrecondition(

@@ -18,6 +18,7 @@ constexpr const char* kLogger = "pubsub.nats";
 struct SubState {
   std::string subject;
   Handler handler;
+  RawHandler raw;  // set instead of `handler`: the message as it came
   size_t max_decompressed;
   Latch complete;   // nats.c's delivery thread has left its loop
   Message scratch;  // used only inside a delivery (calls never overlap)
@@ -81,7 +82,16 @@ void OnMessage(natsConnection*, natsSubscription*, natsMsg* msg, void* closure) 
   SubState& state = **static_cast<SubHolder*>(closure);
   if (!state.Enter()) return;
   try {
-    state.Deliver(natsMsg_GetData(msg), natsMsg_GetDataLength(msg));
+    if (state.raw) {
+      const char* reply = natsMsg_GetReply(msg);
+      state.raw(
+          RawMessage{.subject = natsMsg_GetSubject(msg),
+                     .reply = reply != nullptr ? reply : "",
+                     .data = std::string_view(natsMsg_GetData(msg),
+                                              static_cast<size_t>(natsMsg_GetDataLength(msg)))});
+    } else {
+      state.Deliver(natsMsg_GetData(msg), natsMsg_GetDataLength(msg));
+    }
   } catch (const std::exception& e) {
     try {
       log::Error(kLogger, "message handler threw",
@@ -134,18 +144,20 @@ class NatsSubscription : public Subscription {
 
 }  // namespace
 
-Result<std::unique_ptr<Subscription>> SubscribeNats(std::shared_ptr<Connection> conn,
-                                                    const std::string& subject, Handler handler,
-                                                    size_t max_decompressed,
+namespace {
+
+// Subscribes with `state` as the delivery state (plain or queue
+// subscription), then flushes and takes the server's refusal.
+Result<std::unique_ptr<Subscription>> SubscribeWith(std::shared_ptr<Connection> conn,
+                                                    const std::string& subject,
+                                                    const std::string& queue, SubHolder state,
                                                     std::chrono::milliseconds flush_timeout) {
-  if (!handler) return Status::InvalidArgument("subscribe: handler must not be empty");
-  auto state = std::make_shared<SubState>();
-  state->subject = subject;
-  state->handler = std::move(handler);
-  state->max_decompressed = max_decompressed;
   auto* holder = new SubHolder(state);
   natsSubscription* raw = nullptr;
-  natsStatus s = natsConnection_Subscribe(&raw, conn->get(), subject.c_str(), OnMessage, holder);
+  natsStatus s = queue.empty() ? natsConnection_Subscribe(&raw, conn->get(), subject.c_str(),
+                                                          OnMessage, holder)
+                               : natsConnection_QueueSubscribe(&raw, conn->get(), subject.c_str(),
+                                                               queue.c_str(), OnMessage, holder);
   if (s != NATS_OK) {
     // Not subscribed on the server, nor in the connection's table: nothing
     // was or will be delivered with this closure.
@@ -177,6 +189,31 @@ Result<std::unique_ptr<Subscription>> SubscribeNats(std::shared_ptr<Connection> 
   if (s != NATS_OK) return FromNats(s, "subscribe to " + subject + ": flush");
   SB_RETURN_IF_ERROR(conn->TakeRefusal("Subscription to \"" + subject + "\""));
   return std::unique_ptr<Subscription>(std::move(result));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Subscription>> SubscribeNats(std::shared_ptr<Connection> conn,
+                                                    const std::string& subject, Handler handler,
+                                                    size_t max_decompressed,
+                                                    std::chrono::milliseconds flush_timeout) {
+  if (!handler) return Status::InvalidArgument("subscribe: handler must not be empty");
+  auto state = std::make_shared<SubState>();
+  state->subject = subject;
+  state->handler = std::move(handler);
+  state->max_decompressed = max_decompressed;
+  return SubscribeWith(std::move(conn), subject, "", std::move(state), flush_timeout);
+}
+
+Result<std::unique_ptr<Subscription>> SubscribeNatsRaw(std::shared_ptr<Connection> conn,
+                                                       const std::string& subject,
+                                                       const std::string& queue, RawHandler handler,
+                                                       std::chrono::milliseconds flush_timeout) {
+  if (!handler) return Status::InvalidArgument("subscribe: handler must not be empty");
+  auto state = std::make_shared<SubState>();
+  state->subject = subject;
+  state->raw = std::move(handler);
+  return SubscribeWith(std::move(conn), subject, queue, std::move(state), flush_timeout);
 }
 
 }  // namespace switchboard::pubsub::internal

@@ -14,6 +14,7 @@
 
 #include "latch.h"
 #include "nats_connection.h"
+#include "switchboard/pubsub/nats_client.h"
 #include "switchboard/pubsub/pubsub.h"
 
 namespace switchboard::pubsub::internal {
@@ -25,5 +26,12 @@ Result<std::unique_ptr<Subscription>> SubscribeNats(std::shared_ptr<Connection> 
                                                     const std::string& subject, Handler handler,
                                                     size_t max_decompressed,
                                                     std::chrono::milliseconds flush_timeout);
+
+// The same for raw messages (NatsClient): `queue` empty for a plain
+// subscription, else a queue group's name.
+Result<std::unique_ptr<Subscription>> SubscribeNatsRaw(std::shared_ptr<Connection> conn,
+                                                       const std::string& subject,
+                                                       const std::string& queue, RawHandler handler,
+                                                       std::chrono::milliseconds flush_timeout);
 
 }  // namespace switchboard::pubsub::internal

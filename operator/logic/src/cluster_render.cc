@@ -1,5 +1,6 @@
 #include "switchboard/operator_logic/cluster_render.h"
 
+#include "selection.h"
 #include "switchboard/api/claims.h"
 #include "switchboard/api/constants.h"
 #include "switchboard/api/metadata.h"
@@ -9,6 +10,59 @@
 #include "switchboard/operator_logic/rotation.h"
 
 namespace switchboard::operator_logic {
+namespace internal {
+
+std::vector<SelectedBackend> SelectBackends(const api::NatsServerView& sv,
+                                            const std::vector<const nlohmann::json*>& backends,
+                                            const SecretLookup& secret,
+                                            std::vector<std::string>& skipped) {
+  const api::ObjectKey server_key = sv.key();
+  std::vector<SelectedBackend> selected;
+  for (const nlohmann::json* b : backends) {
+    if (b == nullptr) continue;
+    api::BackendView bv(*b);
+    if (bv.bound_server() != server_key) continue;
+    const std::string key = bv.key().ToString();
+    if (api::IsDeleting(*b)) {
+      skipped.push_back(key + ": being deleted");
+      continue;
+    }
+    if (!sv.AllowsNamespace(bv.ns())) {
+      skipped.push_back(key + ": namespace not admitted by spec.allowedNamespaces");
+      continue;
+    }
+    const std::string secret_name = api::DefaultCredentialsSecretName(bv.name());
+    const nlohmann::json* s = secret(bv.ns(), secret_name);
+    if (s == nullptr) {
+      skipped.push_back(key + ": no credentials Secret yet");
+      continue;
+    }
+    if (CheckOwnership(*s, api::UidOf(*b)) != Ownership::kOwned) {
+      skipped.push_back(key + ": Secret " + secret_name + " is not owned by it");
+      continue;
+    }
+    if (api::HasAnnotation(*s, kSecretConflictAnnotation)) {
+      skipped.push_back(key + ": SecretConflict");
+      continue;
+    }
+    auto data = DecodeSecretData(*s);
+    if (!data.ok()) {
+      skipped.push_back(key + ": " + data.status().message());
+      continue;
+    }
+    auto state = DecodeState(*data);
+    if (!state.ok()) {
+      skipped.push_back(key + ": " + state.status().message());
+      continue;
+    }
+    selected.push_back({bv.ns(), bv.name(), bv.subject_prefix(), api::CreationTimeOf(*b),
+                        std::move(state).value()});
+  }
+  return selected;
+}
+
+}  // namespace internal
+
 Result<ClusterRenderInput> CollectInstallations(const nlohmann::json& server,
                                                 const std::vector<const nlohmann::json*>& backends,
                                                 const SecretLookup& secret) {
@@ -26,50 +80,13 @@ Result<ClusterRenderInput> CollectInstallations(const nlohmann::json& server,
   if (!isolation.ok()) return isolation.status();
   out.input.isolation = *isolation;
 
-  const api::ObjectKey server_key = sv.key();
-  for (const nlohmann::json* b : backends) {
-    if (b == nullptr) continue;
-    api::BackendView bv(*b);
-    if (bv.bound_server() != server_key) continue;
-    const std::string key = bv.key().ToString();
-    if (api::IsDeleting(*b)) {
-      out.skipped.push_back(key + ": being deleted");
-      continue;
-    }
-    if (!sv.AllowsNamespace(bv.ns())) {
-      out.skipped.push_back(key + ": namespace not admitted by spec.allowedNamespaces");
-      continue;
-    }
-    const std::string secret_name = api::DefaultCredentialsSecretName(bv.name());
-    const nlohmann::json* s = secret(bv.ns(), secret_name);
-    if (s == nullptr) {
-      out.skipped.push_back(key + ": no credentials Secret yet");
-      continue;
-    }
-    if (CheckOwnership(*s, api::UidOf(*b)) != Ownership::kOwned) {
-      out.skipped.push_back(key + ": Secret " + secret_name + " is not owned by it");
-      continue;
-    }
-    if (api::HasAnnotation(*s, kSecretConflictAnnotation)) {
-      out.skipped.push_back(key + ": SecretConflict");
-      continue;
-    }
-    auto data = DecodeSecretData(*s);
-    if (!data.ok()) {
-      out.skipped.push_back(key + ": " + data.status().message());
-      continue;
-    }
-    auto state = DecodeState(*data);
-    if (!state.ok()) {
-      out.skipped.push_back(key + ": " + state.status().message());
-      continue;
-    }
+  for (internal::SelectedBackend& b : internal::SelectBackends(sv, backends, secret, out.skipped)) {
     Installation inst;
-    inst.ns = bv.ns();
-    inst.name = bv.name();
-    inst.subject_prefix = bv.subject_prefix();
-    inst.users = RenderedUsers(*state);
-    inst.created = api::CreationTimeOf(*b);
+    inst.ns = std::move(b.ns);
+    inst.name = std::move(b.name);
+    inst.subject_prefix = std::move(b.subject_prefix);
+    inst.users = RenderedUsers(b.state);
+    inst.created = b.created;
     out.input.installations.push_back(std::move(inst));
   }
   return out;

@@ -132,4 +132,16 @@ class FlagSet {
   bool help_ = false;
 };
 
+// A comma-separated list flag's items, trimmed of spaces, blanks dropped:
+// "a, b,,c" -> {"a", "b", "c"}.
+std::vector<std::string> SplitList(std::string_view text);
+
+// An address flag: "host:port", ":port" (all interfaces), "[v6]:port", or
+// "0" / "" (disabled: port -1).
+struct HostPort {
+  std::string host;  // "" = all interfaces
+  int port = -1;     // -1 = disabled
+};
+Result<HostPort> ParseHostPort(std::string_view text);
+
 }  // namespace switchboard::flags

@@ -21,6 +21,9 @@ inline constexpr std::string_view kEnvSecretReady = "EnvSecretReady";
 inline constexpr std::string_view kProbed = "Probed";
 // NatsServer: whether every installation fits into the config Secret.
 inline constexpr std::string_view kConfigFits = "ConfigFits";
+// NatsServer in AuthCallout mode: whether every server that answered the
+// system account's ping has an authorizer subscribed.
+inline constexpr std::string_view kAuthorizerAvailable = "AuthorizerAvailable";
 }  // namespace condition_types
 
 // Reasons (docs/api.md). Ready=False uses the failing step's reason.
@@ -64,6 +67,18 @@ inline constexpr std::string_view kConfigFull = "ConfigFull";
 inline constexpr std::string_view kConfigRendered = "ConfigRendered";
 // NatsServer ConfigFits=True.
 inline constexpr std::string_view kFits = "Fits";
+// NatsServer Ready=True in AuthCallout mode: the static config and the
+// callout Secret's keys are written.
+inline constexpr std::string_view kCalloutConfigured = "CalloutConfigured";
+// NatsServer AuthorizerAvailable: True, every answering server has an
+// authorizer subscribed; False, at least one has none (reason
+// kNoAuthorizer); Unknown, no server answered (kServerUnreachable).
+inline constexpr std::string_view kAuthorizersSubscribed = "AuthorizersSubscribed";
+inline constexpr std::string_view kNoAuthorizer = "NoAuthorizer";
+// PubSubBackend in AuthCallout mode, Ready=False: the probe was refused
+// within the authorizer's sync window after the credentials Secret was
+// written (its caches may not have seen the Secret yet).
+inline constexpr std::string_view kAuthorizerPending = "AuthorizerPending";
 }  // namespace reasons
 
 struct Condition {

@@ -1,0 +1,42 @@
+// The authorizer's Prometheus metrics (served on --metrics-addr by
+// kube::EndpointsServer). Labels never carry a user name or a secret.
+#pragma once
+
+#include <memory>
+#include <string_view>
+
+namespace prometheus {
+class Registry;
+}  // namespace prometheus
+
+namespace switchboard::authorizer {
+
+class Metrics {
+ public:
+  explicit Metrics(std::shared_ptr<prometheus::Registry> registry);
+  ~Metrics();
+  Metrics(const Metrics&) = delete;
+  Metrics& operator=(const Metrics&) = delete;
+
+  const std::shared_ptr<prometheus::Registry>& registry() const { return registry_; }
+
+  // switchboard_authorizer_decisions_total{result,reason} and
+  // switchboard_authorizer_decision_duration_seconds (request received to
+  // reply published).
+  void ObserveDecision(std::string_view result, std::string_view reason, double seconds);
+  // switchboard_authorizer_subscribed{namespace,name}: 1 while the queue
+  // subscription on that server's cluster is live.
+  void SetSubscribed(std::string_view ns, std::string_view name, bool subscribed);
+  void ForgetServer(std::string_view ns, std::string_view name);
+  // switchboard_authorizer_kicks_total{namespace,name}: connections closed
+  // by the sweep; switchboard_authorizer_sweeps_total{namespace,name,result}.
+  void AddKicks(std::string_view ns, std::string_view name, double n);
+  void ObserveSweep(std::string_view ns, std::string_view name, bool ok);
+
+ private:
+  struct Families;
+  std::shared_ptr<prometheus::Registry> registry_;
+  std::unique_ptr<Families> f_;
+};
+
+}  // namespace switchboard::authorizer

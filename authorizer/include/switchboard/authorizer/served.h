@@ -1,0 +1,62 @@
+// One NatsServer as the authorizer serves it, built from the caches: where
+// to connect (its URLs, the authorizer's and the system user's passwords
+// from the callout Secret), the issuer key that signs, and the Directory of
+// who may connect (operator_logic::CollectDirectory, the same selection the
+// include file renders). Immutable: a cache change builds a new one, and
+// the request path reads whichever snapshot it took.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "switchboard/common/status.h"
+#include "switchboard/natsauth/nkey.h"
+#include "switchboard/operator_logic/callout.h"
+#include "switchboard/operator_logic/cluster_render.h"
+
+namespace switchboard::authorizer {
+
+struct ServedServer {
+  std::string ns, name;
+  std::string urls;  // the NatsServer's comma-separated seeds
+  std::string account;
+  std::shared_ptr<const natsauth::KeyPair> issuer;
+  operator_logic::Credentials authorizer;  // connects as api::kAuthorizerUsername
+  operator_logic::Credentials system;      // CONNZ and KICK as api::kCalloutSystemUsername
+  std::shared_ptr<const operator_logic::Directory> directory;
+
+  std::string key() const { return ns + "/" + name; }
+  // What the connections depend on: a different value reconnects.
+  bool SameConnections(const ServedServer& other) const;
+};
+
+// `server` must be in AuthCallout mode (kFailedPrecondition otherwise).
+// kFailedPrecondition naming what is missing when the callout Secret is
+// absent or does not decode (the operator has not written it yet);
+// CollectDirectory's error when the server's fields do not parse. Errors
+// never carry a Secret's value.
+Result<ServedServer> BuildServedServer(const nlohmann::json& server,
+                                       const std::vector<const nlohmann::json*>& backends,
+                                       const operator_logic::SecretLookup& secret);
+
+// Whether the authorizer serves `server`: in AuthCallout mode and, when
+// `only` is not empty, named there as "ns/name".
+bool Selected(const nlohmann::json& server, const std::vector<std::string>& only);
+
+// Whether `after` accepts less than `before`: a user or one of its
+// password generations is gone, or a password got (or moved up) its
+// `until`. Decides only when to sweep early; which connections close is
+// operator_logic::ConnectionsToClose's answer.
+bool NarrowsAccess(const operator_logic::Directory& before, const operator_logic::Directory& after);
+
+// The earliest `until` of any accepted password in `directory` after
+// `now`: when a retiring password's connections must go.
+std::optional<operator_logic::Time> NextRetirement(const operator_logic::Directory& directory,
+                                                   operator_logic::Time now);
+
+}  // namespace switchboard::authorizer

@@ -1,0 +1,115 @@
+// The authorizer's work for one NatsServer: a NATS connection as
+// api::kAuthorizerUsername to the server's URLs with a queue subscription
+// on $SYS.REQ.USER.AUTH (group api::kAuthorizerQueueGroup), request
+// workers that answer each request from the current ServedServer snapshot
+// (AnswerRequest), and the sweep: as api::kCalloutSystemUsername, CONNZ of
+// the account on every server of the cluster, ConnectionsToClose, KICK.
+//
+// Connecting never gives up: a failed connect is retried every
+// `reconnect_wait`, nats.c reconnects a live connection forever, and a
+// connection nats.c closed for good is replaced. Thread-safe; the
+// destructor drains (unsubscribes, answers what was queued, closes).
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "switchboard/authorizer/metrics.h"
+#include "switchboard/authorizer/served.h"
+#include "switchboard/pubsub/nats_client.h"
+
+namespace switchboard::authorizer {
+
+struct SessionOptions {
+  int request_workers = 4;
+  std::chrono::milliseconds sweep_interval{30000};
+  // A connection is closed only when two sweeps at least this far apart
+  // both found it unaccepted: a replica whose cache is behind another's
+  // (which already let a new installation in) must not close it.
+  std::chrono::milliseconds kick_after{3000};
+  std::chrono::milliseconds reconnect_wait{2000};
+  std::chrono::milliseconds connect_timeout{5000};
+  // How long a sweep collects the servers' answers to PING.CONNZ.
+  std::chrono::milliseconds gather_wait{1000};
+  size_t max_queued_requests = 10000;  // beyond: dropped (the server times the client out)
+  std::function<operator_logic::Time()> clock = [] { return operator_logic::Clock::now(); };
+  operator_logic::CredentialDeps credential_deps;
+};
+
+struct SessionHealth {
+  bool attempted = false;   // a connect has been tried (succeeded or not)
+  bool connected = false;   // the authorizer connection is up
+  bool subscribed = false;  // ... and its queue subscription is on the server
+  std::string error;        // the last connect/subscribe/sweep failure ("" once it works)
+};
+
+class ServerSession {
+ public:
+  // `metrics` may be null; it must outlive the session.
+  ServerSession(std::shared_ptr<const ServedServer> served, SessionOptions options,
+                Metrics* metrics);
+  ~ServerSession();
+  ServerSession(const ServerSession&) = delete;
+  ServerSession& operator=(const ServerSession&) = delete;
+
+  // A new snapshot with the same connections (ServedServer::SameConnections;
+  // otherwise replace the session). Sweeps soon when it narrows access.
+  void Update(std::shared_ptr<const ServedServer> served);
+  std::shared_ptr<const ServedServer> served() const;
+  void RequestSweep();
+  SessionHealth Health() const;
+  // Sweeps completed (successful or not): for tests to wait on.
+  int Sweeps() const;
+  int Kicks() const;
+
+ private:
+  struct Request {
+    std::shared_ptr<pubsub::NatsClient> client;  // the connection it came on
+    std::string reply, data;
+    std::chrono::steady_clock::time_point received;
+  };
+  void Loop();
+  void Work();
+  void Answer(const Request& r);
+  void EnsureSubscribed();
+  Status Sweep();
+  pubsub::NatsOptions ConnectOptions(const operator_logic::Credentials& who,
+                                     const std::string& name);
+  void SetError(std::string error);
+  void Wake();
+
+  const SessionOptions options_;
+  Metrics* const metrics_;
+  std::string ns_, name_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;                                                      // guarded by mu_
+  bool sweep_requested_ = false;                                               // guarded by mu_
+  std::shared_ptr<const ServedServer> served_;                                 // guarded by mu_
+  std::shared_ptr<pubsub::NatsClient> client_;                                 // guarded by mu_
+  std::unique_ptr<pubsub::Subscription> sub_;                                  // guarded by mu_
+  std::unique_ptr<pubsub::NatsClient> system_;                                 // loop thread only
+  std::map<std::pair<std::string, uint64_t>, operator_logic::Time> suspects_;  // loop thread only
+  SessionHealth health_;                                                       // guarded by mu_
+  int sweeps_ = 0, kicks_ = 0;                                                 // guarded by mu_
+
+  std::mutex qmu_;
+  std::condition_variable qcv_;
+  std::deque<Request> queue_;  // guarded by qmu_
+  bool draining_ = false;      // guarded by qmu_
+
+  std::vector<std::thread> workers_;
+  std::thread loop_;
+};
+
+}  // namespace switchboard::authorizer

@@ -1,0 +1,259 @@
+#include "switchboard/authorizer/authorizer.h"
+
+#include <poll.h>
+#include <prometheus/registry.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <map>
+#include <mutex>
+
+#include "switchboard/authorizer/metrics.h"
+#include "switchboard/authorizer/served.h"
+#include "switchboard/common/log.h"
+#include "switchboard/kube/cache_shapes.h"
+#include "switchboard/kube/client.h"
+#include "switchboard/kube/config.h"
+#include "switchboard/kube/endpoints_server.h"
+#include "switchboard/kube/multi_store.h"
+#include "switchboard/kube/resource.h"
+#include "switchboard/operator_logic/objects.h"
+
+namespace switchboard::authorizer {
+namespace {
+
+constexpr const char* kLogger = "authorizer";
+using nlohmann::json;
+
+}  // namespace
+
+std::string ReadinessOf(bool synced,
+                        const std::vector<std::pair<std::string, SessionHealth>>& sessions) {
+  if (!synced) return "caches not synced";
+  std::string why;
+  for (const auto& [key, h] : sessions) {
+    if (!h.attempted) {
+      why += (why.empty() ? "" : "; ") + key + ": connecting";
+    } else if (h.connected && !h.subscribed) {
+      why += (why.empty() ? "" : "; ") + key + ": connected, not subscribed" +
+             (h.error.empty() ? "" : " (" + h.error + ")");
+    }
+  }
+  return why;
+}
+
+struct Authorizer::Impl {
+  Options opts;
+  SessionOptions session_opts;
+  std::atomic<bool> stop{false};
+  int stop_fd = -1;  // readable once Stop() was called
+  int wake_fd = -1;  // readable when a cache changed
+
+  std::atomic<bool> synced{false};
+  std::mutex mu;
+  std::map<std::string, std::unique_ptr<ServerSession>> sessions;  // guarded by mu
+  std::map<std::string, std::string> reported;  // key -> last build error logged (manager thread)
+
+  void RequestStop() {
+    stop = true;
+    uint64_t one = 1;
+    [[maybe_unused]] ssize_t n = ::write(stop_fd, &one, sizeof one);
+  }
+  void Wake() {
+    uint64_t one = 1;
+    [[maybe_unused]] ssize_t n = ::write(wake_fd, &one, sizeof one);
+  }
+  // Until stopped, a cache changed, or `timeout`: true when woken by a change.
+  bool WaitForChange(int timeout_ms) {
+    pollfd p[2] = {{stop_fd, POLLIN, 0}, {wake_fd, POLLIN, 0}};
+    if (::poll(p, 2, timeout_ms) <= 0) return false;
+    if (p[1].revents & POLLIN) {
+      uint64_t n = 0;
+      [[maybe_unused]] ssize_t r = ::read(wake_fd, &n, sizeof n);
+      return true;
+    }
+    return false;
+  }
+
+  std::string Ready() {
+    std::vector<std::pair<std::string, SessionHealth>> health;
+    {
+      std::lock_guard lock(mu);
+      for (const auto& [key, s] : sessions) health.emplace_back(key, s->Health());
+    }
+    return ReadinessOf(synced, health);
+  }
+
+  void Rebuild(kube::MultiStore& servers, kube::MultiStore& backends, kube::MultiStore& secrets,
+               Metrics* metrics) {
+    std::vector<kube::ObjectPtr> held = backends.List();
+    std::vector<const json*> all_backends;
+    all_backends.reserve(held.size());
+    for (const auto& b : held) all_backends.push_back(b.get());
+    std::vector<kube::ObjectPtr> secrets_held;
+    auto lookup = [&](std::string_view ns, std::string_view name) -> const json* {
+      kube::ObjectPtr s = secrets.Get(ns, name);
+      if (!s) return nullptr;
+      secrets_held.push_back(s);
+      return s.get();
+    };
+    std::map<std::string, std::shared_ptr<const ServedServer>> desired;
+    for (const auto& server : servers.List()) {
+      if (!Selected(*server, opts.servers)) continue;
+      const std::string key = kube::ObjectKeyOf(*server);
+      auto built = BuildServedServer(*server, all_backends, lookup);
+      if (!built.ok()) {
+        if (reported[key] != built.status().message()) {
+          reported[key] = built.status().message();
+          log::Warn(kLogger, "not serving this NatsServer yet",
+                    {{"server", key}, {"reason", built.status().message()}});
+        }
+        continue;
+      }
+      reported.erase(key);
+      desired.emplace(key, std::make_shared<const ServedServer>(std::move(built).value()));
+    }
+    // Sessions are destroyed outside the lock: that drains them.
+    std::vector<std::unique_ptr<ServerSession>> gone;
+    std::vector<std::pair<std::string, std::shared_ptr<const ServedServer>>> start;
+    {
+      std::lock_guard lock(mu);
+      for (auto it = sessions.begin(); it != sessions.end();) {
+        auto d = desired.find(it->first);
+        if (d == desired.end() || !it->second->served()->SameConnections(*d->second)) {
+          gone.push_back(std::move(it->second));
+          it = sessions.erase(it);
+        } else {
+          it->second->Update(d->second);
+          ++it;
+        }
+      }
+      for (auto& [key, served] : desired) {
+        if (!sessions.contains(key)) start.emplace_back(key, served);
+      }
+    }
+    for (auto& g : gone) {
+      log::Info(kLogger, "no longer serving this NatsServer (or its connection changed)",
+                {{"server", g->served()->key()}});
+    }
+    gone.clear();
+    for (auto& [key, served] : start) {
+      log::Info(kLogger, "serving NatsServer",
+                {{"server", key},
+                 {"account", served->account},
+                 {"installations", served->directory->by_user.size()}});
+      auto session = std::make_unique<ServerSession>(served, session_opts, metrics);
+      std::lock_guard lock(mu);
+      sessions.emplace(key, std::move(session));
+    }
+  }
+
+  Status Run();
+};
+
+Authorizer::Authorizer(Options options, SessionOptions session) : impl_(std::make_unique<Impl>()) {
+  impl_->opts = std::move(options);
+  impl_->session_opts = std::move(session);
+  impl_->session_opts.request_workers = impl_->opts.request_workers;
+  impl_->session_opts.sweep_interval = impl_->opts.sweep_interval;
+  impl_->session_opts.kick_after = impl_->opts.kick_after;
+  impl_->stop_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  impl_->wake_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+}
+
+Authorizer::~Authorizer() {
+  if (impl_->stop_fd >= 0) ::close(impl_->stop_fd);
+  if (impl_->wake_fd >= 0) ::close(impl_->wake_fd);
+}
+
+void Authorizer::Stop() { impl_->RequestStop(); }
+
+Status Authorizer::Run() { return impl_->Run(); }
+
+Status Authorizer::Impl::Run() {
+  if (stop_fd < 0 || wake_fd < 0) return Status::Internal("eventfd could not be created");
+  auto config = kube::Config::Load(opts.kubeconfig);
+  if (!config.ok()) return config.status().Annotate("kubeconfig");
+  config->user_agent = "switchboard-authorizer";
+  config->timeout = std::chrono::seconds(15);
+  auto c = kube::Client::New(*config);
+  if (!c.ok()) return c.status().Annotate("kube client");
+  std::unique_ptr<kube::Client> client = std::move(c).value();
+
+  auto registry = std::make_shared<prometheus::Registry>();
+  Metrics metrics(registry);
+  std::vector<std::unique_ptr<kube::EndpointsServer>> endpoints;
+  const bool shared = opts.health.port >= 0 && opts.health.port == opts.metrics.port &&
+                      opts.health.host == opts.metrics.host && opts.health.port != 0;
+  if (opts.health.port >= 0) {
+    kube::EndpointsOptions eo{.host = opts.health.host, .port = opts.health.port};
+    eo.ready = [this] { return Ready(); };
+    if (shared) eo.metrics = registry;
+    auto s = kube::EndpointsServer::Start(eo);
+    if (!s.ok()) return s.status().Annotate("--health-addr");
+    log::Info(kLogger, "serving /healthz and /readyz", {{"port", (*s)->port()}});
+    endpoints.push_back(std::move(s).value());
+  }
+  if (opts.metrics.port >= 0 && !shared) {
+    kube::EndpointsOptions eo{.host = opts.metrics.host, .port = opts.metrics.port};
+    eo.metrics = registry;
+    auto s = kube::EndpointsServer::Start(eo);
+    if (!s.ok()) return s.status().Annotate("--metrics-addr");
+    log::Info(kLogger, "serving /metrics", {{"port", (*s)->port()}});
+    endpoints.push_back(std::move(s).value());
+  }
+
+  // The operator's caches, shaped as the operator shapes them; Secrets
+  // only those labelled managed-by=switchboard (the callout Secret and the
+  // credentials Secrets are).
+  kube::WatcherOptions wo;
+  wo.transform = kube::CompactCustomObject;
+  kube::MultiStore backends(client.get(), kube::resources::PubSubBackend(), opts.namespaces, wo);
+  kube::MultiStore servers(client.get(), kube::resources::NatsServer(), opts.namespaces, wo);
+  kube::WatcherOptions so = wo;
+  so.label_selector = std::string(operator_logic::kManagedByLabel) + "=" +
+                      std::string(operator_logic::kManagedByValue);
+  so.transform = kube::CompactOwnedSecret;
+  kube::MultiStore secrets(client.get(), kube::resources::Secret(), opts.namespaces, so);
+  kube::StoreEventHandler wake{
+      [this](const kube::ObjectPtr&) { Wake(); },
+      [this](const kube::ObjectPtr&, const kube::ObjectPtr&) { Wake(); },
+      [this](const kube::ObjectPtr&) { Wake(); },
+  };
+  backends.AddEventHandler(wake);
+  servers.AddEventHandler(wake);
+  secrets.AddEventHandler(wake);
+  backends.Start();
+  servers.Start();
+  secrets.Start();
+  while (!stop && !(backends.HasSynced() && servers.HasSynced() && secrets.HasSynced())) {
+    WaitForChange(50);
+  }
+  if (!stop) {
+    log::Info(
+        kLogger, "caches synced",
+        {{"servers", servers.Size()}, {"backends", backends.Size()}, {"secrets", secrets.Size()}});
+    Rebuild(servers, backends, secrets, &metrics);
+    synced = true;
+  }
+  while (!stop) {
+    // A burst of changes is one rebuild: the wake-up counter is read at once.
+    if (WaitForChange(-1)) Rebuild(servers, backends, secrets, &metrics);
+  }
+
+  log::Info(kLogger, "stopping: draining every NatsServer's session");
+  std::map<std::string, std::unique_ptr<ServerSession>> drained;
+  {
+    std::lock_guard lock(mu);
+    drained.swap(sessions);
+  }
+  drained.clear();
+  backends.Stop();
+  servers.Stop();
+  secrets.Stop();
+  endpoints.clear();
+  return Status::Ok();
+}
+
+}  // namespace switchboard::authorizer

@@ -1,0 +1,365 @@
+#include "switchboard/authorizer/session.h"
+
+#include <algorithm>
+
+#include "switchboard/api/constants.h"
+#include "switchboard/authorizer/answer.h"
+#include "switchboard/authorizer/connz.h"
+#include "switchboard/common/log.h"
+
+namespace switchboard::authorizer {
+namespace {
+
+constexpr const char* kLogger = "authorizer";
+// The loop looks at its connections at least this often (health, metrics).
+constexpr std::chrono::milliseconds kTick{1000};
+
+namespace logic = operator_logic;
+using pubsub::ConnectionState;
+
+}  // namespace
+
+ServerSession::ServerSession(std::shared_ptr<const ServedServer> served, SessionOptions options,
+                             Metrics* metrics)
+    : options_(std::move(options)),
+      metrics_(metrics),
+      ns_(served->ns),
+      name_(served->name),
+      served_(std::move(served)) {
+  if (metrics_) metrics_->SetSubscribed(ns_, name_, false);
+  const int workers = std::max(1, options_.request_workers);
+  for (int i = 0; i < workers; ++i) workers_.emplace_back([this] { Work(); });
+  loop_ = std::thread([this] { Loop(); });
+}
+
+ServerSession::~ServerSession() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  loop_.join();
+  // Drain: no request arrives once the subscription is gone; the workers
+  // answer what is queued (the server still waits for those), then stop.
+  std::unique_ptr<pubsub::Subscription> sub;
+  {
+    std::lock_guard lock(mu_);
+    sub = std::move(sub_);
+  }
+  sub.reset();
+  {
+    std::lock_guard lock(qmu_);
+    draining_ = true;
+  }
+  qcv_.notify_all();
+  for (auto& w : workers_) w.join();
+  system_.reset();
+  std::shared_ptr<pubsub::NatsClient> client;
+  {
+    std::lock_guard lock(mu_);
+    client = std::move(client_);
+  }
+  client.reset();
+  if (metrics_) metrics_->ForgetServer(ns_, name_);
+}
+
+void ServerSession::Update(std::shared_ptr<const ServedServer> served) {
+  bool narrows = false;
+  {
+    std::lock_guard lock(mu_);
+    narrows = NarrowsAccess(*served_->directory, *served->directory);
+    served_ = std::move(served);
+    if (narrows) sweep_requested_ = true;
+  }
+  if (narrows) cv_.notify_all();
+}
+
+std::shared_ptr<const ServedServer> ServerSession::served() const {
+  std::lock_guard lock(mu_);
+  return served_;
+}
+
+void ServerSession::RequestSweep() {
+  {
+    std::lock_guard lock(mu_);
+    sweep_requested_ = true;
+  }
+  cv_.notify_all();
+}
+
+void ServerSession::Wake() { cv_.notify_all(); }
+
+SessionHealth ServerSession::Health() const {
+  std::lock_guard lock(mu_);
+  SessionHealth h = health_;
+  // Live, not as of the loop's last look: nats.c may be reconnecting now.
+  h.connected = client_ && client_->State() == ConnectionState::kConnected;
+  h.subscribed = h.connected && sub_ != nullptr;
+  return h;
+}
+
+int ServerSession::Sweeps() const {
+  std::lock_guard lock(mu_);
+  return sweeps_;
+}
+
+int ServerSession::Kicks() const {
+  std::lock_guard lock(mu_);
+  return kicks_;
+}
+
+void ServerSession::SetError(std::string error) {
+  std::lock_guard lock(mu_);
+  health_.error = std::move(error);
+}
+
+pubsub::NatsOptions ServerSession::ConnectOptions(const logic::Credentials& who,
+                                                  const std::string& name) {
+  pubsub::NatsOptions o;
+  o.urls = served()->urls;
+  o.username = who.username;
+  o.password = who.password;
+  o.name = name;
+  o.connect_timeout = options_.connect_timeout;
+  o.reconnect_wait = options_.reconnect_wait;
+  // Closed for good (the server refused us on reconnect): the loop makes
+  // a new connection.
+  o.on_error = [this](const Status& s) {
+    if (s.code() == StatusCode::kUnavailable) Wake();
+  };
+  return o;
+}
+
+void ServerSession::Loop() {
+  logic::Time next_sweep = options_.clock();  // at once: closes what went while no one watched
+  auto next_connect = std::chrono::steady_clock::now();
+  while (true) {
+    {
+      std::lock_guard lock(mu_);
+      if (stopping_) return;
+    }
+    if (std::chrono::steady_clock::now() >= next_connect) {
+      EnsureSubscribed();
+      if (!Health().subscribed)
+        next_connect = std::chrono::steady_clock::now() + options_.reconnect_wait;
+    }
+    bool due = false;
+    {
+      std::lock_guard lock(mu_);
+      due = sweep_requested_ || options_.clock() >= next_sweep;
+      if (due) sweep_requested_ = false;
+    }
+    if (due && Health().connected) {
+      Status s = Sweep();
+      if (!s.ok()) {
+        log::Warn(kLogger, "sweep failed; retrying",
+                  {{"server", ns_ + "/" + name_}, {"error", s.message()}});
+      }
+      if (metrics_) metrics_->ObserveSweep(ns_, name_, s.ok());
+      logic::Time now = options_.clock();
+      next_sweep = now + (s.ok() ? options_.sweep_interval : options_.reconnect_wait);
+      // A suspect is looked at again once it may be closed; a retiring
+      // password's connections when it retires.
+      for (const auto& [key, since] : suspects_) {
+        next_sweep = std::min(next_sweep, since + options_.kick_after);
+      }
+      if (auto r = NextRetirement(*served()->directory, now)) next_sweep = std::min(next_sweep, *r);
+      std::lock_guard lock(mu_);
+      ++sweeps_;
+    }
+    std::unique_lock lock(mu_);
+    auto wait =
+        std::chrono::duration_cast<std::chrono::milliseconds>(next_sweep - options_.clock());
+    wait = std::clamp(wait, std::chrono::milliseconds(0), kTick);
+    cv_.wait_for(lock, wait, [&] { return stopping_ || sweep_requested_; });
+  }
+}
+
+void ServerSession::EnsureSubscribed() {
+  std::shared_ptr<pubsub::NatsClient> client;
+  {
+    std::lock_guard lock(mu_);
+    client = client_;
+  }
+  if (client && client->State() == ConnectionState::kClosed) {
+    log::Warn(kLogger, "authorizer connection closed for good; connecting again",
+              {{"server", ns_ + "/" + name_}});
+    std::unique_ptr<pubsub::Subscription> sub;
+    {
+      std::lock_guard lock(mu_);
+      sub = std::move(sub_);
+      client_.reset();
+    }
+    sub.reset();  // before the client: its handler holds the client weakly
+    client.reset();
+    if (metrics_) metrics_->SetSubscribed(ns_, name_, false);
+  }
+  if (!client) {
+    auto connected = pubsub::NatsClient::Connect(
+        ConnectOptions(served()->authorizer, std::string(api::kAuthorizerUsername)));
+    {
+      std::lock_guard lock(mu_);
+      health_.attempted = true;
+    }
+    if (!connected.ok()) {
+      SetError("connect: " + connected.status().message());
+      log::Warn(kLogger, "cannot connect to NATS; retrying",
+                {{"server", ns_ + "/" + name_}, {"error", connected.status().message()}});
+      return;
+    }
+    client = std::shared_ptr<pubsub::NatsClient>(std::move(connected).value());
+    std::lock_guard lock(mu_);
+    client_ = client;
+  }
+  {
+    std::lock_guard lock(mu_);
+    if (sub_) return;
+  }
+  std::weak_ptr<pubsub::NatsClient> weak = client;
+  auto sub = client->Subscribe(std::string(api::kAuthCalloutSubject),
+                               std::string(api::kAuthorizerQueueGroup),
+                               [this, weak](const pubsub::RawMessage& m) {
+                                 if (m.reply.empty())
+                                   return;  // not a callout request: nothing to answer
+                                 Request r{.client = weak.lock(),
+                                           .reply = std::string(m.reply),
+                                           .data = std::string(m.data),
+                                           .received = std::chrono::steady_clock::now()};
+                                 if (!r.client) return;
+                                 {
+                                   std::lock_guard lock(qmu_);
+                                   if (queue_.size() >= options_.max_queued_requests) {
+                                     if (metrics_)
+                                       metrics_->ObserveDecision("dropped", "QueueFull", 0);
+                                     return;
+                                   }
+                                   queue_.push_back(std::move(r));
+                                 }
+                                 qcv_.notify_one();
+                               });
+  if (!sub.ok()) {
+    SetError("subscribe: " + sub.status().message());
+    log::Warn(kLogger, "cannot subscribe to the auth callout subject; retrying",
+              {{"server", ns_ + "/" + name_}, {"error", sub.status().message()}});
+    return;
+  }
+  log::Info(kLogger, "subscribed; answering auth callout requests",
+            {{"server", ns_ + "/" + name_}, {"url", client->ConnectedUrl()}});
+  {
+    std::lock_guard lock(mu_);
+    sub_ = std::move(sub).value();
+    health_.error.clear();
+  }
+  if (metrics_) metrics_->SetSubscribed(ns_, name_, true);
+}
+
+void ServerSession::Work() {
+  while (true) {
+    Request r;
+    {
+      std::unique_lock lock(qmu_);
+      qcv_.wait(lock, [&] { return draining_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // draining and nothing left
+      r = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    Answer(r);
+  }
+}
+
+void ServerSession::Answer(const Request& r) {
+  auto served = this->served();
+  authorizer::Answer a = AnswerRequest(r.data, *served->directory, *served->issuer,
+                                       options_.clock(), options_.credential_deps);
+  if (!a.reply.empty()) {
+    if (Status s = r.client->Publish(r.reply, a.reply); !s.ok()) {
+      log::Warn(kLogger, "cannot send the authorization response",
+                {{"server", ns_ + "/" + name_}, {"user", a.user}, {"error", s.message()}});
+    }
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - r.received).count();
+  if (metrics_) metrics_->ObserveDecision(a.result, a.reason, seconds);
+  if (a.result == kResultAllowed) {
+    log::Debug(kLogger, "allowed", {{"server", ns_ + "/" + name_}, {"user", a.user}});
+  } else {
+    log::Info(kLogger, a.result == kResultDenied ? "denied" : "invalid request",
+              {{"server", ns_ + "/" + name_},
+               {"user", a.user},
+               {"reason", a.reason},
+               {"message", a.message}});
+  }
+}
+
+Status ServerSession::Sweep() {
+  auto served = this->served();
+  if (system_ && system_->State() == ConnectionState::kClosed) system_.reset();
+  if (!system_) {
+    auto c = pubsub::NatsClient::Connect(
+        ConnectOptions(served->system, std::string(api::kAuthorizerUsername) + "-sweep"));
+    if (!c.ok()) return c.status().Annotate("connect as " + served->system.username);
+    system_ = std::move(c).value();
+  }
+  auto replies = system_->RequestAll(PingConnzSubject(), ConnzRequest(served->account, 0),
+                                     options_.gather_wait);
+  if (!replies.ok()) return replies.status().Annotate("CONNZ");
+  if (replies->empty()) return Status::Unavailable("no server answered " + PingConnzSubject());
+  std::vector<logic::LiveConnection> live;
+  for (const auto& body : *replies) {
+    auto page = ParseConnzReply(body);
+    if (!page.ok()) return page.status();
+    const std::string id = page->server_id;
+    int64_t offset = page->offset;
+    while (true) {
+      const size_t got = page->connections.size();
+      for (auto& c : page->connections) live.push_back(std::move(c));
+      offset += static_cast<int64_t>(got);
+      if (got == 0 || offset >= page->total) break;
+      auto next = system_->Request(ServerConnzSubject(id),
+                                   ConnzRequest(served->account, static_cast<int>(offset)),
+                                   options_.connect_timeout);
+      if (!next.ok()) return next.status().Annotate("CONNZ of " + id);
+      page = ParseConnzReply(*next);
+      if (!page.ok()) return page.status();
+    }
+  }
+  const logic::Time now = options_.clock();
+  std::vector<logic::LiveConnection> close =
+      logic::ConnectionsToClose(*served->directory, live, now);
+  std::map<std::pair<std::string, uint64_t>, logic::Time> suspects;
+  std::vector<logic::LiveConnection> kick;
+  for (auto& c : close) {
+    auto key = std::make_pair(c.server_id, c.cid);
+    auto it = suspects_.find(key);
+    logic::Time since = it != suspects_.end() ? it->second : now;
+    if (now - since >= options_.kick_after) {
+      kick.push_back(std::move(c));
+    } else {
+      suspects.emplace(key, since);
+    }
+  }
+  suspects_ = std::move(suspects);
+  int closed = 0;
+  Status first_error;
+  for (const auto& c : kick) {
+    auto reply =
+        system_->Request(KickSubject(c.server_id), KickRequest(c.cid), options_.connect_timeout);
+    Status s = reply.ok() ? ParseKickReply(*reply) : reply.status();
+    if (s.ok()) {
+      ++closed;
+      log::Info(kLogger, "closed a connection that is no longer accepted",
+                {{"server", ns_ + "/" + name_},
+                 {"nats_server_id", c.server_id},
+                 {"cid", c.cid},
+                 {"user", c.name}});
+    } else if (s.code() != StatusCode::kNotFound && first_error.ok()) {
+      first_error = s.Annotate("KICK " + std::to_string(c.cid) + " on " + c.server_id);
+    }
+  }
+  if (closed > 0 && metrics_) metrics_->AddKicks(ns_, name_, closed);
+  std::lock_guard lock(mu_);
+  kicks_ += closed;
+  return first_error;
+}
+
+}  // namespace switchboard::authorizer

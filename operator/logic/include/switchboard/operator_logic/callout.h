@@ -1,0 +1,165 @@
+// Auth callout mode (spec.provisioning.mode AuthCallout): the decisions the
+// operator and the authorizer share, pure and table-tested.
+//
+// In this mode the NATS server config is static (RenderCalloutConfig) and
+// every CONNECT of a user the config does not know goes to the authorizer on
+// $SYS.REQ.USER.AUTH, which answers from cluster state alone:
+// CollectDirectory (the same installations CollectInstallations renders into
+// a file-mode server's include file) and DecideAuthorization. Every replica
+// of the authorizer sees the same objects and so answers the same.
+//
+// The operator keeps the callout's keys in an owned Secret
+// (<server>-auth-callout): the issuer account seed that signs the user JWTs
+// and the passwords of the two users the static config declares
+// (PlanCalloutKeys). The seed and the passwords are secrets: no function
+// here puts them in a message.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "switchboard/api/constants.h"
+#include "switchboard/api/limits.h"
+#include "switchboard/common/status.h"
+#include "switchboard/operator_logic/cluster_render.h"
+#include "switchboard/operator_logic/credentials.h"
+#include "switchboard/operator_logic/env.h"
+#include "switchboard/operator_logic/rotation.h"
+#include "switchboard/operator_logic/time_util.h"
+
+namespace switchboard::operator_logic {
+
+// authorization.timeout in the static config: how long the server waits for
+// the authorizer's answer (NATS's default is 2 s).
+inline constexpr int kCalloutTimeoutSeconds = 5;
+
+// The callout Secret (<server>-auth-callout, owned by the NatsServer,
+// managed-by label). Keys:
+namespace callout_keys {
+inline constexpr std::string_view kIssuerSeed = "issuer-seed";  // SA...: the secret
+inline constexpr std::string_view kIssuer = "issuer";           // A...
+inline constexpr std::string_view kAuthorizerPassword = "authorizer-password";
+inline constexpr std::string_view kAuthorizerBcrypt = "authorizer-bcrypt";
+inline constexpr std::string_view kSystemPassword = "system-password";
+inline constexpr std::string_view kSystemBcrypt = "system-bcrypt";
+}  // namespace callout_keys
+
+struct CalloutKeys {
+  std::string issuer_seed;  // secret
+  std::string issuer;       // public account key
+  Credentials authorizer;   // username api::kAuthorizerUsername
+  Credentials system;       // username api::kCalloutSystemUsername
+  bool operator==(const CalloutKeys&) const = default;
+};
+
+// Every key of the Secret; the user names are not stored (they are fixed).
+SecretData EncodeCalloutKeys(const CalloutKeys& keys);
+// kInvalidArgument naming the key at fault (missing, not a seed or key of
+// the account kind, the issuer not the seed's public key, a hash that is not
+// bcrypt), never a value.
+Result<CalloutKeys> DecodeCalloutKeys(const SecretData& data);
+
+struct CalloutKeysPlan {
+  CalloutKeys keys;
+  bool changed = false;  // write the Secret
+  std::string note;      // what was generated, for an event; never a secret
+};
+// Keeps what is stored and valid; generates only what is missing. A new
+// issuer only when there is none (auth_callout is not reloadable: a new
+// issuer needs a restart of every NATS server). An issuer seed that is
+// stored but unusable fails (kInvalidArgument) instead of being replaced;
+// a password without its hash gets a hash, a hash without its password (or
+// one that does not match) gets a new password.
+Result<CalloutKeysPlan> PlanCalloutKeys(const std::optional<SecretData>& stored,
+                                        const CredentialDeps& deps = {});
+
+// The static server config: the config Secret's file in AuthCallout mode
+// (same Secret name and key as IncludeFile mode). Defines max_payload, the
+// accounts SWITCHBOARD_AUTH (authorizer user), <account> (empty), SYS
+// (system user), system_account, authorization { timeout, auth_callout {
+// issuer, account: SWITCHBOARD_AUTH, auth_users: [switchboard-authorizer],
+// allowed_accounts: [<account>] } }. Deterministic bytes; every value is
+// quoted. Refuses (kInvalidArgument, naming the field) a server namespace
+// or name that is not a Kubernetes name, max_payload outside
+// [16 MiB, 64 MiB], an account name outside [A-Za-z0-9_-]{1,64} or one of
+// the reserved accounts, an issuer that is not an account public key and
+// hashes that are not bcrypt (never echoed), a timeout outside 1..60.
+struct CalloutConfigInput {
+  std::string server_ns, server_name;
+  int64_t max_payload = api::kEngineMaxPayload;
+  std::string account = std::string(api::kDefaultCalloutAccount);
+  std::string issuer, authorizer_bcrypt, system_bcrypt;
+  int timeout_seconds = kCalloutTimeoutSeconds;
+};
+Result<std::string> RenderCalloutConfig(const CalloutConfigInput& input);
+
+// Who may connect: the same installations CollectInstallations renders for
+// a file-mode server (ONE selection function shared by both), with what the
+// authorizer needs to check a password.
+struct AcceptedPassword {
+  std::string password;       // plaintext (compared in constant time), or empty and
+  std::string bcrypt;         // verified with BcryptVerify
+  int generation = 0;         // the rotation count it belongs to
+  std::optional<Time> until;  // refused from then on (a retiring password)
+  bool operator==(const AcceptedPassword&) const = default;
+};
+struct DirectoryEntry {
+  std::string ns, name, username, subject_prefix;
+  std::vector<AcceptedPassword> passwords;  // current first
+};
+struct Directory {
+  std::string server_ns, server_name, account;
+  std::map<std::string, DirectoryEntry, std::less<>> by_user;
+  std::vector<std::string> skipped;  // "<ns>/<name>: why", never a secret
+};
+// kInvalidArgument when the server's own fields do not parse. An
+// installation whose user name or prefix another, older one keeps
+// (api/claims.h), or whose values the file render would refuse, is in
+// `skipped` rather than in `by_user`.
+Result<Directory> CollectDirectory(const nlohmann::json& server,
+                                   const std::vector<const nlohmann::json*>& backends,
+                                   const SecretLookup& secret);
+
+enum class Denial { kNone, kUnknownUser, kWrongPassword, kPasswordRetired, kNoCredentials };
+std::string_view DenialReason(Denial denial);  // "UnknownUser", ...: metric label
+struct AuthorizationDecision {
+  Denial denial = Denial::kNone;  // kNone: allowed
+  std::string message;            // the response's error and the log line; never a password
+  std::string ns, name, username, account;  // allowed only
+  std::string connection_name;              // CalloutConnectionName(username, generation)
+  std::vector<std::string> allow;           // pub and sub allow: SubjectAllowList(prefix)
+};
+// kNoCredentials: an empty user name or password. A password matches an
+// entry's AcceptedPassword when it is its plaintext (SHA-256 digests
+// compared with CRYPTO_memcmp, so neither content nor length leaks through
+// timing) or, for one stored only as a hash, deps.verify(password, bcrypt).
+// A match whose `until` is <= now is kPasswordRetired.
+AuthorizationDecision DecideAuthorization(const Directory& directory, std::string_view user,
+                                          std::string_view password, Time now,
+                                          const CredentialDeps& deps = {});
+// {"<prefix>.*"}: what the include file renders today; the render uses it too.
+std::vector<std::string> SubjectAllowList(std::string_view prefix);
+// The user JWT's name (what connz shows as the connection's user, so a
+// retired password's connections can be found): "<username>#<generation>".
+std::string CalloutConnectionName(std::string_view username, int generation);
+
+// Connections that must go: in the directory's account, and whose name is
+// not a currently accepted (username, generation) at `now`. The account
+// holds only users the authorizer let in, so a name not of
+// CalloutConnectionName's form goes too. Sorted by (server_id, cid).
+struct LiveConnection {
+  std::string server_id;
+  uint64_t cid = 0;
+  std::string account, name;
+  bool operator==(const LiveConnection&) const = default;
+};
+std::vector<LiveConnection> ConnectionsToClose(const Directory& directory,
+                                               const std::vector<LiveConnection>& live, Time now);
+
+}  // namespace switchboard::operator_logic

@@ -1,0 +1,468 @@
+#include "switchboard/operator_logic/callout.h"
+
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <tuple>
+
+#include "acceptance.h"
+#include "nats_conf.h"
+#include "selection.h"
+#include "switchboard/api/quantity.h"
+#include "switchboard/api/views.h"
+#include "switchboard/natsauth/nkey.h"
+
+namespace switchboard::operator_logic {
+namespace {
+
+namespace k = callout_keys;
+using natsauth::KeyType;
+
+const std::string* Find(const SecretData& data, std::string_view key) {
+  auto it = data.find(std::string(key));
+  return it == data.end() ? nullptr : &it->second;
+}
+
+Status BadKey(std::string_view key, std::string_view why) {
+  return Status::InvalidArgument("callout Secret key \"" + std::string(key) + "\" " +
+                                 std::string(why));
+}
+
+// The public key of an account seed; never echoes the seed.
+Result<std::string> IssuerOf(std::string_view seed) {
+  auto pair = natsauth::KeyPair::FromSeed(seed);
+  if (!pair.ok() || pair->type() != KeyType::kAccount) {
+    return BadKey(k::kIssuerSeed, "is not an account seed (SA...)");
+  }
+  return pair->public_key();
+}
+
+Result<Credentials> DecodeUser(const SecretData& data, std::string_view username,
+                               std::string_view password_key, std::string_view bcrypt_key) {
+  const std::string* password = Find(data, password_key);
+  if (password == nullptr || password->empty()) return BadKey(password_key, "is missing");
+  const std::string* bcrypt = Find(data, bcrypt_key);
+  if (bcrypt == nullptr || bcrypt->empty()) return BadKey(bcrypt_key, "is missing");
+  if (!IsBcryptHash(*bcrypt)) return BadKey(bcrypt_key, "is not a bcrypt hash");
+  return Credentials{std::string(username), *password, *bcrypt};
+}
+
+// Keeps a stored user whose password and hash are both there (a hash is
+// trusted as DecodeState trusts it: verifying costs a bcrypt per
+// reconcile); hashes a password without a usable hash; otherwise a new
+// password.
+Status PlanUser(const std::optional<SecretData>& stored, std::string_view username,
+                std::string_view password_key, std::string_view bcrypt_key,
+                const CredentialDeps& deps, Credentials& out, bool& changed,
+                std::vector<std::string>& notes) {
+  out.username = std::string(username);
+  const std::string* password = stored ? Find(*stored, password_key) : nullptr;
+  const std::string* bcrypt = stored ? Find(*stored, bcrypt_key) : nullptr;
+  if (password != nullptr && !password->empty()) {
+    out.password = *password;
+    if (bcrypt != nullptr && IsBcryptHash(*bcrypt)) {
+      out.bcrypt = *bcrypt;
+      return Status::Ok();
+    }
+    notes.push_back("hashed the password of " + std::string(username));
+  } else {
+    auto generated = deps.generate_password();
+    if (!generated.ok()) return generated.status();
+    out.password = std::move(generated).value();
+    notes.push_back("generated a password for " + std::string(username));
+  }
+  auto hash = deps.hash(out.password, BcryptCostFor(false));
+  if (!hash.ok()) return hash.status();
+  out.bcrypt = std::move(hash).value();
+  changed = true;
+  return Status::Ok();
+}
+
+// NATS account names the config may declare: spec.provisioning.authCallout.account.
+std::string CheckAccount(std::string_view account) {
+  if (account.empty() || account.size() > 64) return "must be 1 to 64 characters";
+  for (char c : account) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '_' || c == '-';
+    if (!ok) return "may hold only [A-Za-z0-9_-]";
+  }
+  if (account == api::kCalloutAuthAccount || account == api::kCalloutSystemAccount ||
+      account == "$G") {
+    return "\"" + std::string(account) + "\" is reserved; choose another account name";
+  }
+  return "";
+}
+
+void AppendAccountUser(std::string& out, std::string_view account, std::string_view user,
+                       std::string_view bcrypt) {
+  out += "  ";
+  internal::AppendQuoted(out, account);
+  out += ": {users: [{user: ";
+  internal::AppendQuoted(out, user);
+  out += ", password: ";
+  internal::AppendQuoted(out, bcrypt);
+  out += "}]}\n";
+}
+
+using Digest = std::array<unsigned char, 32>;
+
+Digest Sha256(std::string_view bytes) {
+  Digest d{};
+  unsigned int len = 0;
+  EVP_Digest(bytes.data(), bytes.size(), d.data(), &len, EVP_sha256(), nullptr);
+  return d;
+}
+
+// "<username>#<generation>" split at the last '#' (user names never hold
+// one: the render's and the rules' alphabet has none).
+bool ParseConnectionName(std::string_view name, std::string_view& user, int& generation) {
+  const size_t hash = name.rfind('#');
+  if (hash == std::string_view::npos || hash == 0 || hash + 1 == name.size()) return false;
+  const std::string_view digits = name.substr(hash + 1);
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), generation);
+  if (ec != std::errc() || end != digits.data() + digits.size() || generation < 0) return false;
+  user = name.substr(0, hash);
+  return true;
+}
+
+bool Accepted(const AcceptedPassword& p, Time now) { return !p.until || now < *p.until; }
+
+}  // namespace
+
+SecretData EncodeCalloutKeys(const CalloutKeys& keys) {
+  SecretData d;
+  d[std::string(k::kIssuerSeed)] = keys.issuer_seed;
+  d[std::string(k::kIssuer)] = keys.issuer;
+  d[std::string(k::kAuthorizerPassword)] = keys.authorizer.password;
+  d[std::string(k::kAuthorizerBcrypt)] = keys.authorizer.bcrypt;
+  d[std::string(k::kSystemPassword)] = keys.system.password;
+  d[std::string(k::kSystemBcrypt)] = keys.system.bcrypt;
+  return d;
+}
+
+Result<CalloutKeys> DecodeCalloutKeys(const SecretData& data) {
+  CalloutKeys keys;
+  const std::string* seed = Find(data, k::kIssuerSeed);
+  if (seed == nullptr || seed->empty()) return BadKey(k::kIssuerSeed, "is missing");
+  auto issuer = IssuerOf(*seed);
+  if (!issuer.ok()) return issuer.status();
+  const std::string* stored_issuer = Find(data, k::kIssuer);
+  if (stored_issuer == nullptr || stored_issuer->empty()) return BadKey(k::kIssuer, "is missing");
+  if (!natsauth::IsPublicKey(*stored_issuer, KeyType::kAccount)) {
+    return BadKey(k::kIssuer, "is not an account public key (A...)");
+  }
+  if (*stored_issuer != *issuer) {
+    return BadKey(k::kIssuer, "is not the public key of \"" + std::string(k::kIssuerSeed) + "\"");
+  }
+  keys.issuer_seed = *seed;
+  keys.issuer = *issuer;
+  auto authorizer =
+      DecodeUser(data, api::kAuthorizerUsername, k::kAuthorizerPassword, k::kAuthorizerBcrypt);
+  if (!authorizer.ok()) return authorizer.status();
+  keys.authorizer = std::move(authorizer).value();
+  auto system = DecodeUser(data, api::kCalloutSystemUsername, k::kSystemPassword, k::kSystemBcrypt);
+  if (!system.ok()) return system.status();
+  keys.system = std::move(system).value();
+  return keys;
+}
+
+Result<CalloutKeysPlan> PlanCalloutKeys(const std::optional<SecretData>& stored,
+                                        const CredentialDeps& deps) {
+  CalloutKeysPlan plan;
+  std::vector<std::string> notes;
+  const std::string* seed = stored ? Find(*stored, k::kIssuerSeed) : nullptr;
+  if (seed != nullptr && !seed->empty()) {
+    // A stored seed is never replaced: the servers run with its public key
+    // and auth_callout is not reloadable.
+    auto issuer = IssuerOf(*seed);
+    if (!issuer.ok()) {
+      return Status::InvalidArgument(
+          issuer.status().message() +
+          "; the NATS servers trust only the issuer they started with: restore the seed, or "
+          "delete the callout Secret and restart every NATS server with the new config");
+    }
+    plan.keys.issuer_seed = *seed;
+    plan.keys.issuer = std::move(issuer).value();
+    const std::string* stored_issuer = Find(*stored, k::kIssuer);
+    if (stored_issuer == nullptr || *stored_issuer != plan.keys.issuer) {
+      plan.changed = true;
+      notes.push_back("restored the issuer public key from its seed");
+    }
+  } else {
+    auto pair = natsauth::KeyPair::Generate(KeyType::kAccount);
+    if (!pair.ok()) return pair.status();
+    plan.keys.issuer_seed = pair->Seed();
+    plan.keys.issuer = pair->public_key();
+    plan.changed = true;
+    notes.push_back("generated issuer " + plan.keys.issuer);
+  }
+  if (auto s = PlanUser(stored, api::kAuthorizerUsername, k::kAuthorizerPassword,
+                        k::kAuthorizerBcrypt, deps, plan.keys.authorizer, plan.changed, notes);
+      !s.ok()) {
+    return s;
+  }
+  if (auto s = PlanUser(stored, api::kCalloutSystemUsername, k::kSystemPassword, k::kSystemBcrypt,
+                        deps, plan.keys.system, plan.changed, notes);
+      !s.ok()) {
+    return s;
+  }
+  // Keys this code does not write are dropped by the rewrite; say so.
+  if (stored && !plan.changed && EncodeCalloutKeys(plan.keys) != *stored) plan.changed = true;
+  for (size_t i = 0; i < notes.size(); ++i) {
+    if (i > 0) plan.note += "; ";
+    plan.note += notes[i];
+  }
+  return plan;
+}
+
+Result<std::string> RenderCalloutConfig(const CalloutConfigInput& in) {
+  if (auto why = internal::CheckObjectName(in.server_ns); !why.empty()) {
+    return Status::InvalidArgument("metadata.namespace: " + why);
+  }
+  if (auto why = internal::CheckObjectName(in.server_name); !why.empty()) {
+    return Status::InvalidArgument("metadata.name: " + why);
+  }
+  if (in.max_payload < api::kEngineMaxPayload || in.max_payload > api::kNatsMaxPayloadLimit) {
+    const std::string min = api::FormatBytes(api::kEngineMaxPayload);
+    const std::string max = api::FormatBytes(api::kNatsMaxPayloadLimit);
+    return Status::InvalidArgument(
+        "spec.maxPayload: " + std::to_string(in.max_payload) + " bytes is outside " + min + ".." +
+        max + "; Hatchet's engine needs at least " + min + " and NATS allows at most " + max);
+  }
+  if (auto why = CheckAccount(in.account); !why.empty()) {
+    return Status::InvalidArgument("spec.provisioning.authCallout.account: " + why);
+  }
+  if (!natsauth::IsPublicKey(in.issuer, KeyType::kAccount)) {
+    return Status::InvalidArgument(
+        "auth_callout issuer: not an account public key (A...); check the callout Secret's \"" +
+        std::string(k::kIssuer) + "\"");
+  }
+  if (!IsBcryptHash(in.authorizer_bcrypt)) {
+    return Status::InvalidArgument("the callout Secret's \"" + std::string(k::kAuthorizerBcrypt) +
+                                   "\" is not a bcrypt hash");
+  }
+  if (!IsBcryptHash(in.system_bcrypt)) {
+    return Status::InvalidArgument("the callout Secret's \"" + std::string(k::kSystemBcrypt) +
+                                   "\" is not a bcrypt hash");
+  }
+  if (in.timeout_seconds < 1 || in.timeout_seconds > 60) {
+    return Status::InvalidArgument("authorization timeout: " + std::to_string(in.timeout_seconds) +
+                                   " s is outside 1..60");
+  }
+
+  std::string out;
+  out.reserve(1024);
+  out += "# Generated by switchboard for NatsServer ";
+  out += in.server_ns;
+  out += '/';
+  out += in.server_name;
+  out += ". Do not edit.\n# provisioning: AuthCallout; users of account ";
+  out += in.account;
+  out += " are authorized by ";
+  out += api::kAuthorizerUsername;
+  out += "\nmax_payload: ";
+  out += std::to_string(in.max_payload);
+  out += "\naccounts {\n";
+  AppendAccountUser(out, api::kCalloutAuthAccount, api::kAuthorizerUsername, in.authorizer_bcrypt);
+  out += "  ";
+  internal::AppendQuoted(out, in.account);
+  out += ": {}\n";
+  AppendAccountUser(out, api::kCalloutSystemAccount, api::kCalloutSystemUsername, in.system_bcrypt);
+  out += "}\nsystem_account: ";
+  internal::AppendQuoted(out, api::kCalloutSystemAccount);
+  out += "\nauthorization {\n  timeout: ";
+  out += std::to_string(in.timeout_seconds);
+  out += "\n  auth_callout {\n    issuer: ";
+  internal::AppendQuoted(out, in.issuer);
+  out += "\n    account: ";
+  internal::AppendQuoted(out, api::kCalloutAuthAccount);
+  out += "\n    auth_users: [";
+  internal::AppendQuoted(out, api::kAuthorizerUsername);
+  out += "]\n    allowed_accounts: [";
+  internal::AppendQuoted(out, in.account);
+  out += "]\n  }\n}\n";
+  return out;
+}
+
+Result<Directory> CollectDirectory(const nlohmann::json& server,
+                                   const std::vector<const nlohmann::json*>& backends,
+                                   const SecretLookup& secret) {
+  api::NatsServerView sv(server);
+  Directory dir;
+  dir.server_ns = sv.ns();
+  dir.server_name = sv.name();
+  dir.account = sv.callout_account();
+  if (auto why = CheckAccount(dir.account); !why.empty()) {
+    return Status::InvalidArgument("spec.provisioning.authCallout.account: " + why);
+  }
+  std::vector<internal::SelectedBackend> selected =
+      internal::SelectBackends(sv, backends, secret, dir.skipped);
+  // The render's acceptance decides the values and the claims. A user name
+  // appears once per installation (a rotation that keeps its name has two
+  // passwords for it); the first is the current user's.
+  std::vector<Installation> installations;
+  installations.reserve(selected.size());
+  for (const internal::SelectedBackend& b : selected) {
+    Installation inst;
+    inst.ns = b.ns;
+    inst.name = b.name;
+    inst.subject_prefix = b.subject_prefix;
+    inst.created = b.created;
+    for (NatsUser& u : RenderedUsers(b.state)) {
+      const bool seen = std::any_of(inst.users.begin(), inst.users.end(),
+                                    [&](const NatsUser& x) { return x.username == u.username; });
+      if (!seen) inst.users.push_back(std::move(u));
+    }
+    installations.push_back(std::move(inst));
+  }
+  internal::Acceptance acceptance = internal::AcceptInstallations(installations);
+  for (const Rejected& r : acceptance.rejected) dir.skipped.push_back(r.ToString());
+  for (const internal::AcceptedInstallation& a : acceptance.accepted) {
+    const CredentialState& state =
+        selected[static_cast<size_t>(a.inst - installations.data())].state;
+    for (size_t i = a.begin; i < a.end; ++i) {
+      const NatsUser* user = acceptance.kept_users[i];
+      DirectoryEntry entry;
+      entry.ns = a.inst->ns;
+      entry.name = a.inst->name;
+      entry.username = user->username;
+      entry.subject_prefix = a.inst->subject_prefix;
+      if (state.current.username == user->username) {
+        entry.passwords.push_back(
+            {state.current.password, state.current.bcrypt, state.rotation_count, std::nullopt});
+      }
+      if (state.phase != RotationPhase::kNone && state.previous &&
+          state.previous->username == user->username) {
+        std::optional<Time> until;
+        if (state.phase == RotationPhase::kRetiring) until = state.retires_at;
+        entry.passwords.push_back({state.previous->password, state.previous->bcrypt,
+                                   std::max(0, state.rotation_count - 1), until});
+      }
+      dir.by_user.emplace(entry.username, std::move(entry));
+    }
+  }
+  return dir;
+}
+
+std::string_view DenialReason(Denial denial) {
+  switch (denial) {
+    case Denial::kUnknownUser:
+      return "UnknownUser";
+    case Denial::kWrongPassword:
+      return "WrongPassword";
+    case Denial::kPasswordRetired:
+      return "PasswordRetired";
+    case Denial::kNoCredentials:
+      return "NoCredentials";
+    case Denial::kNone:
+      break;
+  }
+  return "Allowed";
+}
+
+AuthorizationDecision DecideAuthorization(const Directory& directory, std::string_view user,
+                                          std::string_view password, Time now,
+                                          const CredentialDeps& deps) {
+  AuthorizationDecision d;
+  const std::string server = directory.server_ns + "/" + directory.server_name;
+  auto deny = [&](Denial denial, std::string message) {
+    d.denial = denial;
+    d.message = std::move(message);
+    return d;
+  };
+  if (user.empty() || password.empty()) {
+    return deny(Denial::kNoCredentials, "no user name and password given; NatsServer " + server +
+                                            " accepts only installations' credentials");
+  }
+  // Names the user as the client sent it, printable and bounded, so a log
+  // line cannot be forged with it.
+  std::string who;
+  for (char c : user.substr(0, 128)) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    who.push_back(u < 0x20 || u >= 0x7f || c == '"' || c == '\\' ? '?' : c);
+  }
+  auto it = directory.by_user.find(user);
+  if (it == directory.by_user.end()) {
+    return deny(Denial::kUnknownUser, "user \"" + who + "\" is no installation's on NatsServer " +
+                                          server + " (unknown, deleted or not Ready)");
+  }
+  const DirectoryEntry& entry = it->second;
+  const Digest given = Sha256(password);
+  const AcceptedPassword* match = nullptr;
+  // Every plaintext is compared, so the time taken does not say which one
+  // (or whether any) matched.
+  for (const AcceptedPassword& p : entry.passwords) {
+    if (p.password.empty()) continue;
+    const Digest stored = Sha256(p.password);
+    if (CRYPTO_memcmp(given.data(), stored.data(), given.size()) == 0 && match == nullptr) {
+      match = &p;
+    }
+  }
+  if (match == nullptr) {
+    for (const AcceptedPassword& p : entry.passwords) {
+      if (!p.password.empty() || p.bcrypt.empty()) continue;
+      auto ok = deps.verify(password, p.bcrypt);
+      if (ok.ok() && *ok) {
+        match = &p;
+        break;
+      }
+    }
+  }
+  if (match == nullptr) {
+    return deny(Denial::kWrongPassword,
+                "user \"" + who + "\" (" + entry.ns + "/" + entry.name + "): wrong password");
+  }
+  if (!Accepted(*match, now)) {
+    return deny(Denial::kPasswordRetired,
+                "user \"" + who + "\" (" + entry.ns + "/" + entry.name +
+                    "): the password of rotation " + std::to_string(match->generation) +
+                    " was retired at " + FormatTime(*match->until) +
+                    "; use the credentials in the installation's env Secret");
+  }
+  d.ns = entry.ns;
+  d.name = entry.name;
+  d.username = entry.username;
+  d.account = directory.account;
+  d.connection_name = CalloutConnectionName(entry.username, match->generation);
+  d.allow = SubjectAllowList(entry.subject_prefix);
+  d.message = "user \"" + entry.username + "\" (" + entry.ns + "/" + entry.name +
+              ") allowed into account " + directory.account + " on " + entry.subject_prefix + ".*";
+  return d;
+}
+
+std::vector<std::string> SubjectAllowList(std::string_view prefix) {
+  return {std::string(prefix) + ".*"};
+}
+
+std::string CalloutConnectionName(std::string_view username, int generation) {
+  return std::string(username) + "#" + std::to_string(generation);
+}
+
+std::vector<LiveConnection> ConnectionsToClose(const Directory& directory,
+                                               const std::vector<LiveConnection>& live, Time now) {
+  std::vector<LiveConnection> out;
+  for (const LiveConnection& c : live) {
+    if (c.account != directory.account) continue;
+    std::string_view user;
+    int generation = 0;
+    bool keep = false;
+    if (ParseConnectionName(c.name, user, generation)) {
+      auto it = directory.by_user.find(user);
+      if (it != directory.by_user.end()) {
+        for (const AcceptedPassword& p : it->second.passwords) {
+          keep = keep || (p.generation == generation && Accepted(p, now));
+        }
+      }
+    }
+    if (!keep) out.push_back(c);
+  }
+  std::sort(out.begin(), out.end(), [](const LiveConnection& a, const LiveConnection& b) {
+    return std::tie(a.server_id, a.cid) < std::tie(b.server_id, b.cid);
+  });
+  return out;
+}
+
+}  // namespace switchboard::operator_logic

@@ -1,0 +1,190 @@
+#include "switchboard/authorizer/served.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "switchboard/authorizer/authorizer.h"
+#include "switchboard/authorizer/options.h"
+#include "switchboard/common/base64.h"
+#include "switchboard/operator_logic/objects.h"
+
+namespace switchboard::authorizer {
+namespace {
+
+namespace logic = operator_logic;
+using nlohmann::json;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+json Server(std::string ns, std::string name, std::string mode) {
+  json s = {{"apiVersion", "pubsub.switchboard.dev/v1alpha1"},
+            {"kind", "NatsServer"},
+            {"metadata", {{"namespace", ns}, {"name", name}, {"uid", "u-" + name}}},
+            {"spec", {{"url", "nats://a:4222,nats://b:4222"}}}};
+  if (!mode.empty()) s["spec"]["provisioning"] = {{"mode", mode}};
+  return s;
+}
+
+logic::Directory Dir(std::vector<std::tuple<std::string, int, std::optional<logic::Time>>> users) {
+  logic::Directory d;
+  d.account = "HATCHET";
+  for (auto& [user, generation, until] : users) {
+    auto& e = d.by_user[user];
+    e.username = user;
+    e.passwords.push_back({.password = "pw", .generation = generation, .until = until});
+  }
+  return d;
+}
+
+logic::Time T(int s) { return logic::Time(std::chrono::seconds(1'800'000'000 + s)); }
+
+TEST(ServedTest, SelectsAuthCalloutServersAndTheNamedOnes) {
+  EXPECT_TRUE(Selected(Server("nats", "a", "AuthCallout"), {}));
+  EXPECT_FALSE(Selected(Server("nats", "a", "IncludeFile"), {}));
+  EXPECT_FALSE(Selected(Server("nats", "a", ""), {}));  // the default mode is the file
+  EXPECT_TRUE(Selected(Server("nats", "a", "AuthCallout"), {"x/y", "nats/a"}));
+  EXPECT_FALSE(Selected(Server("nats", "b", "AuthCallout"), {"nats/a"}));
+  EXPECT_FALSE(Selected(Server("nats", "a", "IncludeFile"), {"nats/a"}));
+}
+
+TEST(ServedTest, NarrowsAccess) {
+  struct Case {
+    const char* what;
+    logic::Directory before, after;
+    bool narrows;
+  };
+  std::vector<Case> cases = {
+      {"same", Dir({{"a", 0, {}}}), Dir({{"a", 0, {}}}), false},
+      {"a user added", Dir({{"a", 0, {}}}), Dir({{"a", 0, {}}, {"b", 0, {}}}), false},
+      {"a user removed", Dir({{"a", 0, {}}, {"b", 0, {}}}), Dir({{"a", 0, {}}}), true},
+      {"a password generation replaced", Dir({{"a", 0, {}}}), Dir({{"a", 1, {}}}), true},
+      {"a password starts retiring", Dir({{"a", 0, {}}}), Dir({{"a", 0, T(10)}}), true},
+      {"retires earlier", Dir({{"a", 0, T(10)}}), Dir({{"a", 0, T(5)}}), true},
+      {"retires later", Dir({{"a", 0, T(5)}}), Dir({{"a", 0, T(10)}}), false},
+      {"no longer retiring", Dir({{"a", 0, T(5)}}), Dir({{"a", 0, {}}}), false},
+  };
+  logic::Directory other_account = Dir({{"a", 0, {}}});
+  other_account.account = "OTHER";
+  cases.push_back({"the account changed", Dir({{"a", 0, {}}}), other_account, true});
+  for (const auto& c : cases) {
+    EXPECT_EQ(NarrowsAccess(c.before, c.after), c.narrows) << c.what;
+  }
+}
+
+TEST(ServedTest, NextRetirement) {
+  EXPECT_FALSE(NextRetirement(Dir({{"a", 0, {}}}), T(0)).has_value());
+  EXPECT_EQ(NextRetirement(Dir({{"a", 0, T(30)}, {"b", 1, T(20)}}), T(0)), T(20));
+  EXPECT_EQ(NextRetirement(Dir({{"a", 0, T(30)}, {"b", 1, T(20)}}), T(25)), T(30));
+  EXPECT_FALSE(NextRetirement(Dir({{"a", 0, T(30)}}), T(30)).has_value());
+}
+
+TEST(ServedTest, BuildNeedsAuthCalloutAndTheCalloutSecret) {
+  auto none = [](std::string_view, std::string_view) -> const json* { return nullptr; };
+  auto file = BuildServedServer(Server("nats", "a", "IncludeFile"), {}, none);
+  EXPECT_EQ(file.status().code(), StatusCode::kFailedPrecondition);
+  auto missing = BuildServedServer(Server("nats", "a", "AuthCallout"), {}, none);
+  EXPECT_EQ(missing.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_THAT(missing.status().message(), HasSubstr("nats/a-auth-callout"));
+
+  // A callout Secret whose seed is not one: the error says which Secret,
+  // never the value.
+  json broken = {{"metadata", {{"namespace", "nats"}, {"name", "a-auth-callout"}}},
+                 {"data", {{"issuer-seed", base64::Encode("SNOTASEED")}}}};
+  auto lookup = [&](std::string_view, std::string_view name) -> const json* {
+    return name == "a-auth-callout" ? &broken : nullptr;
+  };
+  auto bad = BuildServedServer(Server("nats", "a", "AuthCallout"), {}, lookup);
+  EXPECT_EQ(bad.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_THAT(bad.status().message(), Not(HasSubstr("SNOTASEED")));
+}
+
+TEST(ServedTest, BuildsFromTheOperatorsCalloutSecret) {
+  auto issuer = natsauth::KeyPair::Generate(natsauth::KeyType::kAccount);
+  ASSERT_TRUE(issuer.ok());
+  logic::CalloutKeys keys;
+  keys.issuer_seed = issuer->Seed();
+  keys.issuer = issuer->public_key();
+  keys.authorizer = {.username = "switchboard-authorizer", .password = "pa", .bcrypt = ""};
+  keys.system = {.username = "switchboard-system", .password = "ps", .bcrypt = ""};
+  // Hashes as the operator stores them (DecodeCalloutKeys may check them).
+  keys.authorizer.bcrypt = *logic::BcryptHash("pa", 4);
+  keys.system.bcrypt = *logic::BcryptHash("ps", 4);
+  json data = json::object();
+  for (const auto& [k, v] : logic::EncodeCalloutKeys(keys)) data[k] = base64::Encode(v);
+  json secret = {{"metadata", {{"namespace", "nats"}, {"name", "a-auth-callout"}}},
+                 {"data", data.dump()}};  // as the cache keeps it: JSON text
+  auto lookup = [&](std::string_view ns, std::string_view name) -> const json* {
+    return ns == "nats" && name == "a-auth-callout" ? &secret : nullptr;
+  };
+  auto served = BuildServedServer(Server("nats", "a", "AuthCallout"), {}, lookup);
+  ASSERT_TRUE(served.ok()) << served.status().ToString();
+  EXPECT_EQ(served->key(), "nats/a");
+  EXPECT_EQ(served->urls, "nats://a:4222,nats://b:4222");
+  EXPECT_EQ(served->account, "HATCHET");
+  EXPECT_EQ(served->issuer->public_key(), issuer->public_key());
+  EXPECT_EQ(served->authorizer.password, "pa");
+  EXPECT_EQ(served->system.password, "ps");
+  ASSERT_NE(served->directory, nullptr);
+  EXPECT_TRUE(served->directory->by_user.empty());
+
+  ServedServer other = *served;
+  EXPECT_TRUE(served->SameConnections(other));
+  other.directory = std::make_shared<const logic::Directory>();
+  EXPECT_TRUE(served->SameConnections(other));  // a new directory is an Update
+  other.system.password = "new";
+  EXPECT_FALSE(served->SameConnections(other));
+  other = *served;
+  other.urls = "nats://c:4222";
+  EXPECT_FALSE(served->SameConnections(other));
+}
+
+TEST(ReadinessTest, SyncedAndSubscribedWhereReachable) {
+  SessionHealth subscribed{.attempted = true, .connected = true, .subscribed = true};
+  SessionHealth unreachable{.attempted = true, .connected = false, .error = "connect: refused"};
+  SessionHealth refused{.attempted = true,
+                        .connected = true,
+                        .subscribed = false,
+                        .error = "subscribe: Permissions Violation"};
+  SessionHealth starting{};
+  EXPECT_EQ(ReadinessOf(false, {}), "caches not synced");
+  EXPECT_EQ(ReadinessOf(true, {}), "");
+  EXPECT_EQ(ReadinessOf(true, {{"a/x", subscribed}, {"b/y", unreachable}}), "");
+  EXPECT_THAT(ReadinessOf(true, {{"a/x", subscribed}, {"b/y", refused}}),
+              HasSubstr("b/y: connected, not subscribed (subscribe: Permissions Violation)"));
+  EXPECT_THAT(ReadinessOf(true, {{"a/x", starting}}), HasSubstr("a/x: connecting"));
+}
+
+TEST(OptionsTest, DefaultsAndFlags) {
+  auto d = ParseOptions({});
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->sweep_interval, std::chrono::seconds(30));
+  EXPECT_EQ(d->health.port, 8081);
+  EXPECT_EQ(d->metrics.port, 8080);
+  EXPECT_TRUE(d->servers.empty());
+  auto o = ParseOptions({"--servers", "nats/a, nats/b", "--namespaces=x,y", "--health-addr",
+                         "127.0.0.1:9000", "--metrics-addr=0", "--sweep-interval=5s",
+                         "--request-workers=2", "--log-level=debug", "--kick-after=0"});
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(o->servers, (std::vector<std::string>{"nats/a", "nats/b"}));
+  EXPECT_EQ(o->namespaces, (std::vector<std::string>{"x", "y"}));
+  EXPECT_EQ(o->health.host, "127.0.0.1");
+  EXPECT_EQ(o->health.port, 9000);
+  EXPECT_EQ(o->metrics.port, -1);
+  EXPECT_EQ(o->sweep_interval, std::chrono::seconds(5));
+  EXPECT_EQ(o->request_workers, 2);
+  EXPECT_EQ(o->kick_after, std::chrono::milliseconds(0));
+  for (const auto& bad : std::vector<std::vector<std::string>>{{"--servers=noslash"},
+                                                               {"--servers=a/b/c"},
+                                                               {"--health-addr=nope"},
+                                                               {"--request-workers=0"},
+                                                               {"--log-level=loud"},
+                                                               {"--sweep-interval=1ms"},
+                                                               {"--x"}}) {
+    EXPECT_FALSE(ParseOptions(bad).ok()) << bad[0];
+  }
+  EXPECT_THAT(Usage(), HasSubstr("--sweep-interval"));
+  EXPECT_TRUE(ParseOptions({"--help"})->help);
+}
+
+}  // namespace
+}  // namespace switchboard::authorizer

@@ -1,0 +1,429 @@
+// ServerSession against a real nats-server in auth callout mode
+// (nats-server-callout from the tools cache; a missing binary fails), with
+// Directories built by hand: no Kubernetes. Each test starts its own server
+// on a free loopback port with the static config of callout mode.
+#include "switchboard/authorizer/session.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nats/nats.h>
+#include <prometheus/registry.h>
+#include <unistd.h>
+
+#include <condition_variable>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+#include "nats_handles.h"
+#include "nats_library.h"
+#include "switchboard/api/constants.h"
+#include "switchboard/natsauth/nkey.h"
+#include "switchboard/pubsub/nats_client.h"
+#include "switchboard/testing/nats_server.h"
+#include "switchboard/testing/wait.h"
+#include "tool_path.h"
+
+namespace switchboard::authorizer {
+namespace {
+
+namespace logic = operator_logic;
+using nlohmann::json;
+using pubsub::internal::NatsConnectionPtr;
+using pubsub::internal::NatsMsgPtr;
+using pubsub::internal::NatsOptionsPtr;
+using pubsub::internal::NatsSubscriptionPtr;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr auto kDeadline = std::chrono::seconds(15);
+constexpr char kAuthorizerPassword[] = "authorizer-pw";
+constexpr char kSystemPassword[] = "system-pw";
+
+// The static config of callout mode, with the names the operator renders.
+std::string CalloutConfig(const std::string& issuer) {
+  return "accounts {\n  " + std::string(api::kCalloutAuthAccount) +
+         ": { users: [ {user: " + std::string(api::kAuthorizerUsername) +
+         ", password: " + kAuthorizerPassword + "} ] }\n  HATCHET: {}\n  " +
+         std::string(api::kCalloutSystemAccount) +
+         ": { users: [ {user: " + std::string(api::kCalloutSystemUsername) +
+         ", password: " + kSystemPassword +
+         "} ] }\n}\nsystem_account: " + std::string(api::kCalloutSystemAccount) +
+         "\nauthorization {\n  timeout: 5\n  auth_callout {\n    issuer: " + issuer +
+         "\n    account: " + std::string(api::kCalloutAuthAccount) + "\n    auth_users: [" +
+         std::string(api::kAuthorizerUsername) + "]\n    allowed_accounts: [HATCHET]\n  }\n}\n";
+}
+
+// An engine-like client: user and password, no reconnects; records async
+// errors and its closing. The destructor closes and waits for the closed
+// callback.
+class Client {
+ public:
+  Client(const std::string& url, const std::string& user, const std::string& password) {
+    natsOptions* raw = nullptr;
+    if (natsOptions_Create(&raw) != NATS_OK) return;
+    NatsOptionsPtr opts(raw);
+    natsConnection* nc = nullptr;
+    if (natsOptions_SetURL(opts.get(), url.c_str()) != NATS_OK ||
+        natsOptions_SetUserInfo(opts.get(), user.c_str(), password.c_str()) != NATS_OK ||
+        natsOptions_SetAllowReconnect(opts.get(), false) != NATS_OK ||
+        natsOptions_SetErrorHandler(opts.get(), &Client::OnError, this) != NATS_OK ||
+        natsOptions_SetClosedCB(opts.get(), &Client::OnClosed, this) != NATS_OK) {
+      error_ = "setting options failed";
+      return;
+    }
+    natsStatus s = natsConnection_Connect(&nc, opts.get());
+    if (s != NATS_OK) {
+      const char* text = nats_GetLastError(nullptr);
+      error_ = std::string(natsStatus_GetText(s)) + ": " + (text ? text : "");
+      return;
+    }
+    nc_.reset(nc);
+  }
+  ~Client() {
+    sub_.reset();
+    if (!nc_) return;
+    natsConnection_Close(nc_.get());
+    EXPECT_TRUE(WaitClosed()) << "no closed callback";
+    nc_.reset();
+  }
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  bool connected() const { return nc_ != nullptr; }
+  const std::string& error() const { return error_; }
+  bool Subscribe(const std::string& subject) {
+    natsSubscription* sub = nullptr;
+    if (natsConnection_SubscribeSync(&sub, nc_.get(), subject.c_str()) != NATS_OK) return false;
+    sub_.reset(sub);
+    return natsConnection_Flush(nc_.get()) == NATS_OK;
+  }
+  bool Publish(const std::string& subject, const std::string& data) {
+    return natsConnection_PublishString(nc_.get(), subject.c_str(), data.c_str()) == NATS_OK &&
+           natsConnection_Flush(nc_.get()) == NATS_OK;
+  }
+  std::string Next() {
+    natsMsg* raw = nullptr;
+    if (natsSubscription_NextMsg(&raw, sub_.get(), std::chrono::milliseconds(kDeadline).count()) !=
+        NATS_OK) {
+      return "";
+    }
+    NatsMsgPtr msg(raw);
+    return std::string(natsMsg_GetData(raw), static_cast<size_t>(natsMsg_GetDataLength(raw)));
+  }
+  bool WaitForError(const std::string& needle) {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, kDeadline, [&] {
+      for (const auto& e : errors_) {
+        if (e.find(needle) != std::string::npos) return true;
+      }
+      return false;
+    });
+  }
+  bool WaitClosed() {
+    std::unique_lock lock(mu_);
+    return cv_.wait_for(lock, kDeadline, [&] { return closed_; });
+  }
+
+ private:
+  static void OnError(natsConnection* nc, natsSubscription*, natsStatus err, void* closure) {
+    auto* self = static_cast<Client*>(closure);
+    const char* text = nullptr;
+    natsConnection_GetLastError(nc, &text);
+    std::lock_guard lock(self->mu_);
+    self->errors_.push_back(std::string(natsStatus_GetText(err)) + ": " + (text ? text : ""));
+    self->cv_.notify_all();
+  }
+  static void OnClosed(natsConnection*, void* closure) {
+    auto* self = static_cast<Client*>(closure);
+    std::lock_guard lock(self->mu_);
+    self->closed_ = true;
+    self->cv_.notify_all();
+  }
+
+  NatsConnectionPtr nc_;
+  NatsSubscriptionPtr sub_;
+  std::string error_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool closed_ = false;              // guarded by mu_
+  std::vector<std::string> errors_;  // guarded by mu_
+};
+
+// The value of a counter family's samples whose labels include `labels`.
+double CounterSum(prometheus::Registry& registry, const std::string& family,
+                  const std::map<std::string, std::string>& labels = {}) {
+  double sum = 0;
+  for (const auto& f : registry.Collect()) {
+    if (f.name != family) continue;
+    for (const auto& m : f.metric) {
+      bool match = true;
+      for (const auto& [k, v] : labels) {
+        bool found = false;
+        for (const auto& l : m.label) found |= l.name == k && l.value == v;
+        match &= found;
+      }
+      if (match) sum += m.counter.value + m.gauge.value;
+    }
+  }
+  return sum;
+}
+
+logic::DirectoryEntry Entry(std::string user, std::string password, std::string prefix,
+                            int generation = 0) {
+  logic::DirectoryEntry e;
+  e.ns = "team";
+  e.name = user;
+  e.username = std::move(user);
+  e.subject_prefix = std::move(prefix);
+  e.passwords.push_back({.password = std::move(password), .generation = generation});
+  return e;
+}
+
+class SessionTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { library_ = std::make_unique<pubsub::internal::NatsLibraryUse>(); }
+  static void TearDownTestSuite() {
+    library_.reset();
+    EXPECT_TRUE(pubsub::ShutdownNats().ok());
+  }
+  static inline std::unique_ptr<pubsub::internal::NatsLibraryUse> library_;
+
+  void SetUp() override {
+    std::string tool = natsauth::TestToolPath("nats-server-callout");
+    ASSERT_EQ(access(tool.c_str(), X_OK), 0)
+        << tool << " is missing: build it with `bash scripts/build-tools.sh nats-server-callout`";
+    auto issuer = natsauth::KeyPair::Generate(natsauth::KeyType::kAccount);
+    ASSERT_TRUE(issuer.ok());
+    issuer_ = std::make_shared<const natsauth::KeyPair>(std::move(issuer).value());
+    server_ = std::make_unique<switchboard::testing::NatsServer>(
+        CalloutConfig(issuer_->public_key()), 0, tool);
+    ASSERT_TRUE(server_->ok()) << server_->Log();
+    options_.reconnect_wait = std::chrono::milliseconds(200);
+    options_.gather_wait = std::chrono::milliseconds(300);
+    options_.kick_after = std::chrono::milliseconds(0);
+  }
+
+  std::shared_ptr<const ServedServer> Served(std::vector<logic::DirectoryEntry> entries) {
+    auto s = std::make_shared<ServedServer>();
+    s->ns = "nats";
+    s->name = "main";
+    s->urls = server_->url();
+    s->account = "HATCHET";
+    s->issuer = issuer_;
+    s->authorizer = {.username = std::string(api::kAuthorizerUsername),
+                     .password = kAuthorizerPassword,
+                     .bcrypt = ""};
+    s->system = {.username = std::string(api::kCalloutSystemUsername),
+                 .password = kSystemPassword,
+                 .bcrypt = ""};
+    auto d = std::make_shared<logic::Directory>();
+    d->server_ns = "nats";
+    d->server_name = "main";
+    d->account = "HATCHET";
+    for (auto& e : entries) d->by_user.emplace(e.username, e);
+    s->directory = d;
+    return s;
+  }
+
+  std::unique_ptr<ServerSession> Start(std::shared_ptr<const ServedServer> served,
+                                       Metrics* metrics) {
+    auto session = std::make_unique<ServerSession>(std::move(served), options_, metrics);
+    EXPECT_TRUE(
+        switchboard::testing::WaitFor([&] { return session->Health().subscribed; }, kDeadline))
+        << session->Health().error << "\n"
+        << server_->Log();
+    return session;
+  }
+
+  // The server's log once it contains `needle` (or at the deadline).
+  std::string LogWith(const std::string& needle) {
+    std::string log;
+    switchboard::testing::WaitFor(
+        [&] {
+          log = server_->Log();
+          return log.find(needle) != std::string::npos;
+        },
+        kDeadline);
+    return log;
+  }
+
+  json Connz() {
+    auto client = pubsub::NatsClient::Connect({.urls = server_->url(),
+                                               .username = std::string(api::kCalloutSystemUsername),
+                                               .password = kSystemPassword});
+    if (!client.ok()) return json();
+    auto r = (*client)->Request("$SYS.REQ.SERVER.PING.CONNZ", R"({"auth":true,"acc":"HATCHET"})",
+                                std::chrono::seconds(5));
+    return r.ok() ? json::parse(*r, nullptr, false) : json();
+  }
+
+  SessionOptions options_;
+  std::shared_ptr<const natsauth::KeyPair> issuer_;
+  std::unique_ptr<switchboard::testing::NatsServer> server_;
+};
+
+TEST_F(SessionTest, RightPasswordConnectsAndRoundTripsOnItsPrefix) {
+  Metrics metrics(std::make_shared<prometheus::Registry>());
+  auto session = Start(Served({Entry("inst-a", "pw-a", "hatchet.a", 2)}), &metrics);
+  Client a(server_->url(), "inst-a", "pw-a");
+  ASSERT_TRUE(a.connected()) << a.error() << "\n" << server_->Log();
+  ASSERT_TRUE(a.Subscribe("hatchet.a.*"));
+  ASSERT_TRUE(a.Publish("hatchet.a.x", "hello"));
+  EXPECT_EQ(a.Next(), "hello");
+  EXPECT_EQ(CounterSum(*metrics.registry(), "switchboard_authorizer_decisions_total",
+                       {{"result", "allowed"}}),
+            1);
+  EXPECT_EQ(CounterSum(*metrics.registry(), "switchboard_authorizer_subscribed",
+                       {{"namespace", "nats"}, {"name", "main"}}),
+            1);
+
+  // What connz shows for a callout user: the user JWT's name is the
+  // connection's authorized user (what ConnectionsToClose reads), in the
+  // user JWT's account; the CONNECT's own user name is not shown.
+  json connz = Connz();
+  ASSERT_TRUE(connz.is_object()) << connz;
+  const json conns = connz["data"].value("connections", json::array());
+  ASSERT_EQ(conns.size(), 1u) << connz;
+  EXPECT_EQ(conns[0].value("authorized_user", ""), logic::CalloutConnectionName("inst-a", 2))
+      << conns[0];
+  EXPECT_EQ(conns[0].value("account", ""), "HATCHET");
+}
+
+TEST_F(SessionTest, WrongPasswordAndUnknownUserAreRefusedByAnAnswer) {
+  Metrics metrics(std::make_shared<prometheus::Registry>());
+  auto session = Start(Served({Entry("inst-a", "pw-a", "hatchet.a")}), &metrics);
+  {
+    Client wrong(server_->url(), "inst-a", "not-pw-a");
+    EXPECT_FALSE(wrong.connected());
+    EXPECT_THAT(wrong.error(), HasSubstr("Authorization Violation"));
+  }
+  {
+    Client unknown(server_->url(), "inst-x", "pw-a");
+    EXPECT_FALSE(unknown.connected());
+    EXPECT_THAT(unknown.error(), HasSubstr("Authorization Violation"));
+  }
+  // Refused by the response, not by the timeout: both were decided and
+  // answered, and the server logged the response's error.
+  EXPECT_EQ(
+      CounterSum(*metrics.registry(), "switchboard_authorizer_decisions_total",
+                 {{"result", "denied"},
+                  {"reason", std::string(logic::DenialReason(logic::Denial::kWrongPassword))}}),
+      1);
+  EXPECT_EQ(CounterSum(*metrics.registry(), "switchboard_authorizer_decisions_total",
+                       {{"result", "denied"},
+                        {"reason", std::string(logic::DenialReason(logic::Denial::kUnknownUser))}}),
+            1);
+  std::string log = LogWith("inst-x");
+  EXPECT_THAT(log, Not(HasSubstr("timeout"))) << log;
+  EXPECT_THAT(log, Not(HasSubstr("not-pw-a"))) << log;
+}
+
+TEST_F(SessionTest, AnotherPrefixIsDenied) {
+  auto session =
+      Start(Served({Entry("inst-a", "pw-a", "hatchet.a"), Entry("inst-b", "pw-b", "hatchet.b")}),
+            nullptr);
+  Client a(server_->url(), "inst-a", "pw-a");
+  Client b(server_->url(), "inst-b", "pw-b");
+  ASSERT_TRUE(a.connected()) << a.error();
+  ASSERT_TRUE(b.connected()) << b.error();
+  ASSERT_TRUE(b.Subscribe("hatchet.b.*"));
+  ASSERT_TRUE(a.Publish("hatchet.b.x", "intrusion"));
+  EXPECT_TRUE(a.WaitForError("Permissions Violation for Publish to \"hatchet.b.x\""));
+  ASSERT_TRUE(a.Subscribe("hatchet.b.*"));
+  EXPECT_TRUE(a.WaitForError("Permissions Violation for Subscription to \"hatchet.b.*\""));
+  // b's first message is its own: nothing of a's reached it.
+  ASSERT_TRUE(b.Publish("hatchet.b.y", "own"));
+  EXPECT_EQ(b.Next(), "own");
+}
+
+TEST_F(SessionTest, TwoAuthorizersInTheQueueGroupAnswerEachRequestOnce) {
+  Metrics m1(std::make_shared<prometheus::Registry>());
+  Metrics m2(std::make_shared<prometheus::Registry>());
+  auto served = Served({Entry("inst-a", "pw-a", "hatchet.a")});
+  auto s1 = Start(served, &m1);
+  auto s2 = Start(served, &m2);
+  constexpr int kClients = 12;
+  for (int i = 0; i < kClients; ++i) {
+    Client c(server_->url(), "inst-a", "pw-a");
+    EXPECT_TRUE(c.connected()) << c.error();
+  }
+  const std::string family = "switchboard_authorizer_decisions_total";
+  EXPECT_EQ(CounterSum(*m1.registry(), family) + CounterSum(*m2.registry(), family), kClients);
+  // Neither answered twice: a second answer would be a second decision.
+  EXPECT_EQ(CounterSum(*m1.registry(), family, {{"result", "allowed"}}) +
+                CounterSum(*m2.registry(), family, {{"result", "allowed"}}),
+            kClients);
+}
+
+TEST_F(SessionTest, TheSweepClosesARemovedUsersConnection) {
+  Metrics metrics(std::make_shared<prometheus::Registry>());
+  auto session =
+      Start(Served({Entry("inst-a", "pw-a", "hatchet.a"), Entry("inst-b", "pw-b", "hatchet.b")}),
+            &metrics);
+  Client a(server_->url(), "inst-a", "pw-a");
+  Client b(server_->url(), "inst-b", "pw-b");
+  ASSERT_TRUE(a.connected()) << a.error();
+  ASSERT_TRUE(b.connected()) << b.error();
+  // inst-a is deleted: the directory narrows, a sweep follows at once.
+  session->Update(Served({Entry("inst-b", "pw-b", "hatchet.b")}));
+  EXPECT_TRUE(a.WaitClosed()) << server_->Log();
+  EXPECT_TRUE(switchboard::testing::WaitFor([&] { return session->Kicks() == 1; }, kDeadline));
+  EXPECT_EQ(CounterSum(*metrics.registry(), "switchboard_authorizer_kicks_total"), 1);
+  // The one still accepted stays.
+  ASSERT_TRUE(b.Subscribe("hatchet.b.*"));
+  ASSERT_TRUE(b.Publish("hatchet.b.x", "still here"));
+  EXPECT_EQ(b.Next(), "still here");
+  // And inst-a cannot come back.
+  Client again(server_->url(), "inst-a", "pw-a");
+  EXPECT_FALSE(again.connected());
+}
+
+TEST_F(SessionTest, ARetiredPasswordsConnectionIsClosedWhenItRetires) {
+  auto served = Served({Entry("inst-a", "pw-new", "hatchet.a", 1)});
+  auto retiring = std::const_pointer_cast<logic::Directory>(served->directory);
+  retiring->by_user["inst-a"].passwords.push_back(
+      {.password = "pw-old",
+       .generation = 0,
+       .until = logic::Clock::now() + std::chrono::seconds(2)});
+  auto session = Start(served, nullptr);
+  Client old_pw(server_->url(), "inst-a", "pw-old");
+  Client new_pw(server_->url(), "inst-a", "pw-new");
+  ASSERT_TRUE(old_pw.connected()) << old_pw.error();
+  ASSERT_TRUE(new_pw.connected()) << new_pw.error();
+  // No directory change: the session sweeps when the old password retires.
+  EXPECT_TRUE(old_pw.WaitClosed()) << server_->Log();
+  ASSERT_TRUE(new_pw.Subscribe("hatchet.a.*"));
+  ASSERT_TRUE(new_pw.Publish("hatchet.a.x", "new"));
+  EXPECT_EQ(new_pw.Next(), "new");
+}
+
+TEST_F(SessionTest, ALaggingReplicaWaitsBeforeClosing) {
+  // Another replica let inst-a in; this one does not know it yet.
+  auto ahead = Start(Served({Entry("inst-a", "pw-a", "hatchet.a")}), nullptr);
+  Client a(server_->url(), "inst-a", "pw-a");
+  ASSERT_TRUE(a.connected()) << a.error();
+  options_.kick_after = std::chrono::hours(1);
+  auto behind = Start(Served({}), nullptr);
+  const int sweeps = behind->Sweeps();
+  behind->RequestSweep();
+  ASSERT_TRUE(switchboard::testing::WaitFor([&] { return behind->Sweeps() > sweeps; }, kDeadline));
+  EXPECT_EQ(behind->Kicks(), 0);
+  ASSERT_TRUE(a.Subscribe("hatchet.a.*"));
+  ASSERT_TRUE(a.Publish("hatchet.a.x", "alive"));
+  EXPECT_EQ(a.Next(), "alive");
+}
+
+TEST_F(SessionTest, ReconnectsAfterTheServerRestartsAndDrainsOnDestruction) {
+  auto session = Start(Served({Entry("inst-a", "pw-a", "hatchet.a")}), nullptr);
+  server_->Stop();
+  ASSERT_TRUE(
+      switchboard::testing::WaitFor([&] { return !session->Health().connected; }, kDeadline));
+  ASSERT_TRUE(server_->Start()) << server_->Log();
+  ASSERT_TRUE(
+      switchboard::testing::WaitFor([&] { return session->Health().subscribed; }, kDeadline));
+  Client a(server_->url(), "inst-a", "pw-a");
+  EXPECT_TRUE(a.connected()) << a.error() << "\n" << server_->Log();
+}
+
+}  // namespace
+}  // namespace switchboard::authorizer
