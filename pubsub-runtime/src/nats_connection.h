@@ -98,8 +98,10 @@ class Connection {
 };
 
 // Claims the library and connects synchronously with `options` (validated
-// by the caller) and the callbacks above: what NatsPubSub and NatsClient
-// are built on.
+// by the caller: credentials, TLS) and the callbacks above, checking nothing
+// about the server: the caller checks what it needs (NatsPubSub::Connect,
+// max_payload). What NatsPubSub, NatsClient and Gather are built on.
+// Unavailable or Unauthenticated as FromNats maps them.
 Result<std::shared_ptr<Connection>> OpenConnection(const NatsOptions& options);
 
 }  // namespace switchboard::pubsub::internal

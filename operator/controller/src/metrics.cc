@@ -15,6 +15,8 @@ struct Metrics::Families {
   prometheus::Family<prometheus::Gauge>* depth;
   prometheus::Family<prometheus::Counter>* probes;
   prometheus::Gauge* leader;
+  prometheus::Family<prometheus::Gauge>* authorizers;
+  prometheus::Family<prometheus::Gauge>* servers;
 };
 
 Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()), f_(new Families) {
@@ -39,6 +41,18 @@ Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()), f_(new
                     .Help("1 while this replica holds the leader lease")
                     .Register(*registry_)
                     .Add({});
+  f_->authorizers = &prometheus::BuildGauge()
+                         .Name("switchboard_natsserver_authorizers")
+                         .Help(
+                             "AuthCallout mode: NATS servers (of those that answered) with an "
+                             "authorizer subscribed on $SYS.REQ.USER.AUTH, by NatsServer")
+                         .Register(*registry_);
+  f_->servers = &prometheus::BuildGauge()
+                     .Name("switchboard_natsserver_servers")
+                     .Help(
+                         "AuthCallout mode: NATS servers that answered the system account's "
+                         "ping, by NatsServer")
+                     .Register(*registry_);
 }
 
 Metrics::~Metrics() = default;
@@ -59,6 +73,19 @@ void Metrics::ObserveProbe(const std::string& result) {
 }
 
 void Metrics::SetLeader(bool leader) { f_->leader->Set(leader ? 1 : 0); }
+
+void Metrics::SetAuthorizers(const std::string& ns, const std::string& name, int authorizers,
+                             int servers) {
+  f_->authorizers->Add({{"namespace", ns}, {"name", name}}).Set(authorizers);
+  f_->servers->Add({{"namespace", ns}, {"name", name}}).Set(servers);
+}
+
+void Metrics::ForgetAuthorizers(const std::string& ns, const std::string& name) {
+  const std::map<std::string, std::string> labels = {{"namespace", ns}, {"name", name}};
+  for (auto* family : {f_->authorizers, f_->servers}) {
+    if (family->Has(labels)) family->Remove(&family->Add(labels));
+  }
+}
 
 Status Metrics::Serve(const std::string& addr) {
   auto hp = ParseHostPort(addr);

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <thread>
 
+#include "authorizer_checks.h"
 #include "config_index.h"
 #include "k8s_util.h"
 #include "probe_pool.h"
@@ -219,7 +220,11 @@ Status Operator::Impl::Run() {
         if (backend_ctl_ptr) backend_ctl_ptr->Enqueue(k);
       },
       [&](const std::string& result) { metrics.ObserveProbe(result); });
+  AuthorizerChecks authorizer_checks([&](const std::string& k) {
+    if (server_ctl_ptr) server_ctl_ptr->Enqueue(k);
+  });
   ReconcileContext rc;
+  rc.authorizer_checks = &authorizer_checks;
   rc.client = client.get();
   rc.backends = &backends;
   rc.servers = &servers;
@@ -301,10 +306,14 @@ Status Operator::Impl::Run() {
         // 1,000 backends a config write would otherwise be 1,000 reconciles.
         // The index sees every content as it arrives, so a reloader's report
         // of any of them can be placed before or after a user's first one.
-        if (auto srv = servers.Get(owner_key)) {
-          configs.Get(&secret, api::NatsServerView(*srv).config_key());
-        }
         server_ctl.Enqueue(owner_key);
+        auto srv = servers.Get(owner_key);
+        // The server's other Secret (AuthCallout mode's keys) is no config:
+        // it wakes only the server.
+        if (srv && kube::NameOf(secret) != api::NatsServerView(*srv).config_secret_name()) {
+          continue;
+        }
+        if (srv) configs.Get(&secret, api::NatsServerView(*srv).config_key());
         for (const auto& b : backends.List()) {
           if (server_of(*b) == owner_key && WaitsForConfig(*b)) {
             backend_ctl.Enqueue(kube::ObjectKeyOf(*b));
@@ -370,6 +379,7 @@ Status Operator::Impl::Run() {
   backend_ctl.Stop();
   server_ctl.Stop();
   probes.Stop();
+  authorizer_checks.Stop();
   secrets.Stop();
   backends.Stop();
   servers.Stop();

@@ -2,6 +2,8 @@
 #include <mutex>
 #include <optional>
 
+#include "authorizer_checks.h"
+#include "backend_step.h"
 #include "config_index.h"
 #include "k8s_util.h"
 #include "secret_io.h"
@@ -10,6 +12,8 @@
 #include "switchboard/common/log.h"
 #include "switchboard/kube/cache_shapes.h"
 #include "switchboard/operator_controller/reconcilers.h"
+#include "switchboard/operator_logic/callout.h"
+#include "switchboard/operator_logic/callout_status.h"
 #include "switchboard/operator_logic/cluster_render.h"
 #include "switchboard/operator_logic/conditions.h"
 #include "switchboard/operator_logic/objects.h"
@@ -35,11 +39,20 @@ ServerReconciler::~ServerReconciler() = default;
 namespace {
 
 Status WriteServerStatus(const ReconcileContext& ctx, const json& obj, const json& status) {
-  if (StatusOf(obj) == status) return Status::Ok();
+  const json current = StatusOf(obj);
+  if (current == status) return Status::Ok();
+  // A merge patch keeps what it does not name: a field the new status no
+  // longer has (authCallout after a switch back to IncludeFile) is nulled.
+  json patch = status;
+  if (current.is_object()) {
+    for (auto it = current.begin(); it != current.end(); ++it) {
+      if (!patch.contains(it.key())) patch[it.key()] = nullptr;
+    }
+  }
   kube::PatchOptions po;
   po.subresource = "status";
   auto r = ctx.client->Patch(kube::resources::NatsServer(), api::NamespaceOf(obj), api::NameOf(obj),
-                             kube::PatchType::kMerge, {{"status", status}}, po);
+                             kube::PatchType::kMerge, {{"status", patch}}, po);
   if (!r.ok() && r.status().code() == StatusCode::kNotFound) return Status::Ok();
   return r.status();
 }
@@ -59,20 +72,28 @@ Result<Action> ServerReconciler::Reconcile(const std::string& key) {
   kube::ObjectPtr ptr = ctx_.servers->Get(key);
   if (!ptr) {
     ctx_.configs->ForgetRender(key);
+    ForgetCallout(key);
     EnqueueBound(ctx_, key);  // they learn that their server is gone
     return Action::AwaitChange();
   }
   const json& obj = *ptr;
   api::NatsServerView sv(obj);
+  if (sv.auth_callout()) return Callout(key, obj);
+  // Back in IncludeFile mode (or never left it): nothing of AuthCallout
+  // mode stays in the status or the metrics. Its callout Secret stays: a
+  // switch back must find the same issuer, which the servers' static
+  // config names.
+  ForgetCallout(key);
+  const json previous = logic::WithoutCalloutStatus(StatusOf(obj));
   const int64_t gen = GenerationOf(obj);
   const std::string now = logic::FormatTime(logic::Clock::now());
   auto fail = [&](std::string_view reason, const std::string& msg) -> Status {
     logic::ServerStatusInput in;
     in.generation = gen;
-    in.installations = StatusOf(obj).value("installations", 0);
+    in.installations = previous.value("installations", 0);
     in.failure_reason = std::string(reason);
     in.failure_message = msg;
-    json status = logic::ComputeServerStatus(StatusOf(obj), in, now);
+    json status = logic::ComputeServerStatus(previous, in, now);
     if (auto ev = logic::ReadyTransitionEvent(StatusOf(obj), status); ev && ctx_.recorder) {
       ctx_.recorder->Record(obj, kube::EventType::kWarning, ev->reason, ev->message);
     }
@@ -180,7 +201,7 @@ Result<Action> ServerReconciler::Reconcile(const std::string& key) {
   in.config_bytes = rendered->text.size();
   in.max_bytes = collected->input.max_bytes.value_or(0);
   in.reserve_bytes = collected->input.reserve_bytes;
-  json status = logic::ComputeServerStatus(StatusOf(obj), in, now);
+  json status = logic::ComputeServerStatus(previous, in, now);
   for (auto ev : {logic::ReadyTransitionEvent(StatusOf(obj), status),
                   logic::ConfigFitsEvent(StatusOf(obj), status)}) {
     if (ev && ctx_.recorder) {
@@ -190,6 +211,195 @@ Result<Action> ServerReconciler::Reconcile(const std::string& key) {
   }
   SB_RETURN_IF_ERROR(WriteServerStatus(ctx_, obj, status));
   return Action::AwaitChange();
+}
+
+void ServerReconciler::ForgetCallout(const std::string& key) {
+  if (ctx_.authorizer_checks) ctx_.authorizer_checks->Forget(key);
+  if (const auto slash = key.find('/'); ctx_.metrics && slash != std::string::npos) {
+    ctx_.metrics->ForgetAuthorizers(key.substr(0, slash), key.substr(slash + 1));
+  }
+}
+
+// AuthCallout mode: the callout Secret's keys (PlanCalloutKeys), the static
+// config in the config Secret (RenderCalloutConfig; same name and key as
+// IncludeFile mode), the status, and whether every NATS server has an
+// authorizer (asked off this worker, rechecked every authorizer_recheck).
+// No user goes into any file: the authorizer reads the directory from the
+// same caches.
+Result<Action> ServerReconciler::Callout(const std::string& key, const json& obj) {
+  api::NatsServerView sv(obj);
+  const int64_t gen = GenerationOf(obj);
+  const std::string uid = UidOf(obj);
+  const json previous = StatusOf(obj);
+  const std::string now = logic::FormatTime(logic::Clock::now());
+  logic::CalloutServerStatusInput in;
+  in.generation = gen;
+  in.account = sv.callout_account();
+  in.installations = previous.value("installations", 0);
+  auto report = [&](Action action) -> Result<Action> {
+    json status = logic::ComputeCalloutServerStatus(previous, in, now);
+    for (auto ev : {logic::ReadyTransitionEvent(previous, status),
+                    logic::AuthorizerAvailableEvent(previous, status)}) {
+      if (ev && ctx_.recorder) {
+        ctx_.recorder->Record(obj,
+                              ev->warning ? kube::EventType::kWarning : kube::EventType::kNormal,
+                              ev->reason, ev->message);
+      }
+    }
+    if (in.authorizers && ctx_.metrics) {
+      ctx_.metrics->SetAuthorizers(sv.ns(), sv.name(), in.authorizers->authorizers,
+                                   in.authorizers->servers);
+    }
+    SB_RETURN_IF_ERROR(WriteServerStatus(ctx_, obj, status));
+    return action;
+  };
+  auto fail = [&](std::string_view reason, const std::string& msg, Action action) {
+    in.failure_reason = std::string(reason);
+    in.failure_message = msg;
+    return report(action);
+  };
+
+  rules::Report valid = rules::Validate(kube::ApiShaped(obj), {}, rules::Operation::kCreate);
+  if (!valid.ok()) {
+    std::string msg;
+    for (const auto& f : valid.errors) msg += (msg.empty() ? "" : "; ") + f.ToString();
+    return fail(reasons::kInvalidSpec, msg, Action::Terminal());
+  }
+  // The file-mode verdicts of this server no longer apply: the backends
+  // they held back look again.
+  for (const auto& b : ctx_.configs->RecordRender(key, {})) ctx_.enqueue_backend(b);
+
+  // 1. The keys. What is stored and valid stays (the issuer above all: the
+  //    servers' static config names it and cannot reload it).
+  const std::string callout_name = sv.callout_secret_name();
+  kube::ObjectPtr stored_secret = ctx_.secrets->Get(sv.ns(), callout_name);
+  if (stored_secret && logic::CheckOwnership(*stored_secret, uid) != logic::Ownership::kOwned) {
+    return fail(reasons::kSecretConflict,
+                logic::ForeignSecretMessage(sv.ns(), callout_name) +
+                    "; or set spec.provisioning.authCallout.secretName to another name",
+                Action::AwaitChange());
+  }
+  std::optional<logic::SecretData> stored;
+  if (stored_secret) {
+    // Undecodable data counts as empty: the plan then generates what is
+    // missing, as for a Secret someone emptied.
+    auto data = logic::DecodeSecretData(*stored_secret);
+    stored = data.ok() ? std::move(data).value() : logic::SecretData{};
+  }
+  auto plan = logic::PlanCalloutKeys(stored);
+  if (!plan.ok())
+    return fail(reasons::kInvalidSpec, plan.status().message(), Action::AwaitChange());
+  json callout_secret = logic::CalloutSecret({sv.ns(), sv.name(), uid}, callout_name,
+                                             logic::EncodeCalloutKeys(plan->keys));
+  auto wrote = WriteOwnedSecret(ctx_.client, callout_secret, stored_secret.get(), uid, ctx_.recent);
+  if (!wrote.ok()) {
+    if (wrote.status().code() == StatusCode::kFailedPrecondition) {
+      return fail(reasons::kSecretConflict,
+                  wrote.status().message() +
+                      "; or set spec.provisioning.authCallout.secretName to another name",
+                  Action::AwaitChange());
+    }
+    return wrote.status();
+  }
+  if (*wrote) {
+    log::Info("server", "callout keys written",
+              {{"key", key}, {"secret", callout_name}, {"note", plan->note}});
+  }
+  in.issuer = plan->keys.issuer;
+
+  // 2. The directory's size (the authorizer builds the same from its caches).
+  std::vector<kube::ObjectPtr> held = ctx_.backends->List();
+  std::vector<const json*> backends;
+  backends.reserve(held.size());
+  for (const auto& b : held) backends.push_back(b.get());
+  std::vector<kube::ObjectPtr> secrets_held;  // keeps looked-up Secrets alive
+  auto lookup = [&](std::string_view ns, std::string_view name) -> const json* {
+    kube::ObjectPtr s = ctx_.secrets->Get(ns, name);
+    if (!s) return nullptr;
+    secrets_held.push_back(s);
+    return s.get();
+  };
+  auto directory = logic::CollectDirectory(obj, backends, lookup);
+  if (!directory.ok()) {
+    return fail(reasons::kInvalidSpec, directory.status().message(), Action::Terminal());
+  }
+  in.installations = static_cast<int>(directory->by_user.size());
+
+  // 3. The static config, in the config Secret.
+  logic::CalloutConfigInput ci;
+  ci.server_ns = sv.ns();
+  ci.server_name = sv.name();
+  auto max_payload = sv.max_payload();
+  if (!max_payload) {
+    return fail(reasons::kInvalidSpec,
+                "spec.maxPayload: not a byte quantity; use e.g. 16Mi or 16777216",
+                Action::Terminal());
+  }
+  ci.max_payload = *max_payload;
+  ci.account = sv.callout_account();
+  ci.issuer = plan->keys.issuer;
+  ci.authorizer_bcrypt = plan->keys.authorizer.bcrypt;
+  ci.system_bcrypt = plan->keys.system.bcrypt;
+  auto text = logic::RenderCalloutConfig(ci);
+  if (!text.ok()) return fail(reasons::kInvalidSpec, text.status().message(), Action::Terminal());
+  logic::RenderedConfig rendered;
+  rendered.text = std::move(text).value();
+  rendered.hash = logic::ConfigHash(rendered.text);
+  rendered.installations = in.installations;
+  const std::string secret_name = sv.config_secret_name();
+  kube::ObjectPtr current = ctx_.secrets->Get(sv.ns(), secret_name);
+  json desired =
+      logic::ConfigSecret({sv.ns(), sv.name(), uid}, secret_name, sv.config_key(), rendered);
+  auto w = WriteOwnedSecret(ctx_.client, desired, current.get(), uid, ctx_.recent);
+  if (!w.ok()) {
+    if (w.status().code() == StatusCode::kFailedPrecondition) {
+      return fail(reasons::kSecretConflict,
+                  w.status().message() + "; or set spec.config.secretName to another name",
+                  Action::AwaitChange());
+    }
+    return w.status();
+  }
+  if (*w) {
+    log::Info("server", "callout config written",
+              {{"key", key}, {"secret", secret_name}, {"hash", rendered.hash}});
+  }
+  in.config_hash = rendered.hash;
+
+  // 4. Authorizers: the last answer taken for these keys and URLs, if any;
+  //    a new question when there is none or it is older than the recheck.
+  Action next = Action::RequeueAfter(ctx_.authorizer_recheck);
+  if (ctx_.authorizer_checks) {
+    auto ca = CaFile(ctx_, sv);
+    if (!ca.ok()) {
+      in.authorizers = logic::DecideAuthorizerAvailability(ca.status());
+      return report(next);
+    }
+    const std::string fingerprint =
+        sv.url() + "|" + *ca + "|" + plan->keys.system.bcrypt + "|" + plan->keys.issuer;
+    auto last = ctx_.authorizer_checks->Latest(key);
+    if (last && last->fingerprint != fingerprint) last.reset();
+    auto age = last ? std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::steady_clock::now() - last->at)
+                    : ctx_.authorizer_recheck;
+    if (last) in.authorizers = logic::DecideAuthorizerAvailability(last->replies);
+    if (age >= ctx_.authorizer_recheck) {
+      pubsub::GatherOptions g;
+      g.connection.urls = sv.url();
+      g.connection.username = std::string(api::kCalloutSystemUsername);
+      g.connection.password = plan->keys.system.password;
+      g.connection.ca_file = *ca;
+      g.connection.name = "switchboard-operator";
+      g.connection.connect_timeout = ctx_.probe_timeout;
+      g.subject = std::string(logic::kAuthorizerPingSubject);
+      g.body = logic::AuthorizerPingBody();
+      g.window = ctx_.authorizer_window;
+      // Done: this server is enqueued again and reads the answer.
+      ctx_.authorizer_checks->Submit(key, fingerprint, std::move(g));
+    } else {
+      next = Action::RequeueAfter(ctx_.authorizer_recheck - age);
+    }
+  }
+  return report(next);
 }
 
 }  // namespace switchboard::operator_controller

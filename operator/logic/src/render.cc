@@ -11,6 +11,7 @@
 #include "switchboard/api/claims.h"
 #include "switchboard/api/limits.h"
 #include "switchboard/api/quantity.h"
+#include "switchboard/operator_logic/callout.h"
 #include "switchboard/operator_logic/conditions.h"
 #include "switchboard/operator_logic/credentials.h"
 
@@ -32,16 +33,22 @@ void AppendUser(std::string& out, const NatsUser& user, std::string_view prefix)
   AppendQuoted(out, user.username);
   out += ", password: ";
   AppendQuoted(out, user.bcrypt);
+  // SubjectAllowList: "<prefix>.*", what the authorizer grants in
+  // AuthCallout mode too. Topic names are one token, so `*` isolates even
+  // nested prefixes (a.b.* does not match a.b.c.x). The prefix was checked
+  // (no quote or backslash); escaping is a second line of defence.
+  std::string allow;
+  for (const std::string& subject : SubjectAllowList(prefix)) {
+    if (!allow.empty()) allow += ", ";
+    allow.push_back('"');
+    internal::AppendEscaped(allow, subject);
+    allow.push_back('"');
+  }
   out += ", permissions: {publish: {allow: [";
-  // "<prefix>.*": topic names are one token, so `*` isolates even nested
-  // prefixes (a.b.* does not match a.b.c.x).
-  // The prefix was checked (no quote or backslash); escaping is a second
-  // line of defence.
-  out.push_back('"');
-  internal::AppendEscaped(out, prefix);
-  out += ".*\"]}, subscribe: {allow: [\"";
-  internal::AppendEscaped(out, prefix);
-  out += ".*\"]}}}";
+  out += allow;
+  out += "]}, subscribe: {allow: [";
+  out += allow;
+  out += "]}}}";
 }
 
 // The lines of the file, in pieces whose sizes the ceiling adds up: the

@@ -208,7 +208,10 @@ Result<CredentialPlan> PlanCredentials(const std::optional<CredentialState>& sto
     const bool grace_over = s.retires_at && in.now >= *s.retires_at;
     const bool acknowledged = !in.ack_token.empty() && in.ack_token == s.rotation_token;
     if (engines_can_move && (grace_over || acknowledged)) {
-      plan.note = "rotation finished: user " + s.previous->username + " removed (" +
+      plan.note = (s.previous->username == s.current.username
+                       ? "rotation finished: the old password of user " + s.previous->username +
+                             " retired ("
+                       : "rotation finished: user " + s.previous->username + " removed (") +
                   (acknowledged ? "acknowledged" : "grace period over") + ")";
       s.previous.reset();
       s.phase = RotationPhase::kNone;
@@ -222,7 +225,8 @@ Result<CredentialPlan> PlanCredentials(const std::optional<CredentialState>& sto
     std::string new_username;
     int new_count = s.rotation_count + 1;
     const bool token_changed = !in.rotate_token.empty() && in.rotate_token != s.rotation_token;
-    if (s.current.username != RotatedUsername(in.username, s.rotation_count)) {
+    if (s.current.username != in.username &&
+        s.current.username != RotatedUsername(in.username, s.rotation_count)) {
       why = "spec.nats.credentials.username changed";
       new_username = in.username;
       new_count = 0;
@@ -236,7 +240,10 @@ Result<CredentialPlan> PlanCredentials(const std::optional<CredentialState>& sto
           "passwordSecretRef; change it there and switchboard stages the change";
     }
     if (!why.empty()) {
-      if (new_username.empty()) new_username = RotatedUsername(in.username, new_count);
+      if (new_username.empty()) {
+        new_username =
+            in.keep_username ? s.current.username : RotatedUsername(in.username, new_count);
+      }
       auto creds = new_credentials(new_username);
       if (!creds.ok()) return creds.status();
       s.previous = std::move(s.current);
@@ -245,9 +252,12 @@ Result<CredentialPlan> PlanCredentials(const std::optional<CredentialState>& sto
       s.rotation_token = in.rotate_token;
       s.phase = RotationPhase::kStaged;
       plan.state_changed = true;
-      plan.note = "rotation staged (" + why + "): new user " + s.current.username +
-                  " added beside " + s.previous->username +
-                  "; engines get it once the server accepts it";
+      plan.note =
+          s.current.username == s.previous->username
+              ? "rotation staged (" + why + "): a new password for user " + s.current.username +
+                    " beside the old one; engines get it once the server accepts it"
+              : "rotation staged (" + why + "): new user " + s.current.username + " added beside " +
+                    s.previous->username + "; engines get it once the server accepts it";
     }
   }
   Derive(plan);
@@ -264,6 +274,13 @@ CredentialPlan ConfirmStaged(const CredentialPlan& plan, Time now,
       std::chrono::ceil<std::chrono::seconds>(now + grace_period));
   out.state_changed = true;
   Derive(out);
+  if (out.state.current.username == out.state.previous->username) {
+    out.note = "rotation: the server accepts the new password of user " +
+               out.state.current.username +
+               "; the env Secret now holds it; the old one retires at " +
+               FormatTime(*out.state.retires_at);
+    return out;
+  }
   out.note = "rotation: the server accepts user " + out.state.current.username +
              "; the env Secret now names it; user " + out.state.previous->username +
              " retires at " + FormatTime(*out.state.retires_at);

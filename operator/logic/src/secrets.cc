@@ -52,4 +52,15 @@ nlohmann::json ConfigSecret(const OwnerObject& server, std::string_view secret_n
   return BuildSecret(spec);
 }
 
+nlohmann::json CalloutSecret(const OwnerObject& server, std::string_view secret_name,
+                             const SecretData& keys) {
+  SecretSpec spec;
+  spec.ns = server.ns;
+  spec.name = std::string(secret_name);
+  spec.data = keys;
+  spec.labels = NameLabel(kServerLabel, server.name);
+  spec.owner = OwnerRef{.kind = "NatsServer", .name = server.name, .uid = server.uid};
+  return BuildSecret(spec);
+}
+
 }  // namespace switchboard::operator_logic

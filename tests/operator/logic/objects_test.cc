@@ -124,6 +124,20 @@ TEST(Secrets, EnvCredentialsAndConfigAreOwnedLabelledAndHashed) {
   EXPECT_EQ(CheckOwnership(s, "uid-b"), Ownership::kForeign);
 }
 
+TEST(Secrets, CalloutSecretIsOwnedByTheServerAndLabelled) {
+  SecretData keys = {{"issuer", "AXYZ"}, {"issuer-seed", "SAXYZ"}};
+  json s = CalloutSecret({"nats", "shared", "uid-s"}, "shared-auth-callout", keys);
+  EXPECT_EQ(s["metadata"]["name"], "shared-auth-callout");
+  EXPECT_EQ(s["metadata"]["namespace"], "nats");
+  EXPECT_EQ(s["metadata"]["labels"]["app.kubernetes.io/managed-by"], "switchboard");
+  EXPECT_EQ(s["metadata"]["labels"]["pubsub.switchboard.dev/server"], "shared");
+  EXPECT_EQ(s["metadata"]["ownerReferences"][0]["kind"], "NatsServer");
+  EXPECT_FALSE(s["metadata"].contains("annotations"));
+  EXPECT_EQ(DecodeSecretData(s).value(), keys);
+  EXPECT_EQ(CheckOwnership(s, "uid-s"), Ownership::kOwned);
+  EXPECT_EQ(CheckOwnership(s, "uid-b"), Ownership::kForeign);
+}
+
 // A backend's name may be longer than a label value may be (63): its
 // Secrets then carry no name label, or the API server would refuse them.
 TEST(Secrets, ANameTooLongForALabelIsLeftOutOfTheLabels) {

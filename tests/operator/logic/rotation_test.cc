@@ -446,6 +446,101 @@ TEST(ConfirmStaged, RetiresAtIsWholeSecondsSoItSurvivesTheSecret) {
       << "notes go to events: never a password";
 }
 
+// AuthCallout: one user name, two passwords while the rotation runs.
+TEST(Rotation, KeepUsernameChangesOnlyThePassword) {
+  World w;
+  auto in = Inputs();
+  in.keep_username = true;
+  w.Reconcile(in);
+  in.now = T(100);
+  in.rotate_token = "t1";
+
+  auto p = w.Reconcile(in, /*probe_passes=*/false);
+  EXPECT_EQ(p.state.phase, RotationPhase::kStaged);
+  EXPECT_EQ(p.state.current.username, "team-a-hatchet");
+  EXPECT_EQ(p.state.current.password, "pw2");
+  EXPECT_EQ(p.state.rotation_count, 1);
+  ASSERT_TRUE(p.state.previous.has_value());
+  EXPECT_EQ(p.state.previous->username, "team-a-hatchet");
+  EXPECT_EQ(p.state.previous->password, "pw1");
+  EXPECT_EQ(w.env_password, "pw1") << "engines keep the old password until a probe passes";
+  EXPECT_EQ(p.probe.password, "pw2");
+  EXPECT_NE(p.note.find("new password for user team-a-hatchet"), std::string::npos) << p.note;
+  // The stored state keeps both passwords and their hashes.
+  const SecretData d = EncodeState(p.state);
+  EXPECT_EQ(d.at("previous-username"), "team-a-hatchet");
+  EXPECT_EQ(d.at("previous-password"), "pw1");
+  EXPECT_EQ(d.at("previous-bcrypt"), Fakes::HashOf("pw1"));
+  EXPECT_EQ(*w.stored, p.state);
+
+  in.now = T(200);
+  p = w.Reconcile(in);
+  EXPECT_EQ(p.state.phase, RotationPhase::kRetiring);
+  EXPECT_EQ(w.env_username, "team-a-hatchet");
+  EXPECT_EQ(w.env_password, "pw2");
+  EXPECT_EQ(FormatTime(*p.state.retires_at), "2026-11-30T10:13:20Z");
+  EXPECT_NE(p.note.find("the old one retires at"), std::string::npos) << p.note;
+
+  in.now = T(200 + 599);
+  EXPECT_FALSE(w.Reconcile(in).state_changed);
+  in.now = T(200 + 600);
+  p = w.Reconcile(in);
+  EXPECT_EQ(p.state.phase, RotationPhase::kNone);
+  EXPECT_FALSE(p.state.previous.has_value());
+  EXPECT_EQ(p.state.current.username, "team-a-hatchet");
+  EXPECT_NE(p.note.find("old password of user team-a-hatchet retired"), std::string::npos)
+      << p.note;
+
+  // The next rotation keeps it too.
+  in.rotate_token = "t2";
+  p = w.Reconcile(in);
+  EXPECT_EQ(p.state.current.username, "team-a-hatchet");
+  EXPECT_EQ(p.state.rotation_count, 2);
+  EXPECT_EQ(w.fakes.generated, 3);
+}
+
+// Switching a server between the modes starts no rotation: the stored name
+// is the spec's or its -r<N>.
+TEST(Rotation, SwitchingModesKeepsTheStoredName) {
+  struct Case {
+    const char* name;
+    std::string stored_username;
+    int count;
+    bool keep_username;
+  } cases[] = {
+      {"IncludeFile -r2 user, now AuthCallout", "team-a-hatchet-r2", 2, true},
+      {"AuthCallout user after rotations, now IncludeFile", "team-a-hatchet", 3, false},
+      {"AuthCallout, never rotated", "team-a-hatchet", 0, true},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    World w;
+    CredentialState s;
+    s.current = {c.stored_username, "pw0", Fakes::HashOf("pw0")};
+    s.rotation_count = c.count;
+    w.stored = s;
+    w.env_username = c.stored_username;
+    auto in = Inputs();
+    in.keep_username = c.keep_username;
+    auto p = w.Reconcile(in);
+    EXPECT_FALSE(p.state_changed);
+    EXPECT_EQ(p.state.phase, RotationPhase::kNone);
+    EXPECT_EQ(p.env.username, c.stored_username);
+    EXPECT_EQ(w.fakes.generated, 0);
+  }
+  // A file-mode rotation after AuthCallout's rotations takes the next -r<N>.
+  World w;
+  CredentialState s;
+  s.current = {"team-a-hatchet", "pw0", Fakes::HashOf("pw0")};
+  s.rotation_count = 3;
+  w.stored = s;
+  auto in = Inputs();
+  in.rotate_token = "t";
+  auto p = w.Reconcile(in, false);
+  EXPECT_EQ(p.state.current.username, "team-a-hatchet-r4");
+  EXPECT_EQ(p.state.previous->username, "team-a-hatchet");
+}
+
 }  // namespace
 
 TEST(Rotation, OneBcryptPolicyGeneratedCheapUserSuppliedSlow) {

@@ -8,6 +8,11 @@
 //   switchboard_probe_total{result}                     counter
 //     result: Probed or the Ready=False reason (ServerUnreachable, AuthFailed, ...)
 //   switchboard_leader                                  gauge, 1 while this replica leads
+//   switchboard_natsserver_authorizers{namespace,name}  gauge, AuthCallout mode: NATS
+//     servers (of those that answered) with an authorizer subscribed
+//   switchboard_natsserver_servers{namespace,name}      gauge, AuthCallout mode: NATS
+//     servers that answered the system account's ping
+//   (below _servers, some server has no authorizer: alert on the difference)
 #pragma once
 
 #include <memory>
@@ -33,6 +38,10 @@ class Metrics {
   void SetQueueDepth(const std::string& kind, double depth);
   void ObserveProbe(const std::string& result);
   void SetLeader(bool leader);
+  // AuthCallout mode's counts of NatsServer ns/name; Forget drops its
+  // series (the server is gone or back in IncludeFile mode).
+  void SetAuthorizers(const std::string& ns, const std::string& name, int authorizers, int servers);
+  void ForgetAuthorizers(const std::string& ns, const std::string& name);
 
   // Starts serving /metrics on `addr` (host:port, :port; see ParseHostPort)
   // with kube::EndpointsServer, as the webhook serves its own. A disabled

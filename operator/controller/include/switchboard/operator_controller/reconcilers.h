@@ -28,6 +28,14 @@
 //                    it passed
 //   rabbitmq / postgres -> env Secret only; Ready=True EnvSecretWritten
 //
+// NatsServer in AuthCallout mode: PlanCalloutKeys into the callout Secret
+// (owned, never logged), RenderCalloutConfig into the config Secret,
+// status (installations = CollectDirectory's entries, configHash,
+// authCallout, Ready=True CalloutConfigured) and AuthorizerAvailable from
+// the system account's SUBSZ ping of every server (on AuthorizerChecks'
+// thread, every authorizer_recheck; a Warning event when a server has
+// none, a Normal one when it recovers). No ConfigFits.
+//
 // NatsServer (ServerReconciler::Reconcile): CollectInstallations from the
 // caches, RenderNatsConfig (within the Secret's 1 MiB, keeping what the file
 // holds), record what it left out in the ConfigIndex and wake the backends
@@ -51,6 +59,7 @@
 namespace switchboard::operator_controller {
 
 class ProbePool;
+class AuthorizerChecks;
 class ConfigIndex;
 class RecentWrites;
 
@@ -61,6 +70,7 @@ struct ReconcileContext {
   kube::MultiStore* servers = nullptr;
   kube::MultiStore* secrets = nullptr;  // label-selected: managed-by=switchboard
   ProbePool* probes = nullptr;
+  AuthorizerChecks* authorizer_checks = nullptr;  // may be null: AuthorizerAvailable not checked
   ConfigIndex* configs = nullptr;
   RecentWrites* recent = nullptr;           // may be null
   kube::EventRecorder* recorder = nullptr;  // may be null
@@ -86,6 +96,10 @@ struct ReconcileContext {
   // A finalizer waits this long for a render without its users.
   std::chrono::milliseconds cleanup_timeout{60000};
   std::string ca_dir;  // where NatsServer CA bundles are written for probes
+  // AuthCallout mode: how often a NatsServer asks its NATS servers whether
+  // an authorizer is subscribed, and how long it collects their answers.
+  std::chrono::milliseconds authorizer_recheck{30000};
+  std::chrono::milliseconds authorizer_window{1000};
 };
 
 class BackendReconciler : public Reconciler {
@@ -112,6 +126,8 @@ class ServerReconciler : public Reconciler {
   Result<Action> Reconcile(const std::string& key) override;
 
  private:
+  Result<Action> Callout(const std::string& key, const nlohmann::json& obj);  // AuthCallout mode
+  void ForgetCallout(const std::string& key);
   struct State;
   ReconcileContext ctx_;
   std::unique_ptr<State> state_;

@@ -27,6 +27,10 @@
 // first see the new one. A new rotate token during a rotation is not lost:
 // it starts the next rotation once this one is done.
 //
+// In both modes the stored user name counts as unchanged when it is the
+// spec's name or its `-r<N>` of the stored count, so switching a server
+// between IncludeFile and AuthCallout starts no rotation.
+//
 // The controller, per reconcile:
 //   1. plan = PlanCredentials(stored, inputs)      (may generate + hash: ~90 ms)
 //   2. if plan.state_changed: write credentials Secret = EncodeState(plan.state)
@@ -118,6 +122,14 @@ struct CredentialInputs {
   // SERVER_MSGQUEUE_PUBSUB_NATS_USERNAME as currently stored in the env
   // Secret ("" when absent): a rotation only retires once this is the new user.
   std::string env_username;
+  // AuthCallout: a rotation keeps the user name and changes only the
+  // password; the authorizer accepts the previous password (its
+  // AcceptedPassword, generation rotation_count - 1) while Staged and until
+  // retiresAt while Retiring. The phases are the same; the env Secret's
+  // user name does not change, so "the env Secret holds the new user" holds
+  // at once. A stored `<username>-r<N>` of an IncludeFile server is kept as
+  // it is (engines reconnect with the credentials they have).
+  bool keep_username = false;
 };
 
 // Seams with real defaults (CSPRNG, bcrypt at kBcryptCost). Tests pass fast,

@@ -7,6 +7,8 @@
 //   env           spec.output.secretName (backend) PubSubBackend  EnvData (nats/rabbitmq/postgres)
 //   credentials   <backend>-nats-credentials       PubSubBackend  EncodeState(CredentialState)
 //   config        spec.config.secretName (server)  NatsServer     {<key>: rendered include file}
+//   callout       spec.provisioning.authCallout    NatsServer     EncodeCalloutKeys (callout.h)
+//                 .secretName (server)
 //
 // The env and config Secrets carry kContentHashAnnotation with the hash of
 // their content, so a reader can tell the version without decoding data
@@ -40,5 +42,11 @@ nlohmann::json CredentialsSecret(const OwnerObject& backend, const CredentialSta
 
 nlohmann::json ConfigSecret(const OwnerObject& server, std::string_view secret_name,
                             std::string_view key, const RenderedConfig& config);
+
+// AuthCallout mode's keys (`keys` is EncodeCalloutKeys' data: the issuer
+// seed and the authorizer's and system user's passwords). No hash
+// annotation: nothing reads its version.
+nlohmann::json CalloutSecret(const OwnerObject& server, std::string_view secret_name,
+                             const SecretData& keys);
 
 }  // namespace switchboard::operator_logic
