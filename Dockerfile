@@ -1,7 +1,7 @@
-# One image, three binaries: switchboard-operator and switchboard-webhook (the
-# Helm chart runs each as its own Deployment with `command:`), and the
-# `switchboard` CLI, so `kubectl exec` or a one-off pod can run
-# `switchboard pubsub probe` with an engine's env Secret.
+# One image, four binaries: switchboard-operator, switchboard-webhook and
+# switchboard-authorizer (the Helm chart runs each as its own Deployment
+# with `command:`), and the `switchboard` CLI, so `kubectl exec` or a one-off
+# pod can run `switchboard pubsub probe` with an engine's env Secret.
 #
 #   docker build -t ghcr.io/switchboard-dev/switchboard:0.1.0 .
 #
@@ -21,8 +21,8 @@ RUN bash scripts/install-deps.sh && rm -rf /var/lib/apt/lists/*
 COPY . .
 RUN cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release \
       -DSWITCHBOARD_TESTS=OFF -DSWITCHBOARD_BENCH=OFF \
- && cmake --build /build -j "$(nproc)" --target switchboard-operator switchboard-webhook switchboard \
- && strip /build/bin/switchboard-operator /build/bin/switchboard-webhook /build/bin/switchboard
+ && cmake --build /build -j "$(nproc)" --target switchboard-operator switchboard-webhook switchboard-authorizer switchboard \
+ && strip /build/bin/switchboard-operator /build/bin/switchboard-webhook /build/bin/switchboard-authorizer /build/bin/switchboard
 
 FROM debian:bookworm-slim
 # The same retry policy as scripts/lib/retry.sh (4 attempts, 5 s doubling),
@@ -38,7 +38,7 @@ RUN for i in 1 2 3 4; do \
       d=$((5 << (i - 1))); echo "retry: runtime apt-get failed (attempt $i/4); retrying in ${d}s" >&2; sleep "$d"; \
     done \
  && rm -rf /var/lib/apt/lists/*
-COPY --from=build /build/bin/switchboard-operator /build/bin/switchboard-webhook /build/bin/switchboard /usr/local/bin/
+COPY --from=build /build/bin/switchboard-operator /build/bin/switchboard-webhook /build/bin/switchboard-authorizer /build/bin/switchboard /usr/local/bin/
 # The chart's securityContext runs as 65532 with a read-only root file system.
 USER 65532:65532
 ENTRYPOINT ["/usr/local/bin/switchboard-operator"]
