@@ -1,7 +1,8 @@
 # One image, four binaries: switchboard-operator, switchboard-webhook and
 # switchboard-authorizer (the Helm chart runs each as its own Deployment
-# with `command:`), and the `switchboard` CLI, so `kubectl exec` or a one-off
-# pod can run `switchboard pubsub probe` with an engine's env Secret.
+# with `command:`), and the
+# `switchboard` CLI, so `kubectl exec` or a one-off pod can run
+# `switchboard pubsub probe` with an engine's env Secret.
 #
 #   docker build -t ghcr.io/switchboard-dev/switchboard:0.1.0 .
 #
