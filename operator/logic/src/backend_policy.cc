@@ -35,6 +35,32 @@ InFileStep DecideInFile(const InFileFacts& f) {
 ProbeFailureStep DecideProbeFailure(const ProbeFailureFacts& f) {
   const bool refusal = f.code == StatusCode::kUnauthenticated ||
                        f.code == StatusCode::kPermissionDenied || f.code == StatusCode::kTimeout;
+  auto retry_soon = [&] {
+    return std::clamp(f.user_waiting / 8, f.reload_retry,
+                      std::max(f.reload_retry, milliseconds(5000)));
+  };
+  if (f.auth_callout) {
+    ProbeFailureStep s;
+    if (refusal && f.user_waiting < f.authorizer_window) {
+      s.reason = reasons::kAuthorizerPending;
+      s.message = "the authorizer of NatsServer " + f.server + " has not seen user " + f.user +
+                  "'s credentials yet (its caches follow the credentials Secret within " +
+                  Duration(f.authorizer_window) + "); the probe is retried";
+      s.report = f.has_status;
+      s.retry = retry_soon();
+      return s;
+    }
+    s.reason = ProbeFailureReason(f.code, false);
+    s.message = f.probe_message;
+    if (refusal) {
+      s.message += " (user " + f.user + "'s credentials Secret was written over " +
+                   Duration(f.authorizer_window) +
+                   " ago: check that an authorizer serves NatsServer " + f.server +
+                   ", its AuthorizerAvailable condition and the authorizer's log)";
+    }
+    s.retry = f.failure_retry;
+    return s;
+  }
   std::string why;
   if (refusal) {
     if (!f.user_in_config) {
@@ -58,8 +84,7 @@ ProbeFailureStep DecideProbeFailure(const ProbeFailureFacts& f) {
     s.reason = reasons::kConfigNotReloaded;
     s.message = std::move(why);
     s.report = f.has_status;
-    s.retry = std::clamp(f.user_waiting / 8, f.reload_retry,
-                         std::max(f.reload_retry, milliseconds(5000)));
+    s.retry = retry_soon();
     return s;
   }
   ProbeFailureStep s;
@@ -111,7 +136,7 @@ ProbeStep DecideProbe(const ProbeFacts& f) {
         s.after = std::min(*left, f.next_probe);
         return s;
       }
-      if (f.load == ConfigLoad::kPending) {
+      if (!f.auth_callout && f.load == ConfigLoad::kPending) {
         s.action = ProbeAction::kWaitForLoad;
         s.report = has_status;
         s.reason = std::string(reasons::kConfigNotReloaded);
@@ -149,15 +174,19 @@ ProbeStep DecideProbe(const ProbeFacts& f) {
   if (f.staged && f.outcome->fallback_ok) {
     s.action = ProbeAction::kRotationStaged;
     s.reason = std::string(reasons::kRotationStaged);
-    s.message =
-        "probe passed with the env Secret's credentials; the rotation switches them once "
-        "the server accepts user " +
-        f.probe_user;
+    s.message = f.auth_callout
+                    ? "probe passed with the env Secret's credentials; the rotation switches them "
+                      "once the authorizer accepts user " +
+                          f.probe_user + "'s new password"
+                    : "probe passed with the env Secret's credentials; the rotation switches them "
+                      "once the server accepts user " +
+                          f.probe_user;
     again_after(f.reload_retry);
     return s;
   }
   ProbeFailureFacts failure = f.outcome->failure;
   failure.has_status = has_status;
+  failure.auth_callout = failure.auth_callout || f.auth_callout;
   auto decided = DecideProbeFailure(failure);
   s.action = ProbeAction::kFailed;
   s.report = decided.report;
@@ -180,6 +209,13 @@ FinalizeStep DecideFinalize(const FinalizeFacts& f) {
     return s;
   };
   if (!f.server_exists) return skipped(reasons::kServerGone, "the NatsServer is gone");
+  if (f.auth_callout) {
+    s.reason = std::string(reasons::kUserRemoved);
+    s.message = "NATS user removed from NatsServer " + f.server +
+                ": its authorizer refuses it once the credentials Secret is gone and closes its "
+                "connections";
+    return s;
+  }
   if (!f.config_exists) return skipped(reasons::kConfigTargetMissing, "its config Secret is gone");
   if (f.users_rendered) {
     if (f.deleting_for && *f.deleting_for < f.cleanup_timeout) {

@@ -345,5 +345,171 @@ TEST(DecideFinalize, Table) {
   EXPECT_EQ(DecideFinalize(facts(true, true, true, 5)).recheck, milliseconds(500));
 }
 
+// ---- AuthCallout mode ----
+
+ProbeFailureFacts CalloutRefused(StatusCode code, int waiting_ms, bool has_status = true) {
+  // The file-mode facts say "not loaded, not in the file": AuthCallout
+  // ignores them.
+  ProbeFailureFacts f = Refused(code, ConfigLoad::kPending, 0, false, has_status);
+  f.auth_callout = true;
+  f.user_waiting = milliseconds(waiting_ms);
+  f.authorizer_window = seconds(5);
+  return f;
+}
+
+TEST(DecideProbeFailure, AuthCalloutTable) {
+  const auto kAuth = StatusCode::kUnauthenticated;
+  struct Case {
+    const char* name;
+    ProbeFailureFacts facts;
+    std::string_view reason;
+    bool report;
+    milliseconds retry;
+    std::string message;  // substring
+  } cases[] = {
+      {"refused just after the Secret was written: the authorizer may not have it",
+       CalloutRefused(kAuth, 100), reasons::kAuthorizerPending, true, milliseconds(500),
+       "has not seen user team-a-hatchet's credentials yet"},
+      {"refused 4.8 s after: still pending, retries grow", CalloutRefused(kAuth, 4800),
+       reasons::kAuthorizerPending, true, milliseconds(600), "within 5s"},
+      {"a new backend waits quietly", CalloutRefused(kAuth, 100, false),
+       reasons::kAuthorizerPending, false, milliseconds(500), ""},
+      {"refused after the window: AuthFailed, with a hint at the authorizer",
+       CalloutRefused(kAuth, 5000), reasons::kAuthFailed, true, seconds(10), "AuthorizerAvailable"},
+      {"permission refused within the window", CalloutRefused(StatusCode::kPermissionDenied, 10),
+       reasons::kAuthorizerPending, true, milliseconds(500), ""},
+      {"permission refused after it", CalloutRefused(StatusCode::kPermissionDenied, 9000),
+       reasons::kPermissionDenied, true, seconds(10), ""},
+      {"a timeout within the window", CalloutRefused(StatusCode::kTimeout, 10),
+       reasons::kAuthorizerPending, true, milliseconds(500), ""},
+      {"a timeout after it", CalloutRefused(StatusCode::kTimeout, 60000),
+       reasons::kServerUnreachable, true, seconds(10), ""},
+      {"unreachable is unreachable at once", CalloutRefused(StatusCode::kUnavailable, 0),
+       reasons::kServerUnreachable, true, seconds(10), ""},
+      {"max_payload too small at once", CalloutRefused(StatusCode::kFailedPrecondition, 0),
+       reasons::kMaxPayloadTooSmall, true, seconds(10), ""},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto step = DecideProbeFailure(c.facts);
+    EXPECT_EQ(step.reason, c.reason);
+    EXPECT_EQ(step.report, c.report);
+    EXPECT_EQ(step.retry, c.retry);
+    EXPECT_NE(step.message.find(c.message), std::string::npos) << step.message;
+    // No file, no reload: never a word about either.
+    EXPECT_EQ(step.message.find("config Secret"), std::string::npos) << step.message;
+    EXPECT_EQ(step.message.find("reload"), std::string::npos) << step.message;
+  }
+}
+
+TEST(DecideProbe, AuthCalloutTable) {
+  const auto kAuth = StatusCode::kUnauthenticated;
+  const auto failing = nlohmann::json{
+      {"conditions", nlohmann::json::array({ToJson(Condition{"Ready", "False", "AuthFailed", "m",
+                                                             kGen, "2026-12-01T11:00:00Z"})})}};
+  auto callout = [](ProbeFacts f) {
+    f.auth_callout = true;
+    return f;
+  };
+  auto refused = [&](ProbeFacts f, int waiting_ms) {
+    f = With(callout(std::move(f)), false, false, 0, kAuth, ConfigLoad::kPending);
+    f.outcome->failure.user_waiting = milliseconds(waiting_ms);
+    f.outcome->failure.authorizer_window = seconds(5);
+    return f;
+  };
+  struct Case {
+    const char* name;
+    ProbeFacts facts;
+    ProbeAction action;
+    bool report;
+    ProbeThen then;
+    milliseconds after;
+    std::string_view reason;
+  } cases[] = {
+      {"a reloader's 'not loaded' does not hold a probe back",
+       callout(Pending(Probing(failing), 20)), ProbeAction::kSubmit, true, ProbeThen::kAwait,
+       milliseconds(0), ""},
+      {"a recent stored Ready is trusted as in file mode",
+       callout(Probing(StoredReady("Probed", "2026-12-01T11:58:00Z"))), ProbeAction::kTrustStored,
+       true, ProbeThen::kRequeue, seconds(180), ""},
+      {"refused within the sync window: AuthorizerPending, retried soon",
+       refused(Probing(failing), 0), ProbeAction::kFailed, true, ProbeThen::kRequeue,
+       milliseconds(501), reasons::kAuthorizerPending},
+      {"a new backend refused within the window waits quietly", refused(Probing(), 0),
+       ProbeAction::kFailed, false, ProbeThen::kRequeue, milliseconds(501),
+       reasons::kAuthorizerPending},
+      {"refused after the window: AuthFailed", refused(Probing(failing), 6000),
+       ProbeAction::kFailed, true, ProbeThen::kRequeue, seconds(10) + milliseconds(1),
+       reasons::kAuthFailed},
+      {"Staged and the new password passed: confirm",
+       callout(With(Staged(Probing()), true, false, 0)), ProbeAction::kConfirm, true,
+       ProbeThen::kRequeue, seconds(300), ""},
+      {"Staged and only the old password passed: RotationStaged",
+       callout(With(Staged(Probing()), false, true, 0, kAuth)), ProbeAction::kRotationStaged, true,
+       ProbeThen::kRequeue, milliseconds(501), reasons::kRotationStaged},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto step = DecideProbe(c.facts);
+    EXPECT_EQ(step.action, c.action);
+    EXPECT_EQ(step.report, c.report);
+    EXPECT_EQ(step.then, c.then);
+    if (step.then == ProbeThen::kRequeue) {
+      EXPECT_EQ(step.after, c.after);
+    }
+    EXPECT_EQ(step.reason, c.reason);
+    EXPECT_NE(step.reason, reasons::kConfigNotReloaded);
+  }
+  auto staged = DecideProbe(callout(With(Staged(Probing()), false, true, 0, kAuth)));
+  EXPECT_NE(staged.message.find("authorizer accepts user u-r1's new password"), std::string::npos)
+      << staged.message;
+}
+
+TEST(DecideFinalize, AuthCalloutTable) {
+  auto facts = [](bool server, bool config, bool rendered, std::optional<int> deleting_s) {
+    FinalizeFacts f;
+    f.has_finalizer = true;
+    f.server = "nats/shared";
+    f.server_exists = server;
+    f.config_exists = config;
+    f.users_rendered = rendered;
+    if (deleting_s) f.deleting_for = seconds(*deleting_s);
+    f.auth_callout = true;
+    return f;
+  };
+  FinalizeFacts none;
+  none.auth_callout = true;
+  FinalizeFacts unbound = facts(true, true, true, 0);
+  unbound.server = "";
+  struct Case {
+    const char* name;
+    FinalizeFacts facts;
+    Finalize step;
+    bool warning;
+    std::string_view reason;
+  } cases[] = {
+      {"no finalizer of ours", none, Finalize::kNothing, false, ""},
+      {"nothing to wait for: clean up at once", facts(true, true, true, 0), Finalize::kCleanUp,
+       false, reasons::kUserRemoved},
+      {"no config Secret is no reason to warn", facts(true, false, false, 0), Finalize::kCleanUp,
+       false, reasons::kUserRemoved},
+      {"a deletionTimestamp that does not parse changes nothing",
+       facts(true, true, true, std::nullopt), Finalize::kCleanUp, false, reasons::kUserRemoved},
+      {"the server is gone", facts(false, false, false, 0), Finalize::kCleanUp, true,
+       reasons::kServerGone},
+      {"not a bound nats backend: no event", unbound, Finalize::kCleanUp, false, ""},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto step = DecideFinalize(c.facts);
+    EXPECT_EQ(step.step, c.step);
+    EXPECT_EQ(step.warning, c.warning);
+    EXPECT_EQ(step.reason, c.reason);
+    if (step.reason == reasons::kUserRemoved) {
+      EXPECT_NE(step.message.find("authorizer refuses it"), std::string::npos) << step.message;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace switchboard::operator_logic

@@ -1,7 +1,10 @@
 // What a PubSubBackend reconcile does while its user is on its way into the
 // server and once it is there: whether it is in the rendered file
 // (DecideInFile), whether and when to probe and what the outcome means
-// (DecideProbe, DecideProbeFailure). Pure: the controller gathers the facts
+// (DecideProbe, DecideProbeFailure), and when a deleted backend's finalizer
+// may go (DecideFinalize). A server in AuthCallout mode has no file: the
+// facts' `auth_callout` says so, and nothing then waits for a render or a
+// reload (DecideInFile does not apply). Pure: the controller gathers the facts
 // (ConfigIndex, the render's verdicts, the stored status, the probe pool's
 // outcome), calls these, and applies and reports the step they return.
 #pragma once
@@ -78,6 +81,12 @@ struct ProbeFailureFacts {
   bool has_status = false;                         // the backend has conditions (not new)
   std::chrono::milliseconds reload_retry{500};     // first retry while not loaded yet
   std::chrono::milliseconds failure_retry{10000};  // retry of a real failure
+  // AuthCallout: user_in_config and load do not apply; user_waiting counts
+  // from the write of the credentials Secret the probe's password comes
+  // from, and the authorizers' caches see that Secret within
+  // authorizer_window.
+  bool auth_callout = false;
+  std::chrono::milliseconds authorizer_window{5000};
 };
 
 struct ProbeFailureStep {
@@ -95,6 +104,9 @@ struct ProbeFailureStep {
 // take, and no word about credentials. Once a report says the server
 // loaded it, or load_window has passed, it is what the code says
 // (ProbeFailureReason): AuthFailed, PermissionDenied, ServerUnreachable.
+// AuthCallout: a refusal within authorizer_window is AuthorizerPending
+// (retried the same way, quietly for a new backend); after it, what the
+// code says, with a hint at the authorizer.
 ProbeFailureStep DecideProbeFailure(const ProbeFailureFacts& facts);
 
 // ---- the probe ----
@@ -117,6 +129,9 @@ struct ProbeFacts {
   ConfigLoad load = ConfigLoad::kUnknown;
   std::chrono::milliseconds load_patience_left{0};
   std::string probe_user, server;
+  // AuthCallout: no reload to wait for (load is ignored); a refusal goes to
+  // DecideProbeFailure as an AuthCallout one.
+  bool auth_callout = false;
   // The latest probe taken with this fingerprint; nullopt: none.
   struct Outcome {
     bool primary_ok = false;
@@ -178,6 +193,10 @@ struct FinalizeFacts {
   // Since metadata.deletionTimestamp; nullopt when it does not parse.
   std::optional<std::chrono::milliseconds> deleting_for;
   std::chrono::milliseconds cleanup_timeout{60000};
+  // AuthCallout: no file to wait for (config_exists and users_rendered do
+  // not apply): the authorizer refuses the user once its credentials
+  // Secret is gone and closes its connections.
+  bool auth_callout = false;
 };
 
 enum class Finalize {
@@ -200,6 +219,8 @@ struct FinalizeStep {
 // (ServerGone) or its config Secret (ConfigTargetMissing) is gone, or after
 // cleanup_timeout (CleanupTimedOut; also when deletionTimestamp does not
 // parse), each a Warning; UserRemoved (Normal) when the user left in time.
+// AuthCallout: clean up at once; ServerGone (Warning) when the NatsServer is
+// gone, else UserRemoved.
 FinalizeStep DecideFinalize(const FinalizeFacts& facts);
 
 }  // namespace switchboard::operator_logic

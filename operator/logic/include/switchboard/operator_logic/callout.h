@@ -145,8 +145,10 @@ AuthorizationDecision DecideAuthorization(const Directory& directory, std::strin
                                           const CredentialDeps& deps = {});
 // {"<prefix>.*"}: what the include file renders today; the render uses it too.
 std::vector<std::string> SubjectAllowList(std::string_view prefix);
-// The user JWT's name (what connz shows as the connection's user, so a
-// retired password's connections can be found): "<username>#<generation>".
+// The user JWT's name: "<username>#<generation>". connz (auth: true)
+// reports it as the connection's `authorized_user` (nats-server 2.15,
+// checked in callout_nats_test), so a retired password's connections can
+// be found; LiveConnection::name is that field.
 std::string CalloutConnectionName(std::string_view username, int generation);
 
 // Connections that must go: in the directory's account, and whose name is

@@ -13,7 +13,9 @@
 //     (managed-by label + ownerReference uid), decodes (DecodeState, old
 //     layouts included), and does not carry kSecretConflictAnnotation (the
 //     backend is in SecretConflict: its env Secret's name is taken).
-// Everything else contributes nothing and is listed in `skipped`.
+// Everything else contributes nothing and is listed in `skipped`. The same
+// selection (src/selection.h) decides who the authorizer lets in for a
+// server in AuthCallout mode (callout.h CollectDirectory).
 #pragma once
 
 #include <functional>

@@ -1,0 +1,294 @@
+// The static config of AuthCallout mode (RenderCalloutConfig) against the
+// real server it is for (nats-server-callout, 2.15, from the tools cache):
+// it passes `-t` when included from a main config, the system user logs in
+// to SYS and the authorizer to SWITCHBOARD_AUTH without the callout, and
+// every other user is handed to the callout (refused when nobody answers).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nats/nats.h>
+#include <unistd.h>
+
+#include <ctime>
+#include <map>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "switchboard/natsauth/jwt.h"
+#include "switchboard/natsauth/nkey.h"
+#include "switchboard/operator_logic/callout.h"
+#include "switchboard/testing/nats_server.h"
+#include "switchboard/testing/process.h"
+#include "switchboard/testing/temp_dir.h"
+#include "tool_path.h"
+
+namespace switchboard::operator_logic {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+using testing::NatsServer;
+using testing::TempDir;
+
+// nats_Close() is process-wide: once, at exit.
+class NatsLibrary : public ::testing::Environment {
+ public:
+  void TearDown() override { nats_Close(); }
+};
+const auto* const kNatsEnv = ::testing::AddGlobalTestEnvironment(new NatsLibrary);
+
+struct OptionsDeleter {
+  void operator()(natsOptions* o) const { natsOptions_Destroy(o); }
+};
+struct ConnectionDeleter {
+  void operator()(natsConnection* c) const { natsConnection_Destroy(c); }
+};
+struct SubscriptionDeleter {
+  void operator()(natsSubscription* s) const { natsSubscription_Destroy(s); }
+};
+struct MsgDeleter {
+  void operator()(natsMsg* m) const { natsMsg_Destroy(m); }
+};
+using ConnectionPtr = std::unique_ptr<natsConnection, ConnectionDeleter>;
+using SubscriptionPtr = std::unique_ptr<natsSubscription, SubscriptionDeleter>;
+using MsgPtr = std::unique_ptr<natsMsg, MsgDeleter>;
+
+struct Connected {
+  ConnectionPtr conn;
+  natsStatus status = NATS_OK;
+  std::string error;  // nats.c's last error when the connect failed
+};
+
+// Without reconnects: a refusal is final.
+Connected Connect(const std::string& url, const std::string& user, const std::string& password) {
+  Connected out;
+  natsOptions* raw = nullptr;
+  out.status = natsOptions_Create(&raw);
+  if (out.status != NATS_OK) return out;
+  std::unique_ptr<natsOptions, OptionsDeleter> opts(raw);
+  natsOptions_SetURL(opts.get(), url.c_str());
+  natsOptions_SetUserInfo(opts.get(), user.c_str(), password.c_str());
+  natsOptions_SetTimeout(opts.get(), 10000);
+  natsOptions_SetAllowReconnect(opts.get(), false);
+  natsConnection* conn = nullptr;
+  out.status = natsConnection_Connect(&conn, opts.get());
+  if (out.status == NATS_OK) {
+    out.conn.reset(conn);
+  } else {
+    out.error = nats_GetLastError(nullptr);
+  }
+  return out;
+}
+
+class CalloutConfigTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    tool_ = natsauth::TestToolPath("nats-server-callout");
+    ASSERT_EQ(access(tool_.c_str(), X_OK), 0)
+        << tool_ << " is missing: build it with `bash scripts/build-tools.sh nats-server-callout` "
+        << "(make test does, through make tools)";
+    auto plan = PlanCalloutKeys(std::nullopt);
+    ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+    keys_ = plan->keys;
+    input_.server_ns = "nats";
+    input_.server_name = "shared";
+    input_.issuer = keys_.issuer;
+    input_.authorizer_bcrypt = keys_.authorizer.bcrypt;
+    input_.system_bcrypt = keys_.system.bcrypt;
+  }
+
+  std::string Render(const CalloutConfigInput& in) {
+    auto text = RenderCalloutConfig(in);
+    EXPECT_TRUE(text.ok()) << text.status().ToString();
+    return text.ok() ? *text : "";
+  }
+
+  std::string tool_;
+  CalloutKeys keys_;
+  CalloutConfigInput input_;
+};
+
+TEST_F(CalloutConfigTest, PassesTheServersCheck) {
+  for (int64_t max_payload : {int64_t{16} << 20, int64_t{64} << 20}) {
+    CalloutConfigInput in = input_;
+    in.max_payload = max_payload;
+    in.account = "tenants_a-1";
+    TempDir dir;
+    dir.WriteFile("switchboard.conf", Render(in));
+    std::string main_conf =
+        dir.WriteFile("nats.conf", "listen: \"127.0.0.1:4222\"\ninclude \"switchboard.conf\"\n");
+    auto r = testing::Run({tool_, "-t", "-c", main_conf});
+    EXPECT_EQ(r.exit_code, 0) << max_payload << "\n" << r.out << r.err;
+  }
+}
+
+TEST_F(CalloutConfigTest, LocalUsersLogInAndEveryoneElseGoesToTheCallout) {
+  CalloutConfigInput in = input_;
+  in.timeout_seconds = 1;  // nobody answers the callout here: refused after 1 s
+  const std::string text = Render(in);
+  // The rendered text after NatsServer's `listen` line (it adds no
+  // max_payload: the text sets it); PassesTheServersCheck covers the
+  // include.
+  auto server = std::make_unique<NatsServer>(text, 0, tool_);
+  ASSERT_TRUE(server->ok()) << server->Log();
+
+  // The system user is in SYS (it may ping every server) and never goes
+  // to the callout: nobody answers it, and it still gets in.
+  Connected sys =
+      Connect(server->url(), std::string(api::kCalloutSystemUsername), keys_.system.password);
+  ASSERT_EQ(sys.status, NATS_OK) << sys.error << "\n" << server->Log();
+
+  // The authorizer is in SWITCHBOARD_AUTH, may subscribe to the callout
+  // subject, and bypasses the callout (auth_users).
+  Connected auth =
+      Connect(server->url(), std::string(api::kAuthorizerUsername), keys_.authorizer.password);
+  ASSERT_EQ(auth.status, NATS_OK) << auth.error << "\n" << server->Log();
+  natsSubscription* raw_sub = nullptr;
+  ASSERT_EQ(natsConnection_SubscribeSync(&raw_sub, auth.conn.get(),
+                                         std::string(api::kAuthCalloutSubject).c_str()),
+            NATS_OK);
+  SubscriptionPtr requests(raw_sub);
+  ASSERT_EQ(natsConnection_FlushTimeout(auth.conn.get(), 5000), NATS_OK);
+
+  natsMsg* raw_reply = nullptr;
+  ASSERT_EQ(natsConnection_RequestString(&raw_reply, sys.conn.get(), "$SYS.REQ.SERVER.PING.CONNZ",
+                                         R"({"auth":true})", 5000),
+            NATS_OK)
+      << server->Log();
+  MsgPtr reply(raw_reply);
+  json connz =
+      json::parse(std::string(natsMsg_GetData(reply.get()), natsMsg_GetDataLength(reply.get())),
+                  nullptr, false);
+  std::map<std::string, std::string> account_of;
+  for (const auto& c : connz["data"].value("connections", json::array())) {
+    account_of[c.value("authorized_user", "")] = c.value("account", "");
+  }
+  EXPECT_EQ(account_of[std::string(api::kAuthorizerUsername)], api::kCalloutAuthAccount) << connz;
+  EXPECT_EQ(account_of[std::string(api::kCalloutSystemUsername)], api::kCalloutSystemAccount)
+      << connz;
+
+  // Anyone else is handed to the callout: the request reaches the
+  // authorizer's subscription, and with no answer the user is refused.
+  Connected stranger = Connect(server->url(), "team-a-hatchet", "some-password");
+  EXPECT_NE(stranger.status, NATS_OK);
+  EXPECT_THAT(stranger.error, HasSubstr("Authorization Violation"));
+  natsMsg* raw_request = nullptr;
+  ASSERT_EQ(natsSubscription_NextMsg(&raw_request, requests.get(), 5000), NATS_OK)
+      << "the callout was not asked\n"
+      << server->Log();
+  MsgPtr request(raw_request);
+  EXPECT_NE(natsMsg_GetReply(request.get()), nullptr);
+
+  // A local user with a wrong password is refused by the config itself.
+  Connected wrong = Connect(server->url(), std::string(api::kCalloutSystemUsername), "not-it");
+  EXPECT_NE(wrong.status, NATS_OK);
+}
+
+// One request answered the way the authorizer answers it
+// (DecideAuthorization, then a user JWT named by its connection_name):
+// the user lands in the directory's account, and connz reports the JWT's
+// name, which is what ConnectionsToClose reads.
+TEST_F(CalloutConfigTest, AnAllowedUserIsNamedByItsGeneration) {
+  auto server = std::make_unique<NatsServer>(Render(input_), 0, tool_);
+  ASSERT_TRUE(server->ok()) << server->Log();
+  auto issuer = natsauth::KeyPair::FromSeed(keys_.issuer_seed);
+  ASSERT_TRUE(issuer.ok());
+  Connected auth =
+      Connect(server->url(), std::string(api::kAuthorizerUsername), keys_.authorizer.password);
+  ASSERT_EQ(auth.status, NATS_OK) << auth.error << "\n" << server->Log();
+  natsSubscription* raw_sub = nullptr;
+  ASSERT_EQ(natsConnection_SubscribeSync(&raw_sub, auth.conn.get(),
+                                         std::string(api::kAuthCalloutSubject).c_str()),
+            NATS_OK);
+  SubscriptionPtr requests(raw_sub);
+  ASSERT_EQ(natsConnection_FlushTimeout(auth.conn.get(), 5000), NATS_OK);
+
+  Directory directory;
+  directory.server_ns = "nats";
+  directory.server_name = "shared";
+  directory.account = std::string(api::kDefaultCalloutAccount);
+  directory.by_user["team-a-hatchet"] = {
+      "a", "hatchet", "team-a-hatchet", "hatchet.a", {{"pw-a", "", 3, std::nullopt}}};
+
+  // Answers one request; returns the decision's reason.
+  auto answer_one = [&]() -> std::string {
+    natsMsg* raw = nullptr;
+    if (natsSubscription_NextMsg(&raw, requests.get(), 10000) != NATS_OK) return "no request";
+    MsgPtr msg(raw);
+    const auto now = static_cast<int64_t>(std::time(nullptr));
+    auto request = natsauth::DecodeAuthorizationRequest(
+        std::string(natsMsg_GetData(msg.get()), natsMsg_GetDataLength(msg.get())), now,
+        issuer->public_key());
+    if (!request.ok()) return request.status().ToString();
+    AuthorizationDecision d = DecideAuthorization(directory, request->connect_opts.user,
+                                                  request->connect_opts.pass, Clock::now());
+    natsauth::AuthorizationResponseClaims response;
+    response.claims = {
+        .audience = request->server_id.id, .issued_at = now, .subject = request->user_nkey};
+    if (d.denial == Denial::kNone) {
+      natsauth::UserClaims user;
+      user.claims = {.audience = d.account,
+                     .issued_at = now,
+                     .name = d.connection_name,
+                     .subject = request->user_nkey};
+      user.pub.allow = user.sub.allow = d.allow;
+      auto jwt = natsauth::EncodeUserClaims(user, *issuer);
+      if (!jwt.ok()) return jwt.status().ToString();
+      response.jwt = *jwt;
+    } else {
+      response.error = d.message;
+    }
+    auto token = natsauth::EncodeAuthorizationResponse(response, *issuer);
+    if (!token.ok()) return token.status().ToString();
+    natsConnection_Publish(auth.conn.get(), natsMsg_GetReply(msg.get()), token->data(),
+                           static_cast<int>(token->size()));
+    natsConnection_Flush(auth.conn.get());
+    return std::string(DenialReason(d.denial));
+  };
+
+  Connected engine;
+  std::thread connecting([&] { engine = Connect(server->url(), "team-a-hatchet", "pw-a"); });
+  EXPECT_EQ(answer_one(), "Allowed");
+  connecting.join();
+  ASSERT_EQ(engine.status, NATS_OK) << engine.error << "\n" << server->Log();
+
+  Connected wrong;
+  std::thread refused([&] { wrong = Connect(server->url(), "team-a-hatchet", "pw-b"); });
+  EXPECT_EQ(answer_one(), "WrongPassword");
+  refused.join();
+  EXPECT_NE(wrong.status, NATS_OK);
+  EXPECT_THAT(wrong.error, HasSubstr("Authorization Violation"));
+
+  Connected sys =
+      Connect(server->url(), std::string(api::kCalloutSystemUsername), keys_.system.password);
+  ASSERT_EQ(sys.status, NATS_OK) << sys.error;
+  natsMsg* raw_reply = nullptr;
+  ASSERT_EQ(natsConnection_RequestString(&raw_reply, sys.conn.get(), "$SYS.REQ.SERVER.PING.CONNZ",
+                                         R"({"auth":true})", 5000),
+            NATS_OK);
+  MsgPtr reply(raw_reply);
+  json connz =
+      json::parse(std::string(natsMsg_GetData(reply.get()), natsMsg_GetDataLength(reply.get())),
+                  nullptr, false);
+  std::vector<LiveConnection> live;
+  const std::string server_id = connz["server"].value("id", "");
+  for (const auto& c : connz["data"].value("connections", json::array())) {
+    live.push_back({server_id, c.value("cid", uint64_t{0}), c.value("account", ""),
+                    c.value("authorized_user", "")});
+  }
+  const LiveConnection* mine = nullptr;
+  for (const auto& c : live) {
+    if (c.account == api::kDefaultCalloutAccount) mine = &c;
+  }
+  ASSERT_NE(mine, nullptr) << connz;
+  EXPECT_EQ(mine->name, "team-a-hatchet#3") << connz;
+  EXPECT_THAT(ConnectionsToClose(directory, live, Clock::now()), ::testing::IsEmpty());
+  // Once the password retires, that connection is the one to close.
+  directory.by_user["team-a-hatchet"].passwords[0].until = Clock::now();
+  auto close = ConnectionsToClose(directory, live, Clock::now());
+  ASSERT_EQ(close.size(), 1u);
+  EXPECT_EQ(close[0], *mine);
+}
+
+}  // namespace
+}  // namespace switchboard::operator_logic
