@@ -8,13 +8,17 @@
 #                        Dockerfile's FROM lines use (docker.io/library/...)
 #   pause                Debian's catatonit (static) in `-P` (pause) mode
 #   switchboard          the repository's Dockerfile, built by Debian's buildah
-#   nats                 nats-server from its Go module at the version the
-#                        chart's values.yaml names, on bookworm-slim (the
-#                        chart's command needs /bin/sh)
+#   nats                 nats-server from its Go module at NATS_SERVER_VERSION
+#                        (scripts/tool-versions.sh, the version the callout
+#                        tests run too; the chart's nats.image.tag names the
+#                        same release), on bookworm-slim (the chart's command
+#                        needs /bin/sh)
 #   reloader             see reloader_image below
 #
 # Usage: scripts/images.sh COMMAND
-#   build              build what is missing; prints nothing on stdout
+#   build [KEY...]     build what is missing (only the images KEY names:
+#                      pause, switchboard, nats, reloader); prints nothing
+#                      on stdout
 #   names              print "KEY=full/name:tag" lines (pause, switchboard,
 #                      nats, reloader) for the images a build produces
 #   import SOCKET      build, then `ctr -n k8s.io images import` each OCI
@@ -35,6 +39,7 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/scripts/lib/retry.sh"
+. "$root/scripts/tool-versions.sh"
 images="${IMAGES_DIR:-$root/.cache/images}"
 mkdir -p "$images"
 images=$(cd "$images" && pwd)
@@ -74,10 +79,12 @@ print(v)
 PY
 }
 
-NATS_VERSION=$(chart_value nats.image.tag) || die "cannot read nats.image.tag from $values"
-NATS_VERSION=${NATS_VERSION%%-*} # 2.10.24-alpine -> 2.10.24 (ours is Debian-based)
+# One nats-server version for the tools and the node's image; the chart's
+# default upstream tag (nats.image.tag, e.g. 2.15.3-alpine) must name the
+# same release, which tests/e2e/chart_test.sh checks.
+NATS_VERSION=${NATS_SERVER_VERSION:?scripts/tool-versions.sh sets NATS_SERVER_VERSION}
 RELOADER_VERSION=$(chart_value nats.reloader.tag) || die "cannot read nats.reloader.tag from $values"
-[ -n "$NATS_VERSION" ] && [ -n "$RELOADER_VERSION" ] || die "empty nats image tags in $values"
+[ -n "$RELOADER_VERSION" ] || die "empty nats.reloader.tag in $values"
 
 # ignored PATH -> true when .dockerignore leaves PATH out of the build
 # context. Supports what that file uses: folders ("docs/"), globs ("**/*.md",
@@ -306,16 +313,21 @@ build_switchboard() {
   return 0
 }
 
+# cmd_build [KEY...] -> builds the images KEY names (all when none)
 cmd_build() {
   command -v buildah >/dev/null || die "buildah missing (scripts/install-deps.sh installs it)"
+  local line key name want=" $* "
+  for key in "$@"; do
+    case $key in pause | switchboard | nats | reloader) ;; *) die "unknown image $key (pause, switchboard, nats, reloader)" ;; esac
+  done
   # One build at a time per cache folder.
   exec 8>"$images/.lock"
   flock 8
-  local line key name
   # fd 3, not stdin: buildah reads stdin and would swallow the list.
   while IFS= read -r -u 3 line; do
     key=${line%%=*}
     name=${line#*=}
+    [ $# -eq 0 ] || [[ $want == *" $key "* ]] || continue
     "build_$key" "$name" </dev/null
   done 3< <(names)
 }
@@ -336,7 +348,7 @@ cmd_import() {
 }
 
 case "${1:-}" in
-  build) cmd_build ;;
+  build) shift; cmd_build "$@" ;;
   names) names ;;
   import) shift; cmd_import "$@" ;;
   *)

@@ -3,8 +3,10 @@
 KUBE_VERSION=1.34.4
 ETCD_VERSION=3.6.16
 HELM_VERSION=3.19.5
-# nats-server with auth callout (2.10+; allowed_accounts 2.11+), for the
-# natsauth integration tests.
+# nats-server with auth callout (2.10+; allowed_accounts 2.11+): the
+# natsauth and callout tests' nats-server-callout and the test node's NATS
+# image (scripts/images.sh); the chart's nats.image.tag names the same
+# release (e2e_chart checks it).
 NATS_SERVER_VERSION=2.15.3
 # Only for bench/rules/run.sh (switchboard validate beside kubeconform).
 KUBECONFORM_VERSION=0.6.7

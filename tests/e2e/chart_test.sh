@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The Helm chart against the real API server: lint, render, the rendered
-# NATS config passes `nats-server -t` with an operator-style include, every
-# rendered object passes server-side dry-run, `helm install` creates the
+# The Helm chart against the real API server: lint, render (both
+# provisioning modes: in AuthCallout the authorizer Deployment, its PDB and
+# read-only RBAC, NATS without a reloader), the rendered NATS config passes
+# `nats-server -t` of the pinned release with an operator-style include of
+# each mode, every rendered object passes server-side dry-run, `helm install` creates the
 # objects (no nodes run pods here, so only their existence and wiring are
 # checked: the webhook configurations are live, RBAC grants what the
 # operator and webhook need and nothing more, the certificate survives an
@@ -38,6 +40,8 @@ out=$(bash "$SRC/scripts/sync-chart-crds.sh" --check 2>&1) && pass "chart CRDs m
 
 # --- lint with the value sets users will try
 for set in "" "nats.enabled=true" "nats.enabled=true,nats.replicas=3" "webhook.certificate.certManager=true" \
+  "nats.enabled=true,nats.replicas=3,nats.provisioning.mode=AuthCallout" \
+  "authorizer.enabled=true,operator.watchNamespaces={team-a,team-b}" \
   "operator.watchNamespaces={team-a,team-b},webhook.replicas=1" "webhook.enabled=false" "operator.enabled=false" \
   "metrics.serviceMonitor.enabled=true,metrics.serviceMonitor.labels.release=prom"; do
   args=("${kv[@]}")
@@ -55,6 +59,19 @@ expect_contains "$out" "at '/webhook/failurePolicy': value must be one of 'Fail'
 out=$("$HELM" template "$release" "$chart" "${kv[@]}" --set nats.isolation=Users,webhook.timeoutSeconds=60 2>&1 || true)
 expect_contains "$out" "at '/nats/isolation'" "schema rejects a bad isolation"
 expect_contains "$out" "at '/webhook/timeoutSeconds': maximum: got 60, want 30" "schema rejects a webhook timeout above 30 s"
+out=$("$HELM" template "$release" "$chart" "${kv[@]}" --set nats.provisioning.mode=Callout 2>&1 || true)
+expect_contains "$out" "at '/nats/provisioning/mode': value must be one of 'IncludeFile', 'AuthCallout'" "schema rejects a bad provisioning mode"
+out=$("$HELM" template "$release" "$chart" "${kv[@]}" --set nats.provisioning.authCallout.account=SYS 2>&1 || true)
+expect_contains "$out" "at '/nats/provisioning/authCallout/account'" "schema rejects SYS as the callout account"
+out=$("$HELM" template "$release" "$chart" "${kv[@]}" --set nats.enabled=true,nats.provisioning.mode=AuthCallout,nats.isolation=Accounts 2>&1 || true)
+expect_contains "$out" "nats.isolation Accounts cannot be combined with nats.provisioning.mode AuthCallout" "Accounts isolation with AuthCallout is a clear error"
+
+# --- one nats-server version: the chart's default upstream tag names the
+# release the tools and the node's image are built at
+. "$SRC/scripts/tool-versions.sh"
+tag=$(python3 -c 'import sys, yaml; print(yaml.safe_load(open(sys.argv[1]))["nats"]["image"]["tag"])' "$chart/values.yaml")
+[ "${tag%%-*}" = "$NATS_SERVER_VERSION" ] && pass "nats.image.tag $tag is NATS_SERVER_VERSION $NATS_SERVER_VERSION" ||
+  fail "nats.image.tag $tag, NATS_SERVER_VERSION $NATS_SERVER_VERSION"
 
 # --- render
 "$HELM" template "$release" "$chart" -n "$ns" "${kv[@]}" --set nats.enabled=true,nats.replicas=3 >"$work/all.yaml"
@@ -116,10 +133,76 @@ out=$("$HELM" template "$release" "$chart" -n "$ns" "${kv[@]}" --set nats.enable
 out=$("$HELM" template "$release" "$chart" -n "$ns" "${kv[@]}" --set operator.watchNamespaces='{team-a,team-a}' 2>&1 || true)
 expect_contains "$out" "at '/operator/watchNamespaces'" "schema rejects a namespace listed twice"
 
+# --- AuthCallout mode rendered: the authorizer Deployment (2 replicas,
+# spread, PDB, readiness on /readyz), its read-only RBAC per mode, NATS with
+# no reloader and a Secret volume it must wait for
+callout=(--set nats.enabled=true,nats.replicas=3,nats.provisioning.mode=AuthCallout)
+render_json() {
+  "$HELM" template "$release" "$chart" -n "$ns" "${kv[@]}" "$@" | kubectl create --dry-run=client -o json -f - |
+    jq -cs '[.[] | (.items // [.])[]]'
+}
+obj() { jq -c --arg k "$1" --arg n "$2" '.[] | select(.kind == $k and .metadata.name == $n)'; }
+r=$(render_json "${callout[@]}")
+d=$(obj Deployment "$fn-authorizer" <<<"$r")
+[ "$(jq -r .spec.replicas <<<"$d")" = 2 ] && pass "callout: authorizer Deployment with 2 replicas" || fail "callout: authorizer Deployment: [$d]"
+got=$(jq -r '.spec.template.spec.containers[0] | .command[0] + " " + (.args | join(" "))' <<<"$d")
+[ "$got" = "/usr/local/bin/switchboard-authorizer --metrics-addr=:8080 --health-addr=:8081 --log-level=info --servers=$ns/$fn-nats" ] &&
+  pass "callout: the authorizer serves the chart's NATS: $got" || fail "callout: authorizer command [$got]"
+got=$(jq -r '.spec.template.spec.containers[0].readinessProbe.httpGet | .path + " " + .port' <<<"$d")
+[ "$got" = "/readyz health" ] && pass "callout: authorizer readiness on /readyz" || fail "callout: authorizer readiness [$got]"
+got=$(jq -r '.spec.template.spec.affinity.podAntiAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].podAffinityTerm |
+  .topologyKey + " " + .labelSelector.matchLabels["app.kubernetes.io/component"]' <<<"$d")
+[ "$got" = "kubernetes.io/hostname authorizer" ] && pass "callout: authorizer replicas prefer different nodes" || fail "callout: anti-affinity [$got]"
+got=$(jq -r '.spec.strategy.rollingUpdate.maxUnavailable' <<<"$d")
+[ "$got" = 0 ] && pass "callout: an authorizer rollout keeps every replica until its successor is ready" || fail "callout: maxUnavailable [$got]"
+got=$(obj PodDisruptionBudget "$fn-authorizer" <<<"$r" | jq -r '"\(.spec.minAvailable) \(.spec.selector.matchLabels["app.kubernetes.io/component"])"')
+[ "$got" = "1 authorizer" ] && pass "callout: authorizer PodDisruptionBudget minAvailable 1" || fail "callout: authorizer PDB [$got]"
+got=$(obj Service "$fn-authorizer-metrics" <<<"$r" | jq -r '.spec.ports[0] | "\(.port) \(.targetPort)"')
+[ "$got" = "8080 metrics" ] && pass "callout: authorizer metrics Service" || fail "callout: authorizer metrics Service [$got]"
+got=$(rules_of ClusterRole "$fn-authorizer" <<<"$r")
+[ "$got" = $'pubsubbackends:get,list,watch\nnatsservers:get,list,watch\nsecrets:get,list,watch' ] &&
+  pass "callout: authorizer ClusterRole reads both kinds and Secrets (every namespace watched)" || fail "callout: authorizer ClusterRole [$got]"
+got=$(obj ClusterRoleBinding "$fn-authorizer" <<<"$r" | jq -r '.subjects[] | .namespace + "/" + .name')
+[ "$got" = "$ns/$fn-authorizer" ] && pass "callout: authorizer ClusterRoleBinding binds its ServiceAccount" || fail "callout: binding [$got]"
+sts=$(obj StatefulSet "$fn-nats" <<<"$r")
+got=$(jq -r '[.spec.template.spec.containers[].name] | join(" ")' <<<"$sts")
+[ "$got" = nats ] && pass "callout: NATS pods run no reloader" || fail "callout: NATS containers [$got]"
+got=$(jq -r '.spec.template.spec.shareProcessNamespace // false' <<<"$sts")
+[ "$got" = false ] && pass "callout: no shared process namespace (nothing signals NATS)" || fail "callout: shareProcessNamespace [$got]"
+got=$(jq -r '.spec.template.spec.volumes[] | select(.name == "switchboard") | .secret | "\(.secretName) \(.optional)"' <<<"$sts")
+[ "$got" = "$fn-nats-switchboard false" ] && pass "callout: the config Secret volume is not optional (the pod waits for it)" ||
+  fail "callout: config volume [$got]"
+expect_contains "$(jq -r '.spec.template.spec.containers[0].command[2]' <<<"$sts")" "grep -q auth_callout" \
+  "callout: nats-server starts only on the callout file"
+got=$(obj NatsServer "$fn-nats" <<<"$r" | jq -r '.spec.provisioning | "\(.mode) \(.authCallout.account)"')
+[ "$got" = "AuthCallout HATCHET" ] && pass "callout: the chart's NatsServer says AuthCallout" ||
+  fail "callout: NatsServer provisioning [$got]"
+r=$(render_json --set nats.enabled=true)
+got=$(jq -r '[.[] | select(.metadata.labels["app.kubernetes.io/component"] == "authorizer") | .kind] | join(" ")' <<<"$r")
+[ -z "$got" ] && pass "file mode: no authorizer object" || fail "file mode renders authorizer objects: $got"
+got=$(obj StatefulSet "$fn-nats" <<<"$r" | jq -r '[.spec.template.spec.containers[].name] | join(" ")')
+[ "$got" = "nats reloader" ] && pass "file mode: NATS with its reloader" || fail "file mode: NATS containers [$got]"
+got=$(obj NatsServer "$fn-nats" <<<"$r" | jq -c '.spec.provisioning // "default"')
+[ "$got" = '"default"' ] && pass "file mode: the NatsServer keeps the default provisioning" || fail "file mode: provisioning [$got]"
+r=$(render_json --set authorizer.enabled=true,operator.watchNamespaces='{team-a,team-b}')
+got=$(jq -r '[.[] | select(.kind | startswith("Cluster")) | .rules[]? | select(.resources | index("secrets"))] | length' <<<"$r")
+[ "$got" = 0 ] && pass "authorizer, watchNamespaces: no cluster-wide Secret rule" || fail "authorizer, watchNamespaces: $got cluster-wide Secret rules"
+for w in team-a team-b; do
+  got=$(jq --arg w "$w" '[.[] | select(.kind == "Role" and .metadata.namespace == $w)]' <<<"$r" | rules_of Role "$fn-authorizer")
+  [ "$got" = "secrets:get,list,watch" ] && pass "authorizer, watchNamespaces: the Role in $w reads Secrets only" || fail "authorizer Role in $w: [$got]"
+  got=$(jq -r --arg w "$w" --arg n "$fn-authorizer" '.[] | select(.kind == "RoleBinding" and .metadata.namespace == $w and .metadata.name == $n) |
+    .roleRef.name + " " + (.subjects[] | .namespace + "/" + .name)' <<<"$r")
+  [ "$got" = "$fn-authorizer $ns/$fn-authorizer" ] && pass "authorizer, watchNamespaces: $w's RoleBinding" || fail "authorizer RoleBinding in $w: [$got]"
+done
+got=$(obj Deployment "$fn-authorizer" <<<"$r" | jq -r '.spec.template.spec.containers[0].args | join(" ")')
+[ "$got" = "--metrics-addr=:8080 --health-addr=:8081 --log-level=info --namespaces=team-a,team-b" ] &&
+  pass "authorizer.enabled without the chart's NATS: every AuthCallout server it watches: $got" || fail "authorizer args [$got]"
+
 # --- the binaries accept the flags the chart gives them
-"$HELM" template "$release" "$chart" -n "$ns" "${kv[@]}" --set operator.watchNamespaces='{team-a,team-b}' \
-  --show-only templates/operator-deployment.yaml --show-only templates/webhook-deployment.yaml >"$work/deploy.yaml"
-for comp in operator webhook; do
+"$HELM" template "$release" "$chart" -n "$ns" "${kv[@]}" --set operator.watchNamespaces="{team-a,$ns}" "${callout[@]}" \
+  --show-only templates/operator-deployment.yaml --show-only templates/webhook-deployment.yaml \
+  --show-only templates/authorizer-deployment.yaml >"$work/deploy.yaml"
+for comp in operator webhook authorizer; do
   exe="${SWITCHBOARD_BINARY_DIR:-/nonexistent}/bin/switchboard-$comp"
   if [ ! -x "$exe" ]; then
     fail "$exe is not built (the chart test needs the build tree): flags of the $comp Deployment not checked"
@@ -127,7 +210,7 @@ for comp in operator webhook; do
   fi
   mapfile -t args < <(kubectl create --dry-run=client -o json -f "$work/deploy.yaml" | jq -r --arg n "$release-switchboard-$comp" \
     '(.items // [.])[] | select(.kind == "Deployment" and .metadata.name == $n) | .spec.template.spec.containers[0].args[]')
-  # --help last: both parsers reject an unknown flag before they print help.
+  # --help last: the parsers reject an unknown flag before they print help.
   if out=$("$exe" "${args[@]}" --help 2>&1 >/dev/null); then
     pass "switchboard-$comp accepts the chart's flags: ${args[*]}"
   else
@@ -135,27 +218,41 @@ for comp in operator webhook; do
   fi
 done
 
-# --- the bundled NATS config + an operator-rendered include pass nats-server -t
-mkdir -p "$work/nats/switchboard"
-# Rendered to a file first: awk stops reading at the end of nats.conf, and
-# helm writing into a closed pipe would fail the pipeline (pipefail).
-"$HELM" template "$release" "$chart" -n "$ns" "${kv[@]}" --set nats.enabled=true,nats.replicas=3 \
-  --show-only templates/nats.yaml >"$work/nats.yaml"
-awk '/^  nats.conf: \|/{on=1; next} on && /^---/{exit} on && /^[^ ]/{exit} on {sub(/^    /, ""); print}' \
-  "$work/nats.yaml" >"$work/nats/nats.conf"
-cp "$(dirname "$0")/testdata/switchboard.conf" "$work/nats/switchboard/switchboard.conf"
-expect_contains "$(cat "$work/nats/nats.conf")" "include ./switchboard/switchboard.conf" "nats.conf includes the rendered file"
-if out=$(cd "$work/nats" && POD_NAME=nats-0 nats-server -t -c "$work/nats/nats.conf" 2>&1); then
-  pass "nats-server -t accepts nats.conf with the include"
-else
-  fail "nats-server -t: $out"$'\n'"$(cat "$work/nats/nats.conf")"
-fi
+# --- the bundled NATS config + an operator-rendered include pass `nats-server
+# -t` of the chart's release (NATS_SERVER_VERSION, built into the tools), in
+# both modes: the users' include file, and the static callout file
+nats_server="$tools/bin/nats-server-callout"
+[ -x "$nats_server" ] || fail "$nats_server missing: run scripts/build-tools.sh nats-server-callout"
+for mode in IncludeFile:switchboard.conf AuthCallout:switchboard-callout.conf; do
+  fixture=${mode#*:}
+  mode=${mode%%:*}
+  mkdir -p "$work/nats-$mode/switchboard"
+  # Rendered to a file first: awk stops reading at the end of nats.conf, and
+  # helm writing into a closed pipe would fail the pipeline (pipefail).
+  "$HELM" template "$release" "$chart" -n "$ns" "${kv[@]}" --set nats.enabled=true,nats.replicas=3 \
+    --set nats.provisioning.mode="$mode" --show-only templates/nats.yaml >"$work/nats-$mode.yaml"
+  awk '/^  nats.conf: \|/{on=1; next} on && /^---/{exit} on && /^[^ ]/{exit} on {sub(/^    /, ""); print}' \
+    "$work/nats-$mode.yaml" >"$work/nats-$mode/nats.conf"
+  cp "$(dirname "$0")/testdata/$fixture" "$work/nats-$mode/switchboard/switchboard.conf"
+  expect_contains "$(cat "$work/nats-$mode/nats.conf")" "include ./switchboard/switchboard.conf" "$mode: nats.conf includes the operator's file"
+  if out=$(cd "$work/nats-$mode" && POD_NAME=nats-0 "$nats_server" -t -c "$work/nats-$mode/nats.conf" 2>&1); then
+    pass "$mode: nats-server $NATS_SERVER_VERSION -t accepts nats.conf (3 routed replicas) with the include"
+  else
+    fail "$mode: nats-server -t: $out"$'\n'"$(cat "$work/nats-$mode/nats.conf")"
+  fi
+done
 
 # --- every rendered object is valid for the API server (incl. the NatsServer CR)
 if out=$(kubectl apply --dry-run=server -n "$ns" -f "$work/all.yaml" 2>&1); then
   pass "rendered chart passes server-side dry-run"
 else
   fail "server-side dry-run: $out"
+fi
+"$HELM" template "$release" "$chart" -n "$ns" "${kv[@]}" "${callout[@]}" >"$work/callout.yaml"
+if out=$(kubectl apply --dry-run=server -n "$ns" -f "$work/callout.yaml" 2>&1); then
+  pass "rendered chart in AuthCallout mode passes server-side dry-run"
+else
+  fail "server-side dry-run (AuthCallout): $out"
 fi
 
 # --- install
@@ -265,6 +362,7 @@ new_namespace w2
 release2="${release}w"
 fn2="$release2-switchboard"
 "$HELM" install "$release2" "$chart" -n "$ns" --set webhook.enabled=false --set "operator.watchNamespaces={$w1,$w2}" \
+  --set authorizer.enabled=true \
   >"$work/install2.log" 2>&1 && pass "helm install with watchNamespaces={$w1,$w2}" ||
   fail "helm install with watchNamespaces: $(cat "$work/install2.log")"
 op2="system:serviceaccount:$ns:$fn2-operator"
@@ -285,6 +383,26 @@ for check in "${checks[@]}" "no|list secrets --all-namespaces" "no|watch secrets
   got=$(can "$op2" $what)
   [ "$got" = "$want" ] && pass "can-i operator (watchNamespaces) $what: $want" ||
     fail "can-i operator (watchNamespaces) $what: got [$got], want $want"
+done
+# The authorizer, installed beside it: reads Secrets in the watched
+# namespaces, writes nothing anywhere.
+az="system:serviceaccount:$ns:$fn2-authorizer"
+checks=()
+for w in "$w1" "$w2"; do
+  for verb in get list watch; do checks+=("yes|$verb secrets -n $w"); done
+  for verb in create update patch delete; do checks+=("no|$verb secrets -n $w"); done
+  checks+=("no|create events -n $w")
+done
+for o in "$ns" kube-system default; do checks+=("no|get secrets -n $o" "no|list secrets -n $o"); done
+for check in "${checks[@]}" "no|list secrets --all-namespaces" "no|watch secrets --all-namespaces" \
+  "yes|watch natsservers.pubsub.switchboard.dev --all-namespaces" "yes|list pubsubbackends.pubsub.switchboard.dev --all-namespaces" \
+  "no|update pubsubbackends.pubsub.switchboard.dev -n $w1" "no|patch natsservers.pubsub.switchboard.dev --subresource=status -n $w1" \
+  "no|update leases.coordination.k8s.io -n $ns"; do
+  IFS='|' read -r want what <<<"$check"
+  # shellcheck disable=SC2086
+  got=$(can "$az" $what)
+  [ "$got" = "$want" ] && pass "can-i authorizer (watchNamespaces) $what: $want" ||
+    fail "can-i authorizer (watchNamespaces) $what: got [$got], want $want"
 done
 
 exe="${SWITCHBOARD_BINARY_DIR:-/nonexistent}/bin/switchboard-operator"
@@ -337,7 +455,9 @@ else
 fi
 "$HELM" uninstall "$release2" -n "$ns" --wait >/dev/null && pass "uninstall of the watchNamespaces release" || fail "uninstall $release2"
 for w in "$w1" "$w2"; do
-  kubectl -n "$w" get role "$fn2-operator" >/dev/null 2>&1 && fail "Role $fn2-operator left in $w" || pass "uninstall removed the Role in $w"
+  for role in "$fn2-operator" "$fn2-authorizer"; do
+    kubectl -n "$w" get role "$role" >/dev/null 2>&1 && fail "Role $role left in $w" || pass "uninstall removed the Role $role in $w"
+  done
 done
 
 finish

@@ -92,3 +92,34 @@ never replaced (no update), and Events are core v1 only.
   resources: [events]
   verbs: [create, patch]
 {{- end -}}
+
+{{/* "true" when the chart's NATS runs in AuthCallout mode, else empty. */}}
+{{- define "switchboard.natsCallout" -}}
+{{- if and .Values.nats.enabled (eq .Values.nats.provisioning.mode "AuthCallout") -}}true{{- end -}}
+{{- end -}}
+
+{{/* "true" when the authorizer Deployment is rendered, else empty. */}}
+{{- define "switchboard.authorizerEnabled" -}}
+{{- if or .Values.authorizer.enabled (include "switchboard.natsCallout" .) -}}true{{- end -}}
+{{- end -}}
+
+{{- define "switchboard.authorizerServiceAccount" -}}
+{{- if .Values.authorizer.serviceAccount.create -}}
+{{- default (printf "%s-authorizer" (include "switchboard.fullname" .)) .Values.authorizer.serviceAccount.name -}}
+{{- else -}}
+{{- required "authorizer.serviceAccount.name is required when authorizer.serviceAccount.create is false" .Values.authorizer.serviceAccount.name -}}
+{{- end -}}
+{{- end -}}
+
+{{/*
+The authorizer's rule on namespaced core objects, like the operator's a
+ClusterRole's when every namespace is watched and one Role per watched
+namespace otherwise: it only reads Secrets (the backends' credentials
+Secrets it checks passwords against, each NatsServer's callout Secret with
+the issuer key and its own NATS password). It writes nothing.
+*/}}
+{{- define "switchboard.authorizerNamespacedRules" -}}
+- apiGroups: [""]
+  resources: [secrets]
+  verbs: [get, list, watch]
+{{- end -}}

@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# The chart in AuthCallout mode on a real node: `helm install
+# --set nats.enabled=true,nats.replicas=3,nats.provisioning.mode=AuthCallout`.
+# Three routed NATS pods without a reloader start on the operator's static
+# callout file; two authorizer pods (PodDisruptionBudget) become ready; the
+# NatsServer says CalloutConfigured and AuthorizerAvailable; a backend
+# becomes Ready; an engine-like pod, envFrom its env Secret, probes and
+# round-trips across two NATS servers; a second installation is denied the
+# first one's subjects; with one authorizer pod deleted, a new engine still
+# connects; and no NATS server ever reloaded its configuration.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+node_namespace
+ns=$NS
+release=sbc
+fn="$release-switchboard"
+nats="$fn-nats"
+
+if install "$release" "$ns" --set nats.enabled=true --set nats.replicas=3 \
+  --set nats.provisioning.mode=AuthCallout >"$WORK/install.log" 2>&1; then
+  pass "helm install --wait in AuthCallout mode"
+else
+  fail "helm install --wait: $(cat "$WORK/install.log")"
+  dump "$ns"
+fi
+
+# --- 1 operator, 2 webhook, 3 NATS, 2 authorizer pods, all Ready
+if wait_until 180 pods_ready "$ns" "$release"; then
+  pass "every pod Running and Ready"
+else
+  fail "pods not Ready"
+  dump "$ns"
+fi
+count() { kubectl -n "$ns" get pods -l "app.kubernetes.io/instance=$release,app.kubernetes.io/component=$1" --no-headers 2>/dev/null | wc -l; }
+for want in operator=1 webhook=2 nats=3 authorizer=2; do
+  n=$(count "${want%=*}")
+  [ "$n" = "${want#*=}" ] && pass "${want#*=} ${want%=*} pod(s)" || fail "${want%=*} pods: $n, want ${want#*=}"
+done
+got=$(kubectl -n "$ns" get pods -l "app.kubernetes.io/instance=$release,app.kubernetes.io/component=nats" \
+  -o jsonpath='{range .items[*]}{range .spec.containers[*]}{.name}{" "}{end}{end}')
+[ "$got" = "nats nats nats " ] && pass "NATS pods run no reloader" || fail "NATS containers [$got]"
+kubectl -n "$ns" get pdb "$fn-authorizer" >/dev/null 2>&1 && pass "authorizer PodDisruptionBudget" || fail "no PDB $fn-authorizer"
+
+# --- the operator wrote the static callout file and the keys; NATS runs it
+conf=$(kubectl -n "$ns" get secret "$nats-switchboard" -o jsonpath='{.data.switchboard\.conf}' | base64 -d)
+expect_contains "$conf" "auth_callout" "the config Secret holds the static callout file"
+expect_contains "$conf" "allowed_accounts" "the static file keeps SYS and SWITCHBOARD_AUTH out of the callout"
+kubectl -n "$ns" get secret "$nats-auth-callout" >/dev/null 2>&1 && pass "callout Secret $nats-auth-callout written" ||
+  fail "no callout Secret $nats-auth-callout"
+condition() { kubectl -n "$ns" get natssrv "$nats" -o jsonpath="{.status.conditions[?(@.type==\"$1\")].$2}"; }
+wait_until 120 bash -c "[ \"\$(kubectl -n $ns get natssrv $nats -o jsonpath='{.status.conditions[?(@.type==\"Ready\")].reason}')\" = CalloutConfigured ]" &&
+  pass "NatsServer Ready: CalloutConfigured" || fail "NatsServer Ready [$(condition Ready reason)]: $(condition Ready message)"
+wait_until 120 bash -c "[ \"\$(kubectl -n $ns get natssrv $nats -o jsonpath='{.status.conditions[?(@.type==\"AuthorizerAvailable\")].status}')\" = True ]" &&
+  pass "NatsServer AuthorizerAvailable True" ||
+  fail "AuthorizerAvailable [$(condition AuthorizerAvailable status)]: $(condition AuthorizerAvailable message)"
+
+# Each NATS pod, from the node: routed to the two others, and its config
+# load time (compared at the end: nothing may reload it).
+mapfile -t ips < <(kubectl -n "$ns" get pods -l "app.kubernetes.io/instance=$release,app.kubernetes.io/component=nats" \
+  -o jsonpath='{range .items[*]}{.status.podIP}{"\n"}{end}')
+peers() { [ "$(curl -sf "http://$1:8222/routez" | jq '[.routes[].remote_name] | unique | length')" = 2 ]; }
+declare -A loaded
+for ip in "${ips[@]}"; do
+  wait_until 60 peers "$ip" && pass "NATS $ip routes to both other servers" || fail "NATS $ip routez: $(curl -s "http://$ip:8222/routez" | head -c 300)"
+  loaded[$ip]=$(curl -sf "http://$ip:8222/varz" | jq -r .config_load_time)
+done
+
+# --- a backend connects through the callout at once
+apply_backend "$ns" team-a "$nats"
+if wait_until 60 backend_ready "$ns" team-a; then
+  pass "PubSubBackend team-a Ready (probe through the authorizer)"
+else
+  fail "team-a not Ready"
+  dump "$ns"
+fi
+
+# --- an engine-like pod, envFrom the env Secret: probe, then a round trip
+# from a subscriber on the first NATS server to a publisher on the last one
+# (the publish repeats until the subscription has crossed the route).
+[ "${#ips[@]}" = 3 ] || fail "NATS pod IPs: ${ips[*]}"
+roundtrip='set -e
+switchboard pubsub probe
+SERVER_MSGQUEUE_PUBSUB_NATS_URL=nats://'"${ips[0]}"':4222 switchboard pubsub sub --topic roundtrip --count 1 --timeout 60s >/dev/shm/got 2>/dev/shm/sub.err &
+sub=$!
+i=0
+until grep -q "subscribed to" /dev/shm/sub.err; do i=$((i+1)); [ $i -lt 300 ] || exit 3; sleep 0.1; done
+i=0
+while kill -0 $sub 2>/dev/null; do
+  SERVER_MSGQUEUE_PUBSUB_NATS_URL=nats://'"${ips[2]}"':4222 switchboard pubsub pub --topic roundtrip "hello across the cluster"
+  i=$((i+1)); [ $i -lt 100 ] || exit 4; sleep 0.2
+done
+wait $sub
+echo "received: $(cat /dev/shm/got)"'
+if out=$(engine_pod "$ns" engine-a team-a-pubsub-env "$roundtrip"); then
+  pass "engine pod: probe and a round trip between two NATS servers succeed"
+else
+  fail "engine pod failed: $out"
+  dump "$ns"
+fi
+expect_contains "$out" "$(printf '%s' 'hello across the cluster' | base64)" "round trip carried the payload"
+
+# --- a second installation is denied the first one's subjects
+apply_backend "$ns" team-b "$nats"
+wait_until 60 backend_ready "$ns" team-b && pass "PubSubBackend team-b Ready" || fail "team-b not Ready"
+intrude='switchboard pubsub probe || exit 10
+export SERVER_MSGQUEUE_PUBSUB_NATS_SUBJECT_PREFIX=hatchet.team-a
+if switchboard pubsub sub --topic roundtrip --count 1 --timeout 5s; then echo "INTRUDER READ team-a"; exit 11; fi
+echo "sub on team-a got nothing"
+switchboard pubsub pub --topic roundtrip "intruder"
+echo "pub exit code $?"'
+if out=$(engine_pod "$ns" engine-b team-b-pubsub-env "$intrude"); then
+  pass "team-b's engine ran"
+else
+  fail "team-b's engine: $out"
+fi
+expect_contains "$out" "sub on team-a got nothing" "team-b's subscription on team-a's subjects receives nothing"
+expect_contains "$out" 'Permissions Violation for Subscription to \"hatchet.team-a.roundtrip\"' "NATS refuses team-b's subscription to team-a's subjects"
+expect_contains "$out" 'Permissions Violation for Publish to \"hatchet.team-a.roundtrip\"' "NATS refuses team-b's publish to team-a's subjects"
+
+# --- one authorizer gone: the other answers, a new engine connects
+victim=$(kubectl -n "$ns" get pods -l "app.kubernetes.io/instance=$release,app.kubernetes.io/component=authorizer" -o jsonpath='{.items[0].metadata.name}')
+kubectl -n "$ns" delete pod "$victim" --wait=true --timeout=60s >/dev/null && pass "authorizer pod $victim deleted" || fail "deleting $victim"
+if out=$(engine_pod "$ns" engine-c team-a-pubsub-env 'switchboard pubsub probe'); then
+  pass "with one authorizer pod deleted, a new engine still connects"
+else
+  fail "engine after deleting an authorizer: $out"
+fi
+wait_until 120 pods_ready "$ns" "$release" && [ "$(count authorizer)" = 2 ] && pass "the Deployment is back to 2 ready authorizers" ||
+  fail "authorizers after the deletion: $(count authorizer)"
+
+# --- no NATS server reloaded: two installations, their probes, three engines
+for ip in "${ips[@]}"; do
+  now=$(curl -sf "http://$ip:8222/varz" | jq -r .config_load_time)
+  [ -n "$now" ] && [ "$now" = "${loaded[$ip]}" ] && pass "NATS $ip never reloaded (config_load_time $now)" ||
+    fail "NATS $ip config_load_time moved: ${loaded[$ip]} -> $now"
+done
+
+kubectl -n "$ns" delete pod engine-a engine-b engine-c --wait=false >/dev/null 2>&1 || true
+kubectl -n "$ns" delete psb team-a team-b --timeout=60s >/dev/null 2>&1 && pass "backends deleted (finalizers ran)" ||
+  fail "deleting backends hung"
+[ "$FAILURES" = 0 ] || dump "$ns"
+finish
