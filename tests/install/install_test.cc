@@ -38,8 +38,8 @@ class InstallTest : public ::testing::Test {
 };
 
 TEST_F(InstallTest, BinariesRunFromThePrefix) {
-  for (const char* name :
-       {"switchboard-operator", "switchboard-webhook", "switchboard-config-sync", "switchboard"}) {
+  for (const char* name : {"switchboard-operator", "switchboard-webhook", "switchboard-config-sync",
+                           "switchboard-authorizer", "switchboard"}) {
     std::string path = prefix() + "/bin/" + name;
     struct stat st {};
     ASSERT_EQ(stat(path.c_str(), &st), 0) << path << " not installed";

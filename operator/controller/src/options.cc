@@ -6,21 +6,6 @@
 namespace switchboard::operator_controller {
 namespace {
 
-std::vector<std::string> SplitComma(std::string_view text) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t end = text.find(',', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string item(text.substr(start, end - start));
-    while (!item.empty() && item.back() == ' ') item.pop_back();
-    while (!item.empty() && item.front() == ' ') item.erase(0, 1);
-    if (!item.empty()) out.push_back(item);
-    start = end + 1;
-  }
-  return out;
-}
-
 constexpr const char* kUsage = R"(Usage: switchboard-operator [flags]
 
 Reconciles PubSubBackend and NatsServer objects (pubsub.switchboard.dev/v1alpha1).)";
@@ -32,7 +17,7 @@ void Register(flags::FlagSet* set, Options* o) {
       .Metavar("PATH");
   set->Value("namespaces", "a,b", "namespaces to watch; empty (default) = all namespaces",
              [o](std::string_view v) {
-               o->namespaces = SplitComma(v);
+               o->namespaces = flags::SplitList(v);
                return Status::Ok();
              });
   set->Bool("leader-elect", &o->leader_elect,
@@ -88,22 +73,6 @@ void Register(flags::FlagSet* set, Options* o) {
 }
 
 }  // namespace
-
-Result<HostPort> ParseHostPort(std::string_view text) {
-  if (text == "0" || text.empty()) return HostPort{};
-  size_t colon = text.rfind(':');
-  auto bad = [&] {
-    return Status::InvalidArgument("\"" + std::string(text) +
-                                   "\" is not an address; use host:port, :port, or 0 to disable");
-  };
-  if (colon == std::string_view::npos) return bad();
-  auto port = flags::FlagSet::ParseInt(text.substr(colon + 1), 0, 65535);
-  if (!port.ok()) return bad();
-  std::string host(text.substr(0, colon));
-  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
-    host = host.substr(1, host.size() - 2);
-  return HostPort{host, static_cast<int>(*port)};
-}
 
 Result<Options> ParseOptions(const std::vector<std::string>& args) {
   Options o;

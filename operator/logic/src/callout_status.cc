@@ -100,15 +100,24 @@ AuthorizerAvailability DecideAuthorizerAvailability(
                 std::string(api::kAuthCalloutSubject) + unread;
     return a;
   }
+  if (a.authorizers > 0) {
+    // A queue subscription's interest crosses the cluster's routes: a
+    // server without a local authorizer still has its requests answered
+    // by one on another server. Available, but the message names the
+    // servers that depend on their routes for it.
+    a.status = "True";
+    a.reason = std::string(reasons::kAuthorizersSubscribed);
+    a.message = counts + " have an authorizer subscribed on " +
+                std::string(api::kAuthCalloutSubject) + "; " + NameList(without) +
+                " reach one over the cluster's routes" + unread;
+    return a;
+  }
   a.status = "False";
   a.reason = std::string(reasons::kNoAuthorizer);
   a.message = "no authorizer is connected to " + NameList(without) + " (" + counts +
-              " have one): " +
-              (a.authorizers == 0
-                   ? "new connections and reconnects fail with Authorization Violation"
-                   : "connections there are authorized only through an authorizer on another "
-                     "server of the cluster") +
-              "; check the switchboard-authorizer pods" + unread;
+              " have one): new connections and reconnects fail with Authorization Violation; "
+              "check the switchboard-authorizer pods" +
+              unread;
   return a;
 }
 

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "switchboard/common/flags.h"
 #include "switchboard/common/status.h"
 
 namespace switchboard::operator_controller {
@@ -37,12 +38,10 @@ struct Options {
   bool help = false;                                   // --help
 };
 
-// Parses "host:port", ":port" (all interfaces) or "0" (disabled: port -1).
-struct HostPort {
-  std::string host;  // "" = all interfaces
-  int port = -1;     // -1 = disabled
-};
-Result<HostPort> ParseHostPort(std::string_view text);
+// Address flags: "host:port", ":port" (all interfaces) or "0" (disabled:
+// port -1), parsed as every binary parses them (common/flags.h).
+using flags::HostPort;
+using flags::ParseHostPort;
 
 // Parses argv (argv[0] skipped) with the project's one flag parser
 // (switchboard/common/flags.h: --flag=value and --flag value, booleans as
