@@ -1,14 +1,11 @@
 // switchboard-authorizer: see authorizer/README.md and --help.
-#include <signal.h>
-
-#include <atomic>
 #include <cstdio>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "switchboard/authorizer/authorizer.h"
 #include "switchboard/common/log.h"
+#include "switchboard/common/signals.h"
 #include "switchboard/pubsub/nats_pubsub.h"
 
 int main(int argc, char** argv) {
@@ -28,33 +25,21 @@ int main(int argc, char** argv) {
     log::SetLevel(level);
   }
 
-  // Signals are taken by a dedicated thread (sigwait); every other thread
-  // inherits the blocked mask.
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGTERM);
-  sigaddset(&set, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);
-  signal(SIGPIPE, SIG_IGN);
+  signals::BlockStopSignals();  // before any thread starts: they all inherit the mask
 
   authorizer::Authorizer app(*opts);
-  std::atomic<bool> returned{false};
-  std::thread signals([&] {
-    int sig = 0;
-    sigwait(&set, &sig);
-    if (returned) return;
-    log::Info("authorizer", "signal received; stopping", {{"signal", sig}});
-    app.Stop();
-  });
 
   log::Info("authorizer", "starting",
             {{"namespaces", opts->namespaces},
              {"servers", opts->servers},
              {"requestWorkers", opts->request_workers}});
-  Status s = app.Run();
-  returned = true;
-  pthread_kill(signals.native_handle(), SIGTERM);
-  signals.join();
+  // Run returns after a signal or by itself (an error).
+  Status s = signals::RunUntilSignal(
+      [&] { return app.Run(); },
+      [&](int sig) {
+        log::Info("authorizer", "signal received; stopping", {{"signal", sig}});
+        app.Stop();
+      });
   // Run closed every NATS connection: nats.c's threads are joined here.
   if (Status ns = pubsub::ShutdownNats(); !ns.ok()) {
     log::Warn("authorizer", "nats library shutdown", {{"error", ns.ToString()}});

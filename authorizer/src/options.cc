@@ -1,7 +1,5 @@
 #include "switchboard/authorizer/options.h"
 
-#include "switchboard/common/log.h"
-
 namespace switchboard::authorizer {
 namespace {
 
@@ -54,17 +52,7 @@ void Register(flags::FlagSet* set, Options* o) {
                 "installation's connection (default 3s)");
   set->Int("request-workers", &o->request_workers,
            "threads answering callout requests per NatsServer (default 4)", 1, 256);
-  set->Value("log-level", "LEVEL",
-             "debug | info | warn | error (default info or $SWITCHBOARD_LOG_LEVEL)",
-             [o](std::string_view v) -> Status {
-               log::Level level;
-               if (!log::ParseLevel(v, &level)) {
-                 return Status::InvalidArgument(
-                     "\"" + std::string(v) + "\" is not a level; use debug, info, warn or error");
-               }
-               o->log_level = std::string(v);
-               return Status::Ok();
-             });
+  set->LogLevel(&o->log_level);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "switchboard/common/duration.h"
+#include "switchboard/common/log.h"
 
 namespace switchboard::flags {
 namespace {
@@ -217,6 +218,20 @@ std::string FlagSet::Help() const {
         "or 1.5h. A bare number is refused, except 0.\n";
   }
   return out;
+}
+
+Flag& FlagSet::LogLevel(std::string* target) {
+  return Value("log-level", "LEVEL",
+               "debug | info | warn | error (default info or $SWITCHBOARD_LOG_LEVEL)",
+               [target](std::string_view v) -> Status {
+                 log::Level level;
+                 if (!log::ParseLevel(v, &level)) {
+                   return Status::InvalidArgument(
+                       "\"" + std::string(v) + "\" is not a level; use debug, info, warn or error");
+                 }
+                 *target = std::string(v);
+                 return Status::Ok();
+               });
 }
 
 std::vector<std::string> SplitList(std::string_view text) {

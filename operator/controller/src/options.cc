@@ -1,7 +1,6 @@
 #include "switchboard/operator_controller/options.h"
 
 #include "switchboard/common/flags.h"
-#include "switchboard/common/log.h"
 
 namespace switchboard::operator_controller {
 namespace {
@@ -59,17 +58,7 @@ void Register(flags::FlagSet* set, Options* o) {
   set->String("field-manager", &o->field_manager,
               "field manager recorded for every write (default switchboard-operator)")
       .Metavar("NAME");
-  set->Value("log-level", "LEVEL",
-             "debug | info | warn | error (default info or $SWITCHBOARD_LOG_LEVEL)",
-             [o](std::string_view v) -> Status {
-               log::Level level;
-               if (!log::ParseLevel(v, &level)) {
-                 return Status::InvalidArgument(
-                     "\"" + std::string(v) + "\" is not a level; use debug, info, warn or error");
-               }
-               o->log_level = std::string(v);
-               return Status::Ok();
-             });
+  set->LogLevel(&o->log_level);
 }
 
 }  // namespace

@@ -87,6 +87,10 @@ class FlagSet {
                  std::chrono::milliseconds max = std::chrono::milliseconds::max());
   // Any other value: `set` checks and stores it.
   Flag& Value(std::string name, std::string metavar, std::string help, Setter set);
+  // The services' --log-level: debug | info | warn | error, checked by
+  // log::ParseLevel and stored as given ("" when absent: the log's own
+  // default, info or $SWITCHBOARD_LOG_LEVEL).
+  Flag& LogLevel(std::string* target);
 
   // Arguments that are not flags are collected here; without this call
   // they are an error.
