@@ -58,6 +58,27 @@ Status WriteServerStatus(const ReconcileContext& ctx, const json& obj, const jso
   return r.status();
 }
 
+// What the render and the directory read, as the caches hold it now: every
+// backend, and the Secrets looked up by name (kept alive while in use).
+struct CachedInputs {
+  explicit CachedInputs(const ReconcileContext& ctx) : ctx(ctx), held(ctx.backends->List()) {
+    backends.reserve(held.size());
+    for (const auto& b : held) backends.push_back(b.get());
+  }
+  logic::SecretLookup Lookup() {
+    return [this](std::string_view ns, std::string_view name) -> const json* {
+      kube::ObjectPtr s = ctx.secrets->Get(ns, name);
+      if (!s) return nullptr;
+      secrets_held.push_back(s);
+      return s.get();
+    };
+  }
+  const ReconcileContext& ctx;
+  std::vector<kube::ObjectPtr> held;
+  std::vector<const json*> backends;
+  std::vector<kube::ObjectPtr> secrets_held;
+};
+
 void EnqueueBound(const ReconcileContext& ctx, const std::string& server_key) {
   for (const auto& b : ctx.backends->List()) {
     api::BackendView v(*b);
@@ -110,18 +131,8 @@ Result<Action> ServerReconciler::Reconcile(const std::string& key) {
   }
 
   // The render: a pure function of what the caches hold.
-  std::vector<kube::ObjectPtr> held = ctx_.backends->List();
-  std::vector<const json*> backends;
-  backends.reserve(held.size());
-  for (const auto& b : held) backends.push_back(b.get());
-  std::vector<kube::ObjectPtr> secrets_held;  // keeps looked-up Secrets alive
-  auto lookup = [&](std::string_view ns, std::string_view name) -> const json* {
-    kube::ObjectPtr s = ctx_.secrets->Get(ns, name);
-    if (!s) return nullptr;
-    secrets_held.push_back(s);
-    return s.get();
-  };
-  auto collected = logic::CollectInstallations(obj, backends, lookup);
+  CachedInputs cached(ctx_);
+  auto collected = logic::CollectInstallations(obj, cached.backends, cached.Lookup());
   if (!collected.ok()) {
     SB_RETURN_IF_ERROR(fail(reasons::kInvalidSpec, collected.status().message()));
     return Action::Terminal();
@@ -309,18 +320,8 @@ Result<Action> ServerReconciler::Callout(const std::string& key, const json& obj
   in.issuer = plan->keys.issuer;
 
   // 2. The directory's size (the authorizer builds the same from its caches).
-  std::vector<kube::ObjectPtr> held = ctx_.backends->List();
-  std::vector<const json*> backends;
-  backends.reserve(held.size());
-  for (const auto& b : held) backends.push_back(b.get());
-  std::vector<kube::ObjectPtr> secrets_held;  // keeps looked-up Secrets alive
-  auto lookup = [&](std::string_view ns, std::string_view name) -> const json* {
-    kube::ObjectPtr s = ctx_.secrets->Get(ns, name);
-    if (!s) return nullptr;
-    secrets_held.push_back(s);
-    return s.get();
-  };
-  auto directory = logic::CollectDirectory(obj, backends, lookup);
+  CachedInputs cached(ctx_);
+  auto directory = logic::CollectDirectory(obj, cached.backends, cached.Lookup());
   if (!directory.ok()) {
     return fail(reasons::kInvalidSpec, directory.status().message(), Action::Terminal());
   }
