@@ -180,8 +180,11 @@ net_release() {
 
 # Service names for pods (the operator probes nats://NAME.NS.svc:4222): a
 # dnsmasq on the node address answers NAME.NS.svc[.cluster.local] from a
-# hosts file that dns-sync rewrites from the Services every 2 s. No
-# upstream: other names fail at once, nothing is forwarded off the machine.
+# hosts file that dns-sync rewrites from the Services every 2 s, and, as
+# cluster DNS does for a StatefulSet's pods, HOSTNAME.SUBDOMAIN.NS.svc for a
+# pod with spec.hostname and spec.subdomain (routed NATS pods find each
+# other by these). No upstream: other names fail at once, nothing is
+# forwarded off the machine.
 dns_up() {
   alive dnsmasq && alive dns-sync && return 0
   stop dns-sync
@@ -198,12 +201,15 @@ dns_up() {
 # The sync loop (runs as `node.sh dns-sync`): bounded by dnsmasq's life and
 # at most 6 hours, so it always ends by itself.
 dns_sync() {
-  local hosts="$dir/dns-hosts" pid i new
+  local hosts="$dir/dns-hosts" pid i new pods
   pid=$(cat "$run/dnsmasq.pid")
   for ((i = 0; i < 6 * 3600 / 2; i++)); do
     alive dnsmasq || exit 0
-    if new=$(k get services -A -o jsonpath='{range .items[*]}{.spec.clusterIP} {.metadata.name}.{.metadata.namespace}.svc.cluster.local {.metadata.name}.{.metadata.namespace}.svc{"\n"}{end}' 2>/dev/null); then
-      new=$(grep -v '^None ' <<<"$new" | grep -v '^ ' | sort || true)
+    if new=$(k get services -A -o jsonpath='{range .items[*]}{.spec.clusterIP} {.metadata.name}.{.metadata.namespace}.svc.cluster.local {.metadata.name}.{.metadata.namespace}.svc{"\n"}{end}' 2>/dev/null) &&
+      pods=$(k get pods -A -o json 2>/dev/null | jq -r '.items[] | select(.spec.hostname and .spec.subdomain and .status.podIP)
+        | (.spec.hostname + "." + .spec.subdomain + "." + .metadata.namespace + ".svc") as $n
+        | "\(.status.podIP) \($n).cluster.local \($n)"'); then
+      new=$(printf '%s\n%s\n' "$new" "$pods" | grep -v '^None ' | grep -v '^ ' | grep -v '^$' | sort || true)
       if [ "$new" != "$(cat "$hosts")" ]; then
         printf '%s\n' "$new" >"$hosts.tmp"
         mv "$hosts.tmp" "$hosts"
