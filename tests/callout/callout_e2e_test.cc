@@ -14,6 +14,10 @@
 //              connected engines stay (same connection ids), new connects
 //              fail, the NatsServer says AuthorizerAvailable=False; one
 //              authorizer back and everything recovers.
+//   switch     a NatsServer switched from IncludeFile to AuthCallout and
+//              back with a rolling restart, as docs/api.md tells: the
+//              engines reconnect with the credentials they already have
+//              (env Secrets unchanged) and every backend is Ready again.
 //
 // Everything is real: kube-apiserver + etcd (fixture "cluster"), the
 // binaries of this build. Waits are conditions with deadlines.
@@ -191,12 +195,16 @@ class CalloutE2E : public ::testing::Test {
     cluster.reset();
   }
 
-  std::string ServerYaml() const {
+  std::string ServerYaml(bool callout = true) const {
     return "apiVersion: pubsub.switchboard.dev/v1alpha1\nkind: NatsServer\nmetadata: {name: " +
            std::string(kServer) + ", namespace: \"" + ns + "\"}\nspec:\n  url: \"" +
-           cluster->urls() +
-           "\"\n  provisioning:\n    mode: AuthCallout\n    authCallout: {account: " + kAccount +
-           "}\n";
+           cluster->urls() + "\"\n  provisioning:\n" +
+           (callout ? "    mode: AuthCallout\n    authCallout: {account: " + std::string(kAccount) +
+                          "}\n"
+                    : "    mode: IncludeFile\n");
+  }
+  std::string ConfigBody() {
+    return SecretData(ns, std::string(kServer) + "-switchboard")["switchboard.conf"];
   }
 
   json Server() { return Get("natsserver", ns, kServer); }
@@ -231,14 +239,18 @@ class CalloutE2E : public ::testing::Test {
   // The engines' connections (authorized_user, the user name or
   // "<user>#<generation>", in the callout account) on each server:
   // user -> (server index, cid). The operator's probes are not counted.
-  std::map<std::string, std::pair<int, uint64_t>> Connections() {
+  // `account`: HATCHET in callout mode; "" for the global account, where
+  // an include file with Permissions isolation puts its users (connz names
+  // no account for it).
+  std::map<std::string, std::pair<int, uint64_t>> Connections(
+      const std::string& account = kAccount) {
     std::map<std::string, std::pair<int, uint64_t>> out;
     const auto users = EngineUsers();
     for (int i = 0; i < cluster->size(); i++) {
       if (!cluster->running(i)) continue;
       json connz = cluster->Monitor(i, "connz?auth=true&limit=10000");
       for (const auto& c : connz.value("connections", json::array())) {
-        if (c.value("account", "") != kAccount) continue;
+        if (c.value("account", "") != account) continue;
         std::string user = c.value("authorized_user", "");
         user = user.substr(0, user.find('#'));
         if (users.count(user)) out[user] = {i, c.value("cid", uint64_t{0})};
@@ -252,8 +264,8 @@ class CalloutE2E : public ::testing::Test {
     for (const auto& e : engines) users.insert(engine_user[e->backend()]);
     return users;
   }
-  bool AllEnginesConnected() {
-    auto conns = Connections();
+  bool AllEnginesConnected(const std::string& account = kAccount) {
+    auto conns = Connections(account);
     for (const auto& u : EngineUsers()) {
       if (conns.count(u) == 0) return false;
     }
@@ -448,6 +460,117 @@ TEST_F(CalloutE2E, LifecycleWithoutReloadsIsolationAndAuthorizerFaults) {
   EXPECT_TRUE(
       testing::WaitFor([&] { return Publish(Env(Name(1)), 0).exit_code == 0; }, 30s, 200ms));
   EXPECT_EQ(Connections(), before) << "connected engines were disturbed by the recovery";
+}
+
+// docs/api.md "Switching a NatsServer between modes", step by step, with
+// engines connected throughout: IncludeFile -> AuthCallout -> IncludeFile,
+// each a config change then NATS restarted one server at a time.
+TEST_F(CalloutE2E, SwitchingModesEnginesReconnectWithTheirCredentials) {
+  constexpr int n = 6;
+  constexpr char kGlobal[] = "";  // connz: no account named
+  op = std::make_unique<OperatorProcess>(
+      std::vector<std::string>{ns},
+      std::vector<std::string>{"--workers", "4", "--probe-interval", "5m"});
+  Apply(ServerYaml(false));
+  for (int i = 0; i < n; i++) CreateBackend(Name(i));
+
+  // IncludeFile: NATS starts once every user is in the rendered file (no
+  // reloader here: the file is what each server loads when it starts).
+  std::map<std::string, std::map<std::string, std::string>> envs;
+  auto all_rendered = [&](const std::string& body) {
+    for (int i = 0; i < n; i++) {
+      auto env = Env(Name(i));
+      auto user = env["SERVER_MSGQUEUE_PUBSUB_NATS_USERNAME"];
+      if (user.empty() || body.find("\"" + user + "\"") == std::string::npos) return false;
+      envs[Name(i)] = env;
+    }
+    return body.find("auth_callout") == std::string::npos;
+  };
+  std::string body;
+  ASSERT_TRUE(testing::WaitFor([&] { return all_rendered(body = ConfigBody()); }, 60s, 200ms))
+      << "include file:\n"
+      << body << "\n"
+      << Server().dump(2);
+  ASSERT_TRUE(cluster->Start(body)) << cluster->error();
+  ASSERT_TRUE(testing::WaitFor([&] { return ReadyCount() == n; }, 120s, 500ms))
+      << ReadyCount() << " of " << n << " Ready; " << Get("psb", ns, Name(0)).dump(2);
+  for (int i = 0; i < n; i += 2) {
+    engine_user[Name(i)] = envs[Name(i)]["SERVER_MSGQUEUE_PUBSUB_NATS_USERNAME"];
+    engines.push_back(std::make_unique<Engine>(engine_dir.path(), Name(i),
+                                               WithUrl(envs[Name(i)], cluster->url((i / 2) % 3))));
+  }
+  for (auto& e : engines) {
+    ASSERT_TRUE(testing::WaitFor([&] { return e->Subscribed(); }, 30s)) << e->Log();
+  }
+  ASSERT_TRUE(testing::WaitFor([&] { return AllEnginesConnected(kGlobal); }, 30s));
+
+  // Rolling restart onto the current config Secret; after each server the
+  // engines are all connected again (on any server) and none gave up.
+  auto rolling_restart = [&](const std::string& account_after) {
+    cluster->SetConfigBody(ConfigBody());
+    for (int i = 0; i < cluster->size(); i++) {
+      ASSERT_TRUE(cluster->RestartServer(i)) << cluster->error();
+      EXPECT_TRUE(testing::WaitFor(
+          [&] {
+            auto in_old = Connections(account_after == kGlobal ? kAccount : kGlobal);
+            auto in_new = Connections(account_after);
+            for (const auto& u : EngineUsers()) {
+              if (!in_old.count(u) && !in_new.count(u)) return false;
+            }
+            return true;
+          },
+          60s, 200ms))
+          << "after restarting " << cluster->server_name(i);
+      for (auto& e : engines)
+        EXPECT_TRUE(e->running()) << e->backend() << " gave up:\n" << e->Log();
+    }
+    EXPECT_TRUE(testing::WaitFor([&] { return AllEnginesConnected(account_after); }, 60s, 200ms))
+        << "engines not all back in account '" << account_after << "'";
+  };
+  auto credentials_unchanged = [&] {
+    for (int i = 0; i < n; i++) {
+      EXPECT_EQ(Env(Name(i)), envs[Name(i)]) << Name(i) << "'s env Secret changed";
+    }
+  };
+
+  // IncludeFile -> AuthCallout: authorizers first (they get in once a
+  // server runs the static config), then the mode, then the restart.
+  authorizers.push_back(std::make_unique<Authorizer>(ns, "authorizer-a"));
+  authorizers.push_back(std::make_unique<Authorizer>(ns, "authorizer-b"));
+  Apply(ServerYaml(true));
+  ASSERT_TRUE(testing::WaitFor(
+      [&] { return ConfigBody().find("auth_callout") != std::string::npos; }, 60s, 200ms))
+      << Server().dump(2);
+  rolling_restart(kAccount);
+  for (auto& a : authorizers) {
+    EXPECT_TRUE(testing::WaitFor([&] { return a->Ready(); }, 60s, 100ms)) << Tail(a->Log());
+  }
+  EXPECT_TRUE(testing::WaitFor(
+      [&] {
+        return Condition(Server(), "Ready").value("reason", "") == "CalloutConfigured" &&
+               Condition(Server(), "AuthorizerAvailable").value("status", "") == "True";
+      },
+      60s, 200ms))
+      << Server().dump(2);
+  credentials_unchanged();
+  for (int i = 0; i < n; i++) {
+    EXPECT_EQ(Publish(envs[Name(i)], i % 3).exit_code, 0) << Name(i) << " through the callout";
+  }
+
+  // AuthCallout -> IncludeFile: the users rendered again, then the restart.
+  Apply(ServerYaml(false));
+  ASSERT_TRUE(testing::WaitFor([&] { return all_rendered(body = ConfigBody()); }, 60s, 200ms))
+      << "include file:\n"
+      << body << "\n"
+      << Server().dump(2);
+  rolling_restart(kGlobal);
+  credentials_unchanged();
+  EXPECT_TRUE(testing::WaitFor([&] { return ReadyCount() == n; }, 60s, 500ms))
+      << ReadyCount() << " of " << n << " Ready";
+  EXPECT_EQ(Condition(Server(), "Ready").value("reason", ""), "ConfigRendered") << Server().dump(2);
+  for (int i = 0; i < n; i++) {
+    EXPECT_EQ(Publish(envs[Name(i)], (i + 1) % 3).exit_code, 0) << Name(i) << " from the file";
+  }
 }
 
 }  // namespace
