@@ -1,29 +1,18 @@
 // switchboard-authorizer: see authorizer/README.md and --help.
-#include <cstdio>
 #include <string>
 #include <vector>
 
 #include "switchboard/authorizer/authorizer.h"
 #include "switchboard/common/log.h"
+#include "switchboard/common/service_main.h"
 #include "switchboard/common/signals.h"
 #include "switchboard/pubsub/nats_pubsub.h"
 
 int main(int argc, char** argv) {
   using namespace switchboard;
   auto opts = authorizer::ParseOptions(std::vector<std::string>(argv + 1, argv + argc));
-  if (!opts.ok()) {
-    std::fprintf(stderr, "switchboard-authorizer: %s\n", opts.status().message().c_str());
-    return 2;
-  }
-  if (opts->help) {
-    std::fputs(authorizer::Usage().c_str(), stdout);
-    return 0;
-  }
-  if (!opts->log_level.empty()) {
-    log::Level level;
-    log::ParseLevel(opts->log_level, &level);
-    log::SetLevel(level);
-  }
+  if (auto code = service::Preamble("switchboard-authorizer", opts, authorizer::Usage))
+    return *code;
 
   signals::BlockStopSignals();  // before any thread starts: they all inherit the mask
 
@@ -44,10 +33,5 @@ int main(int argc, char** argv) {
   if (Status ns = pubsub::ShutdownNats(); !ns.ok()) {
     log::Warn("authorizer", "nats library shutdown", {{"error", ns.ToString()}});
   }
-  if (!s.ok()) {
-    log::Error("authorizer", "exiting", {{"error", s.ToString()}});
-    return 1;
-  }
-  log::Info("authorizer", "stopped");
-  return 0;
+  return service::ExitCode("authorizer", s);
 }

@@ -25,6 +25,13 @@ void BlockStopSignals() {
   signal(SIGPIPE, SIG_IGN);
 }
 
+int WaitForStopSignal() {
+  const sigset_t set = StopSignals();
+  int sig = 0;
+  sigwait(&set, &sig);
+  return sig;
+}
+
 Status RunUntilSignal(const std::function<Status()>& run,
                       const std::function<void(int)>& on_signal) {
   const sigset_t set = StopSignals();

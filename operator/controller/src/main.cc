@@ -1,9 +1,9 @@
 // switchboard-operator: see operator/README.md and --help.
-#include <cstdio>
 #include <string>
 #include <vector>
 
 #include "switchboard/common/log.h"
+#include "switchboard/common/service_main.h"
 #include "switchboard/common/signals.h"
 #include "switchboard/operator_controller/operator.h"
 #include "switchboard/operator_controller/options.h"
@@ -12,19 +12,8 @@
 int main(int argc, char** argv) {
   using namespace switchboard;
   auto opts = operator_controller::ParseOptions(std::vector<std::string>(argv + 1, argv + argc));
-  if (!opts.ok()) {
-    std::fprintf(stderr, "switchboard-operator: %s\n", opts.status().message().c_str());
-    return 2;
-  }
-  if (opts->help) {
-    std::fputs(operator_controller::Usage().c_str(), stdout);
-    return 0;
-  }
-  if (!opts->log_level.empty()) {
-    log::Level level;
-    log::ParseLevel(opts->log_level, &level);
-    log::SetLevel(level);
-  }
+  if (auto code = service::Preamble("switchboard-operator", opts, operator_controller::Usage))
+    return *code;
 
   signals::BlockStopSignals();  // before any thread starts: they all inherit the mask
 
@@ -46,10 +35,5 @@ int main(int argc, char** argv) {
   if (Status ns = pubsub::ShutdownNats(); !ns.ok()) {
     log::Warn("operator", "nats library shutdown", {{"error", ns.ToString()}});
   }
-  if (!s.ok()) {
-    log::Error("operator", "exiting", {{"error", s.ToString()}});
-    return 1;
-  }
-  log::Info("operator", "stopped");
-  return 0;
+  return service::ExitCode("operator", s);
 }

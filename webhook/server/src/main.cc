@@ -12,6 +12,8 @@
 
 #include "cluster_context.h"
 #include "switchboard/common/log.h"
+#include "switchboard/common/service_main.h"
+#include "switchboard/common/signals.h"
 #include "switchboard/kube/config.h"
 #include "switchboard/kube/endpoints_server.h"
 #include "switchboard/webhook_server/flags.h"
@@ -44,31 +46,14 @@ void RaiseOpenFilesLimit(int max_connections) {
 
 int main(int argc, char** argv) {
   auto flags = sb::webhook_server::ParseFlags(std::vector<std::string>(argv + 1, argv + argc));
-  if (!flags.ok()) {
-    std::fprintf(stderr, "switchboard-webhook: %s\n", flags.status().message().c_str());
-    return 2;
-  }
-  if (flags->help) {
-    std::fputs(sb::webhook_server::Usage().c_str(), stdout);
-    return 0;
-  }
-  if (!flags->log_level.empty()) {
-    slog::Level level;
-    if (!slog::ParseLevel(flags->log_level, &level)) {
-      std::fprintf(stderr, "switchboard-webhook: --log-level must be debug, info, warn or error\n");
-      return 2;
-    }
-    slog::SetLevel(level);
+  if (auto code = sb::service::Preamble("switchboard-webhook", flags, sb::webhook_server::Usage)) {
+    return *code;
   }
 
-  // Block the stop signals in every thread (threads inherit the mask); the
-  // main thread waits for them with sigwait() below.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-  signal(SIGPIPE, SIG_IGN);  // a client hanging up mid-response is not fatal
+  // Before any thread starts (they inherit the mask); the main thread
+  // waits for the signal below. A client hanging up mid-response is not
+  // fatal (SIGPIPE ignored).
+  sb::signals::BlockStopSignals();
 
   auto config = sb::kube::Config::Load(flags->kubeconfig);
   if (!config.ok()) {
@@ -116,8 +101,7 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  int sig = 0;
-  sigwait(&stop_signals, &sig);
+  const int sig = sb::signals::WaitForStopSignal();
   slog::Info("webhook", "stopping", {{"signal", sig == SIGTERM ? "SIGTERM" : "SIGINT"}});
   (*server)->Stop();  // requests in flight finish first
   metrics_server.reset();

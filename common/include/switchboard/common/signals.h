@@ -16,6 +16,11 @@ namespace switchboard::signals {
 // before any thread exists.
 void BlockStopSignals();
 
+// Waits on this thread for SIGTERM or SIGINT (blocked by
+// BlockStopSignals) and returns which came: for a service whose work runs
+// on threads of its own.
+int WaitForStopSignal();
+
 // Runs `run` on this thread while a thread of its own waits for SIGTERM or
 // SIGINT and then calls `on_signal(signal)` once (the service's Stop, which
 // makes `run` return). Returns what `run` returned, once that thread is
