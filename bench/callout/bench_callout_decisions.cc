@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "switchboard/api/names.h"
 #include "switchboard/common/base64.h"
 #include "switchboard/natsauth/jwt.h"
 #include "switchboard/natsauth/nkey.h"
@@ -204,8 +205,8 @@ void CollectDirectoryOf(benchmark::State& state) {
             {{"serverRef", {{"name", "shared"}}}, {"subjectPrefix", "hatchet." + name}}}}}});
     CredentialState c;
     c.current = {User(i), Password(i), "$2b$06$" + std::string(53, 'a')};
-    nlohmann::json secret = CredentialsSecret({"bench", name, uid}, c);
-    secrets["bench/" + secret["metadata"]["name"].get<std::string>()] = std::move(secret);
+    secrets["bench/" + api::DefaultCredentialsSecretName(name)] =
+        CredentialsSecret({"bench", name, uid}, c);
   }
   std::vector<const nlohmann::json*> ptrs;
   for (const auto& b : backends) ptrs.push_back(&b);
