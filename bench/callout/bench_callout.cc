@@ -15,6 +15,12 @@
 //                    until all are authenticated again, and the CPU the
 //                    server (and in callout mode the authorizers) spent.
 //   RSS              each authorizer's VmRSS/VmHWM with N installations.
+//   reloads          the callout server's /varz config_load_time before the
+//                    installations and after the samples (callout mode
+//                    never reloads).
+//
+// A sample slower than 2 s prints the Ready reasons it went through and
+// when each was first seen (the operator's probe retries show there).
 //
 // Everything is real: kube-apiserver + etcd (--kubeconfig; e.g. the e2e
 // fixture's build/e2e-cluster/kubeconfig), nats-server-callout (tools
@@ -22,8 +28,10 @@
 // switchboard-authorizer replicas from this build.
 //
 //   bench_callout --kubeconfig PATH [--installations 1000] [--samples 40]
-//                 [--storm on|off] [--file-mode on|off] [--timeout 900]
+//                 [--storm on|off] [--modes both|callout] [--timeout 900]
+//   (--file-mode off is --modes callout)
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -77,6 +85,24 @@ bool IsReady(const json& o) {
     if (c.value("type", "") == "Ready") return c.value("status", "") == "True";
   }
   return false;
+}
+
+// "load 1.23 0.98 0.70" (1, 5, 15 minutes).
+std::string LoadAverage() {
+  double l[3] = {0, 0, 0};
+  if (getloadavg(l, 3) != 3) return "load ?";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "load %.2f %.2f %.2f", l[0], l[1], l[2]);
+  return buf;
+}
+
+// Ready's reason ("" when there is no Ready condition).
+std::string ReadyReason(const json& o) {
+  if (!o.is_object() || !o.contains("status")) return "";
+  for (const auto& c : o["status"].value("conditions", json::array())) {
+    if (c.value("type", "") == "Ready") return c.value("reason", "");
+  }
+  return "";
 }
 
 std::string ConditionStatus(const json& o, const std::string& type) {
@@ -189,6 +215,8 @@ int main(int argc, char** argv) {
       storm_on = v == "on";
     } else if (a == "--file-mode") {
       file_on = v == "on";
+    } else if (a == "--modes") {
+      file_on = v != "callout";
     } else {
       std::fprintf(stderr, "unknown flag %s (see the header of bench_callout.cc)\n", a.c_str());
       return 2;
@@ -298,6 +326,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "callout server: %s\n", cluster.error().c_str());
     return 1;
   }
+  const std::string loaded_at = cluster.ConfigLoadTime(0).value_or("?");
+  std::printf("start: %s; callout server config_load_time %s\n", LoadAverage().c_str(),
+              loaded_at.c_str());
   struct Authorizer {
     testing::Process proc;
     int health = 0;
@@ -343,8 +374,9 @@ int main(int argc, char** argv) {
         "%-8s %d installations: %zu env Secrets, all authenticating %.1f s after the "
         "first create (%d up)\n",
         m->name.c_str(), installations, targets.size(), Seconds(start), up.up);
-    std::printf("%-8s %d installations: all Ready after %.1f s (%d Ready, %d create failures)\n",
-                m->name.c_str(), installations, m->all_ready_s, m->ready, failed);
+    std::printf(
+        "%-8s %d installations: all Ready after %.1f s (%d Ready, %d create failures; %s)\n",
+        m->name.c_str(), installations, m->all_ready_s, m->ready, failed, LoadAverage().c_str());
     std::fflush(stdout);
   }
   long rss_at_n[2], hwm_at_n[2];
@@ -379,19 +411,41 @@ int main(int argc, char** argv) {
           },
           60s, 10ms);
       if (connected) m->connect_latencies.push_back(*connected);
+      // Ready's reasons as they change, with when each was first seen.
+      std::string trace, last = "-";
       bool ready = testing::WaitFor(
           [&] {
             auto o = c.Get(kube::resources::PubSubBackend(), m->ns, name);
-            return o.ok() && IsReady(*o);
+            if (!o.ok()) return false;
+            const std::string reason = ReadyReason(*o);
+            if (reason != last) {
+              char buf[96];
+              std::snprintf(buf, sizeof buf, " %.2fs:%s", Seconds(start),
+                            reason.empty() ? "(none)" : reason.c_str());
+              trace += buf;
+              last = reason;
+            }
+            return IsReady(*o);
           },
           m->ready == 0 ? 0s : 60s, 10ms);
+      const double took = Seconds(start);
       if (ready) {
-        m->latencies.push_back(Seconds(start));
+        m->latencies.push_back(took);
       } else {
         m->not_ready++;
       }
+      if (!ready || took > 2.0) {
+        std::printf("%-8s sample %s: %s after %.2f s (authenticated at %s); Ready reasons:%s\n",
+                    m->name.c_str(), name.c_str(), ready ? "Ready" : "not Ready", took,
+                    connected ? (std::to_string(*connected) + " s").c_str() : "never",
+                    trace.c_str());
+        std::fflush(stdout);
+      }
     }
   }
+  std::printf("after the samples: %s; callout server config_load_time %s (%s)\n",
+              LoadAverage().c_str(), cluster.ConfigLoadTime(0).value_or("?").c_str(),
+              cluster.ConfigLoadTime(0).value_or("?") == loaded_at ? "never reloaded" : "RELOADED");
   for (Mode* m : modes) {
     auto p = Summarize(m->latencies);
     std::printf(

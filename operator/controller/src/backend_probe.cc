@@ -5,6 +5,8 @@
 // outcome means, when to probe again) is operator_logic::DecideProbe; this
 // step reads its facts, calls it, applies (the probe, a Staged rotation's
 // confirmation) and reports.
+#include <algorithm>
+
 #include "backend_step.h"
 #include "config_index.h"
 #include "probe_pool.h"
@@ -79,7 +81,12 @@ Result<Action> BackendReconciler::Impl::Probe(NatsProbe p) {
     o.failure.server = f.server;
     o.failure.user_in_config = p.probe_user_in;
     o.failure.load = f.load;
-    o.failure.user_waiting = load.user_waiting;
+    // How old the credentials were when the probe was refused, not now: a
+    // reconcile that runs late must not turn a refusal inside the window
+    // into one after it.
+    o.failure.user_waiting = f.auth_callout
+                                 ? std::max(std::chrono::milliseconds(0), load.user_waiting - o.age)
+                                 : load.user_waiting;
     o.failure.load_window = ctx.reload_window;
     o.failure.reload_retry = ctx.reload_retry;
     o.failure.failure_retry = std::min(ctx.probe_interval, std::chrono::milliseconds(10s));

@@ -41,20 +41,35 @@ ProbeFailureStep DecideProbeFailure(const ProbeFailureFacts& f) {
   };
   if (f.auth_callout) {
     ProbeFailureStep s;
-    if (refusal && f.user_waiting < f.authorizer_window) {
+    if (refusal && f.user_waiting < f.authorizer_patience) {
       s.reason = reasons::kAuthorizerPending;
-      s.message = "the authorizer of NatsServer " + f.server + " has not seen user " + f.user +
-                  "'s credentials yet (its caches follow the credentials Secret within " +
-                  Duration(f.authorizer_window) + "); the probe is retried";
-      s.report = f.has_status;
-      s.retry = retry_soon();
+      s.retry =
+          std::clamp(f.user_waiting / 8, f.reload_retry, std::max(f.reload_retry, f.callout_retry));
+      if (f.user_waiting < f.authorizer_window) {
+        s.message = "the authorizer of NatsServer " + f.server + " has not seen user " + f.user +
+                    "'s credentials yet (its caches follow the credentials Secret within " +
+                    Duration(f.authorizer_window) + "); the probe is retried";
+        s.report = f.has_status;
+        return s;
+      }
+      // Past the usual sync time the authorizer's watch may still lag (a
+      // loaded API server or authorizer): not the user's fault yet.
+      s.message = "the authorizer of NatsServer " + f.server + " still refuses user " + f.user +
+                  "'s credentials, written less than " + Duration(f.authorizer_patience) +
+                  " ago: its caches normally follow the credentials Secret within " +
+                  Duration(f.authorizer_window) +
+                  " but may lag under load; the probe is retried every " +
+                  Duration(std::max(f.reload_retry, f.callout_retry)) +
+                  " or sooner, and a refusal after " + Duration(f.authorizer_patience) +
+                  " counts as " + std::string(ProbeFailureReason(f.code, false));
+      s.report = true;
       return s;
     }
     s.reason = ProbeFailureReason(f.code, false);
     s.message = f.probe_message;
     if (refusal) {
       s.message += " (user " + f.user + "'s credentials Secret was written over " +
-                   Duration(f.authorizer_window) +
+                   Duration(f.authorizer_patience) +
                    " ago: check that an authorizer serves NatsServer " + f.server +
                    ", its AuthorizerAvailable condition and the authorizer's log)";
     }

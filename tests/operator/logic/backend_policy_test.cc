@@ -374,15 +374,30 @@ TEST(DecideProbeFailure, AuthCalloutTable) {
        reasons::kAuthorizerPending, true, milliseconds(600), "within 5s"},
       {"a new backend waits quietly", CalloutRefused(kAuth, 100, false),
        reasons::kAuthorizerPending, false, milliseconds(500), ""},
-      {"refused after the window: AuthFailed, with a hint at the authorizer",
-       CalloutRefused(kAuth, 5000), reasons::kAuthFailed, true, seconds(10), "AuthorizerAvailable"},
+      {"just past the sync window: still pending (a lagging watch), retried soon",
+       CalloutRefused(kAuth, 5000), reasons::kAuthorizerPending, true, milliseconds(625),
+       "may lag under load"},
+      {"past the window a new backend is reported, without blaming the user",
+       CalloutRefused(kAuth, 5000, false), reasons::kAuthorizerPending, true, milliseconds(625),
+       "a refusal after 1m0s counts as AuthFailed"},
+      {"the retry grows with the wait but stays bounded", CalloutRefused(kAuth, 30000),
+       reasons::kAuthorizerPending, true, seconds(2), "retried every 2s or sooner"},
+      {"the last retry before the patience runs out", CalloutRefused(kAuth, 59999),
+       reasons::kAuthorizerPending, true, seconds(2), "written less than 1m0s ago"},
+      {"refused once the patience is over: AuthFailed, with a hint at the authorizer",
+       CalloutRefused(kAuth, 60000), reasons::kAuthFailed, true, seconds(10),
+       "AuthorizerAvailable"},
       {"permission refused within the window", CalloutRefused(StatusCode::kPermissionDenied, 10),
        reasons::kAuthorizerPending, true, milliseconds(500), ""},
-      {"permission refused after it", CalloutRefused(StatusCode::kPermissionDenied, 9000),
-       reasons::kPermissionDenied, true, seconds(10), ""},
+      {"permission refused past the window: pending, and says what it will count as",
+       CalloutRefused(StatusCode::kPermissionDenied, 9000), reasons::kAuthorizerPending, true,
+       milliseconds(1125), "counts as PermissionDenied"},
+      {"permission refused after the patience",
+       CalloutRefused(StatusCode::kPermissionDenied, 61000), reasons::kPermissionDenied, true,
+       seconds(10), ""},
       {"a timeout within the window", CalloutRefused(StatusCode::kTimeout, 10),
        reasons::kAuthorizerPending, true, milliseconds(500), ""},
-      {"a timeout after it", CalloutRefused(StatusCode::kTimeout, 60000),
+      {"a timeout after the patience", CalloutRefused(StatusCode::kTimeout, 60000),
        reasons::kServerUnreachable, true, seconds(10), ""},
       {"unreachable is unreachable at once", CalloutRefused(StatusCode::kUnavailable, 0),
        reasons::kServerUnreachable, true, seconds(10), ""},
@@ -399,7 +414,50 @@ TEST(DecideProbeFailure, AuthCalloutTable) {
     // No file, no reload: never a word about either.
     EXPECT_EQ(step.message.find("config Secret"), std::string::npos) << step.message;
     EXPECT_EQ(step.message.find("reload"), std::string::npos) << step.message;
+    // Never a password; never the user's fault while the authorizer may
+    // still be catching up.
+    EXPECT_EQ(step.message.find("s3cret"), std::string::npos) << step.message;
+    if (step.reason == reasons::kAuthorizerPending) {
+      EXPECT_EQ(step.message.find("check"), std::string::npos) << step.message;
+    }
   }
+  // The message is stable across retries within each phase (no status
+  // write per retry).
+  EXPECT_EQ(DecideProbeFailure(CalloutRefused(kAuth, 6000)).message,
+            DecideProbeFailure(CalloutRefused(kAuth, 50000)).message);
+  EXPECT_EQ(DecideProbeFailure(CalloutRefused(kAuth, 100)).message,
+            DecideProbeFailure(CalloutRefused(kAuth, 4000)).message);
+}
+
+// The retry schedule a refused new backend goes through while its
+// credentials age: short and bounded until the patience is over, then the
+// long failure retry. Summed, it covers the whole patience with a probe at
+// most callout_retry apart.
+TEST(DecideProbeFailure, AuthCalloutRetrySchedule) {
+  milliseconds waiting{0};
+  int probes = 0;
+  milliseconds longest{0};
+  std::string_view reason;
+  while (true) {
+    auto step = DecideProbeFailure(CalloutRefused(StatusCode::kUnauthenticated,
+                                                  static_cast<int>(waiting.count()), probes > 0));
+    probes++;
+    reason = step.reason;
+    if (reason != reasons::kAuthorizerPending) {
+      EXPECT_EQ(step.retry, seconds(10));
+      break;
+    }
+    EXPECT_GE(step.retry, milliseconds(500));
+    EXPECT_LE(step.retry, seconds(2));
+    longest = std::max(longest, step.retry);
+    waiting += step.retry;
+    ASSERT_LT(probes, 1000);
+  }
+  EXPECT_EQ(reason, reasons::kAuthFailed);
+  EXPECT_GE(waiting, seconds(60));
+  EXPECT_LT(waiting, seconds(62));
+  EXPECT_EQ(longest, seconds(2));
+  EXPECT_LT(probes, 60);  // bounded: about one a second on average
 }
 
 TEST(DecideProbe, AuthCalloutTable) {
@@ -438,7 +496,13 @@ TEST(DecideProbe, AuthCalloutTable) {
       {"a new backend refused within the window waits quietly", refused(Probing(), 0),
        ProbeAction::kFailed, false, ProbeThen::kRequeue, milliseconds(501),
        reasons::kAuthorizerPending},
-      {"refused after the window: AuthFailed", refused(Probing(failing), 6000),
+      {"refused past the window: still AuthorizerPending, retried soon",
+       refused(Probing(failing), 6000), ProbeAction::kFailed, true, ProbeThen::kRequeue,
+       milliseconds(751), reasons::kAuthorizerPending},
+      {"a new backend refused past the window is reported", refused(Probing(), 6000),
+       ProbeAction::kFailed, true, ProbeThen::kRequeue, milliseconds(751),
+       reasons::kAuthorizerPending},
+      {"refused after the patience: AuthFailed", refused(Probing(failing), 61000),
        ProbeAction::kFailed, true, ProbeThen::kRequeue, seconds(10) + milliseconds(1),
        reasons::kAuthFailed},
       {"Staged and the new password passed: confirm",

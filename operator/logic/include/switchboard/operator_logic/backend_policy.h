@@ -83,10 +83,14 @@ struct ProbeFailureFacts {
   std::chrono::milliseconds failure_retry{10000};  // retry of a real failure
   // AuthCallout: user_in_config and load do not apply; user_waiting counts
   // from the write of the credentials Secret the probe's password comes
-  // from, and the authorizers' caches see that Secret within
-  // authorizer_window.
+  // from to the refusal. The authorizers' caches see that Secret within
+  // authorizer_window normally; under load their watch can lag further, so
+  // a refusal is taken for an authorizer catching up until
+  // authorizer_patience, and retried every callout_retry at most meanwhile.
   bool auth_callout = false;
   std::chrono::milliseconds authorizer_window{5000};
+  std::chrono::milliseconds authorizer_patience{60000};
+  std::chrono::milliseconds callout_retry{2000};
 };
 
 struct ProbeFailureStep {
@@ -104,9 +108,13 @@ struct ProbeFailureStep {
 // take, and no word about credentials. Once a report says the server
 // loaded it, or load_window has passed, it is what the code says
 // (ProbeFailureReason): AuthFailed, PermissionDenied, ServerUnreachable.
-// AuthCallout: a refusal within authorizer_window is AuthorizerPending
-// (retried the same way, quietly for a new backend); after it, what the
-// code says, with a hint at the authorizer.
+// AuthCallout: a refusal of credentials younger than authorizer_patience is
+// AuthorizerPending, retried soon (waiting / 8, from reload_retry up to
+// callout_retry): quietly for a new backend within authorizer_window,
+// reported after it with a message that says the authorizer may still be
+// catching up and when the refusal will count. Once the credentials are
+// older, what the code says, with a hint at the authorizer, retried after
+// failure_retry.
 ProbeFailureStep DecideProbeFailure(const ProbeFailureFacts& facts);
 
 // ---- the probe ----
