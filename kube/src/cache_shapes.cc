@@ -3,6 +3,8 @@
 #include <initializer_list>
 #include <string_view>
 
+#include "switchboard/api/packed.h"
+
 namespace switchboard::kube {
 namespace {
 
@@ -29,7 +31,7 @@ void CompactOwnedSecret(json& secret) {
                         "ownerReferences", "deletionTimestamp"});
   if (!secret.is_object()) return;
   auto data = secret.find("data");
-  if (data != secret.end() && data->is_object()) *data = data->dump();
+  if (data != secret.end() && data->is_object()) *data = api::Pack(*data);
   auto meta = secret.find("metadata");
   if (meta == secret.end() || !meta->is_object()) return;
   auto refs = meta->find("ownerReferences");
@@ -45,26 +47,7 @@ void CompactCustomObject(json& object) {
                         "annotations", "finalizers", "deletionTimestamp", "creationTimestamp"});
   if (!object.is_object()) return;
   auto status = object.find("status");
-  if (status != object.end() && status->is_object()) *status = status->dump();
-}
-
-json UnpackedStatus(const json& object) {
-  if (!object.is_object()) return json::object();
-  auto it = object.find("status");
-  if (it == object.end()) return json::object();
-  if (it->is_object()) return *it;
-  if (!it->is_string()) return json::object();
-  auto parsed = json::parse(it->get_ref<const std::string&>(), nullptr, false);
-  return parsed.is_object() ? parsed : json::object();
-}
-
-json ApiShaped(const json& object) {
-  json copy = object;
-  if (copy.is_object()) {
-    auto s = copy.find("status");
-    if (s != copy.end() && s->is_string()) *s = UnpackedStatus(object);
-  }
-  return copy;
+  if (status != object.end() && status->is_object()) *status = api::Pack(*status);
 }
 
 }  // namespace switchboard::kube

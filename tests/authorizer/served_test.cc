@@ -6,6 +6,7 @@
 #include "switchboard/authorizer/authorizer.h"
 #include "switchboard/authorizer/options.h"
 #include "switchboard/common/base64.h"
+#include "switchboard/kube/cache_shapes.h"
 #include "switchboard/operator_logic/objects.h"
 
 namespace switchboard::authorizer {
@@ -111,8 +112,8 @@ TEST(ServedTest, BuildsFromTheOperatorsCalloutSecret) {
   keys.system.bcrypt = *logic::BcryptHash("ps", 4);
   json data = json::object();
   for (const auto& [k, v] : logic::EncodeCalloutKeys(keys)) data[k] = base64::Encode(v);
-  json secret = {{"metadata", {{"namespace", "nats"}, {"name", "a-auth-callout"}}},
-                 {"data", data.dump()}};  // as the cache keeps it: JSON text
+  json secret = {{"metadata", {{"namespace", "nats"}, {"name", "a-auth-callout"}}}, {"data", data}};
+  kube::CompactOwnedSecret(secret);  // as the authorizer's cache keeps it
   auto lookup = [&](std::string_view ns, std::string_view name) -> const json* {
     return ns == "nats" && name == "a-auth-callout" ? &secret : nullptr;
   };

@@ -1,4 +1,4 @@
-// Reading object metadata from Kubernetes JSON (what every reconcile step
+// Reading object metadata and status from Kubernetes JSON (what every reconcile step
 // asks of an object besides its spec, which api::BackendView and
 // api::NatsServerView read). Pure.
 #pragma once
@@ -9,18 +9,19 @@
 #include <string_view>
 
 #include "switchboard/api/metadata.h"
+#include "switchboard/api/packed.h"
 
 namespace switchboard::operator_controller {
 
 using json = nlohmann::json;
 
-// The one set of metadata accessors (api/metadata.h).
+// The one set of metadata accessors (api/metadata.h), and the one way to
+// read a status, cached or not (api/packed.h).
 using api::Annotation;
 using api::GenerationOf;
 using api::HasFinalizer;
 using api::IsDeleting;
+using api::StatusOf;
 using api::UidOf;
-// obj.status, or an empty object.
-json StatusOf(const json& obj);
 
 }  // namespace switchboard::operator_controller

@@ -1,7 +1,7 @@
 #include "rules_context.h"
 
 #include "switchboard/api/metadata.h"
-#include "switchboard/kube/cache_shapes.h"
+#include "switchboard/api/packed.h"
 
 namespace switchboard::operator_controller {
 
@@ -16,11 +16,11 @@ std::unique_ptr<rules::ContextCache> NewRulesContext(const kube::MultiStore* bac
 
 std::unique_ptr<rules::ContextCache> NewRulesContextOver(rules::ContextCache::List list) {
   return std::make_unique<rules::ContextCache>(
-      std::move(list), [](const nlohmann::json& cached) { return kube::ApiShaped(cached); });
+      std::move(list), [](const nlohmann::json& cached) { return api::ApiShaped(cached); });
 }
 
 rules::Report ValidateCached(const nlohmann::json& cached, const rules::ContextSnapshot& context) {
-  return rules::Validate(kube::ApiShaped(cached), context.index(), rules::Operation::kCreate,
+  return rules::Validate(api::ApiShaped(cached), context.index(), rules::Operation::kCreate,
                          nullptr, api::NamespaceOf(cached));
 }
 

@@ -1,6 +1,7 @@
 #include "secret_io.h"
 
 #include "switchboard/api/metadata.h"
+#include "switchboard/api/packed.h"
 #include "switchboard/operator_logic/objects.h"
 
 namespace switchboard::operator_controller {
@@ -39,7 +40,7 @@ Status Conflict(const json& desired) {
 
 Result<bool> Patch(kube::Client* client, const json& desired, const json& current) {
   const json& want_data = Field(desired, "data");
-  const json have_data = logic::SecretDataObject(current);  // the cache keeps it as text
+  const json have_data = api::ObjectMember(current, "data").value_or(json::object());
   const bool same =
       have_data == want_data &&
       SubsetOf(Field(desired, "metadata", "labels"), Field(current, "metadata", "labels")) &&

@@ -9,9 +9,9 @@
 #include "rules_context.h"
 #include "secret_io.h"
 #include "switchboard/api/constants.h"
+#include "switchboard/api/packed.h"
 #include "switchboard/api/views.h"
 #include "switchboard/common/log.h"
-#include "switchboard/kube/cache_shapes.h"
 #include "switchboard/operator_controller/reconcilers.h"
 #include "switchboard/operator_logic/callout.h"
 #include "switchboard/operator_logic/callout_status.h"
@@ -271,7 +271,7 @@ Result<Action> ServerReconciler::Callout(const std::string& key, const json& obj
     return report(action);
   };
 
-  rules::Report valid = rules::Validate(kube::ApiShaped(obj), {}, rules::Operation::kCreate);
+  rules::Report valid = rules::Validate(api::ApiShaped(obj), {}, rules::Operation::kCreate);
   if (!valid.ok()) {
     std::string msg;
     for (const auto& f : valid.errors) msg += (msg.empty() ? "" : "; ") + f.ToString();

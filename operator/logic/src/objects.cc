@@ -1,5 +1,6 @@
 #include "switchboard/operator_logic/objects.h"
 
+#include "switchboard/api/packed.h"
 #include "switchboard/common/base64.h"
 
 namespace switchboard::operator_logic {
@@ -34,25 +35,10 @@ nlohmann::json BuildSecret(const SecretSpec& spec) {
           {"data", data}};
 }
 
-std::optional<nlohmann::json> MemberAsObject(const nlohmann::json& obj, std::string_view key) {
-  if (!obj.is_object()) return nlohmann::json::object();
-  auto it = obj.find(key);
-  if (it == obj.end()) return nlohmann::json::object();
-  if (it->is_object()) return *it;
-  if (!it->is_string()) return nlohmann::json::object();
-  auto parsed = nlohmann::json::parse(it->get_ref<const std::string&>(), nullptr, false);
-  if (!parsed.is_object()) return std::nullopt;
-  return parsed;
-}
-
-nlohmann::json SecretDataObject(const nlohmann::json& secret) {
-  return MemberAsObject(secret, "data").value_or(nlohmann::json::object());
-}
-
 Result<SecretData> DecodeSecretData(const nlohmann::json& secret) {
   SecretData out;
   if (!secret.is_object()) return out;
-  auto data = MemberAsObject(secret, "data");
+  auto data = api::ObjectMember(secret, "data");
   if (!data) return Status::InvalidArgument("data: not a JSON object");
   for (const auto& [k, v] : data->items()) {
     if (!v.is_string()) return Status::InvalidArgument("data." + k + ": not a string");

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "switchboard/api/packed.h"
 #include "switchboard/operator_logic/secrets.h"
 
 namespace switchboard::operator_logic {
@@ -46,18 +47,15 @@ TEST(DecodeSecretData, StringDataWinsAndBadBase64NamesTheKey) {
   EXPECT_TRUE(DecodeSecretData(nullptr).value().empty());
 }
 
-// The operator's cache keeps .data as its JSON text; it decodes the same.
-TEST(DecodeSecretData, DataAsTextDecodesLikeTheObject) {
+// The operator's cache keeps .data packed (api/packed.h); it decodes the same.
+TEST(DecodeSecretData, PackedDataDecodesLikeTheObject) {
   json object = {{"data", {{"a", "eA=="}, {"b", "eQ=="}}}};
-  json text = {{"data", object["data"].dump()}};
-  EXPECT_EQ(DecodeSecretData(text).value(), DecodeSecretData(object).value());
-  EXPECT_EQ(SecretDataObject(text), object["data"]);
-  EXPECT_EQ(SecretDataObject(object), object["data"]);
-  EXPECT_EQ(SecretDataObject(json{{"type", "Opaque"}}), json::object());
-  auto bad = DecodeSecretData({{"data", "not json"}});
+  json packed = {{"data", api::Pack(object["data"])}};
+  EXPECT_EQ(DecodeSecretData(packed).value(), DecodeSecretData(object).value());
+  auto bad = DecodeSecretData({{"data", api::Pack(json::array())}});
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.status().message().find("data"), std::string::npos);
-  auto bad64 = DecodeSecretData({{"data", R"({"pw":"not base64!"})"}});
+  auto bad64 = DecodeSecretData({{"data", api::Pack({{"pw", "not base64!"}})}});
   ASSERT_FALSE(bad64.ok());
   EXPECT_NE(bad64.status().message().find("data.pw"), std::string::npos);
 }

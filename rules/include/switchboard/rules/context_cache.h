@@ -50,7 +50,7 @@ class ContextSnapshot {
 class ContextCache {
  public:
   // How an object from the cache is judged: as the API server shows it.
-  // The operator's caches keep some parts as text (kube::ApiShaped turns
+  // The operator's caches keep some parts packed (api::ApiShaped turns
   // them back); null for caches that keep objects as they came. Called once
   // per object version.
   using Shape = std::function<nlohmann::json(const nlohmann::json&)>;

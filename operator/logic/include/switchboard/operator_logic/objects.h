@@ -44,19 +44,10 @@ struct SecretSpec {
 nlohmann::json BuildSecret(const SecretSpec& spec);
 
 // A Secret object's .data decoded (stringData is merged over it, as the API
-// server would). kInvalidArgument naming the key whose value is not base64.
-// .data may also be that object's JSON text: the operator's cache keeps it so
-// (a DOM costs ~2.5× the text; see operator/controller's cache_shapes.h).
+// server would), from the API or from an informer cache (read through
+// api::ObjectMember). kInvalidArgument naming the key whose value is not
+// base64, or when the cache's packed data is not an object.
 Result<SecretData> DecodeSecretData(const nlohmann::json& secret);
-
-// Member `key` of `obj` kept as an object or as its JSON text (the
-// operator's caches keep a Secret's data and an object's status so): the
-// object; an empty object when absent or of another type; nullopt when it
-// is text that is not a JSON object.
-std::optional<nlohmann::json> MemberAsObject(const nlohmann::json& obj, std::string_view key);
-
-// .data as an object (MemberAsObject); an empty object when unreadable.
-nlohmann::json SecretDataObject(const nlohmann::json& secret);
 
 enum class Ownership {
   kAbsent,  // no such object: the operator may create it
