@@ -35,6 +35,7 @@
 #include <condition_variable>
 #include <fstream>
 #include <functional>
+#include <iostream>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -55,13 +56,8 @@ constexpr char kServer[] = "shared";
 
 enum class Mode { kIncludeFile, kAuthCallout };
 
-struct OutageCase {
-  Mode mode;
-  bool failover;  // run (b)
-};
-
-std::string CaseName(const ::testing::TestParamInfo<OutageCase>& info) {
-  return info.param.mode == Mode::kAuthCallout ? "AuthCallout" : "IncludeFile";
+std::string ModeName(const ::testing::TestParamInfo<Mode>& info) {
+  return info.param == Mode::kAuthCallout ? "AuthCallout" : "IncludeFile";
 }
 
 int Backends() {
@@ -229,7 +225,7 @@ class Sampler {
   std::thread thread_;
 };
 
-class OperatorOutageE2E : public ::testing::TestWithParam<OutageCase> {
+class OperatorOutageE2E : public ::testing::TestWithParam<Mode> {
  protected:
   // After every connection of the suite is gone: nats.c's threads finish
   // before the process exits.
@@ -274,7 +270,7 @@ class OperatorOutageE2E : public ::testing::TestWithParam<OutageCase> {
     sync.Stop();
   }
 
-  bool callout() const { return GetParam().mode == Mode::kAuthCallout; }
+  bool callout() const { return GetParam() == Mode::kAuthCallout; }
   std::string url() const { return callout() ? callout_nats->url() : file_nats->url(); }
 
   std::unique_ptr<OperatorProcess> StartOperator(const std::vector<std::string>& extra = {}) {
@@ -460,6 +456,7 @@ class OperatorOutageE2E : public ::testing::TestWithParam<OutageCase> {
         << "(c) no replica leads after the API server came back";
     for (auto* p : {op.get(), standby.get()}) {
       if (p && !p->process().running()) {
+        std::cout << "(c) a replica lost the Lease and exited" << std::endl;
         EXPECT_EQ(p->process().Wait(0s), std::optional<int>(1))
             << "(c) a replica exited, and not for a lost Lease:\n"
             << LogTail(p->Log());
@@ -512,6 +509,7 @@ class OperatorOutageE2E : public ::testing::TestWithParam<OutageCase> {
 };
 
 TEST_P(OperatorOutageE2E, NoUserIsEverDroppedByRestartsFailoversOrAnAbsentApiServer) {
+  const auto start = std::chrono::steady_clock::now();
   const int n = Backends();
   const char* src = std::getenv("SWITCHBOARD_SOURCE_DIR");
   const char* cdir = std::getenv("SWITCHBOARD_CLUSTER_DIR");
@@ -537,6 +535,13 @@ TEST_P(OperatorOutageE2E, NoUserIsEverDroppedByRestartsFailoversOrAnAbsentApiSer
     ASSERT_TRUE(testing::WaitFor([&] { return CountUsers(file_nats->IncludeText()) == n; }, 30s));
   }
 
+  // The samples below can fail: NATS refuses a wrong password.
+  EXPECT_NE(
+      Authenticate(url(),
+                   SecretData(ns, Name(0) + "-pubsub-env")["SERVER_MSGQUEUE_PUBSUB_NATS_USERNAME"],
+                   "not-the-password"),
+      "");
+
   const auto secrets = WatchedSecrets(n);
   ASSERT_EQ(secrets.size(), static_cast<size_t>(2 * n + (callout() ? 2 : 0)));
   for (int i = 0; i < n; i++) {
@@ -552,15 +557,23 @@ TEST_P(OperatorOutageE2E, NoUserIsEverDroppedByRestartsFailoversOrAnAbsentApiSer
   users_sampler = std::make_unique<Sampler>(callout() ? 2s : 200ms, [this] { SampleUsers(); });
   status_sampler = std::make_unique<Sampler>(1s, [this] { SampleStatus(); });
 
-  Sigkill(n);
+  // Each phase's end goes to the log (what CI time it costs).
+  auto phase = [&](const char* name, auto&& run) {
+    run(n);
+    std::cout << name << " done at "
+              << std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() -
+                                                                  start)
+                     .count()
+              << " s, " << samples.load() << " samples of NATS" << std::endl;
+  };
+  phase("setup: every backend Ready, engines connected", [](int) {});
+  phase("(a) SIGKILL", [&](int k) { Sigkill(k); });
   if (HasFatalFailure()) return;
-  if (GetParam().failover) {
-    Failover(n);
-    if (HasFatalFailure()) return;
-  }
-  ApiServerRestart(n);
+  phase("(b) failover", [&](int k) { Failover(k); });
   if (HasFatalFailure()) return;
-  ApiServerOutage(n);
+  phase("(c) API server restart", [&](int k) { ApiServerRestart(k); });
+  if (HasFatalFailure()) return;
+  phase("(d) API server outage", [&](int k) { ApiServerOutage(k); });
   if (HasFatalFailure()) return;
 
   // One more sample after everything, then the verdict.
@@ -596,10 +609,11 @@ TEST_P(OperatorOutageE2E, NoUserIsEverDroppedByRestartsFailoversOrAnAbsentApiSer
                                  << "first: " << not_ready.front();
 }
 
+// Both modes run every phase: a subset in AuthCallout mode would save little
+// (the failover takes seconds; setup, the 45 s outage and teardown are the
+// cost, and every phase needs them).
 INSTANTIATE_TEST_SUITE_P(Modes, OperatorOutageE2E,
-                         ::testing::Values(OutageCase{Mode::kIncludeFile, true},
-                                           OutageCase{Mode::kAuthCallout, true}),
-                         CaseName);
+                         ::testing::Values(Mode::kIncludeFile, Mode::kAuthCallout), ModeName);
 
 }  // namespace
 }  // namespace switchboard::e2e
