@@ -8,8 +8,12 @@
 #include <cstdlib>
 #include <thread>
 
+#include "switchboard/api/constants.h"
+#include "switchboard/api/names.h"
+#include "switchboard/common/base64.h"
 #include "switchboard/testing/net.h"
 #include "switchboard/testing/wait.h"
+#include "tool_path.h"
 
 namespace switchboard::e2e {
 
@@ -23,6 +27,10 @@ std::string Kubeconfig() {
 std::string BinDir() {
   const char* b = std::getenv("SWITCHBOARD_BINARY_DIR");
   return std::string(b ? b : ".") + "/bin";
+}
+
+std::string LogTail(const std::string& log, size_t n) {
+  return log.size() > n ? log.substr(log.size() - n) : log;
 }
 
 std::string UniqueName(const std::string& base) {
@@ -47,32 +55,14 @@ json Get(const std::string& resource, const std::string& ns, const std::string& 
   return json::parse(r.out, nullptr, false);
 }
 
-namespace {
-std::string B64Decode(const std::string& in) {
-  static const std::string a = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  unsigned buf = 0;
-  int bits = 0;
-  for (char c : in) {
-    auto v = a.find(c);
-    if (v == std::string::npos) break;
-    buf = (buf << 6) | static_cast<unsigned>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((buf >> bits) & 0xff));
-    }
-  }
-  return out;
-}
-}  // namespace
-
 std::map<std::string, std::string> SecretData(const std::string& ns, const std::string& name) {
   std::map<std::string, std::string> out;
   json s = Get("secret", ns, name);
   if (!s.is_object() || !s.contains("data")) return out;
   for (auto it = s["data"].begin(); it != s["data"].end(); ++it) {
-    out[it.key()] = B64Decode(it.value().get<std::string>());
+    if (!it.value().is_string() || !base64::Decode(it.value().get<std::string>(), &out[it.key()])) {
+      ADD_FAILURE() << "Secret " << ns << "/" << name << " key " << it.key() << " is not base64";
+    }
   }
   return out;
 }
@@ -221,6 +211,102 @@ std::string BackendYaml(const std::string& ns, const std::string& name,
          q(name) + ", namespace: " + q(ns) +
          "}\nspec:\n  kind: nats\n  nats:\n    serverRef: {name: " + q(server) +
          ", namespace: " + q(server_ns) + "}\n    subjectPrefix: " + q(prefix) + "\n";
+}
+
+std::string CalloutServerYaml(const std::string& ns, const std::string& name,
+                              const std::string& url, const std::vector<std::string>& allowed) {
+  return NatsServerYaml(ns, name, url, allowed) + "  provisioning: {mode: AuthCallout}\n";
+}
+
+std::string CalloutNatsServerBinary() { return natsauth::TestToolPath("nats-server-callout"); }
+
+AuthorizerProcess::AuthorizerProcess(const std::vector<std::string>& namespaces,
+                                     const std::string& server) {
+  port_ = testing::FreePort();
+  std::string ns;
+  for (const auto& n : namespaces) ns += (ns.empty() ? "" : ",") + n;
+  testing::Process::Options o;
+  o.argv = {BinDir() + "/switchboard-authorizer",
+            "--kubeconfig",
+            Kubeconfig(),
+            "--namespaces",
+            ns,
+            "--servers",
+            server,
+            "--health-addr",
+            "127.0.0.1:" + std::to_string(port_),
+            "--metrics-addr",
+            "127.0.0.1:" + std::to_string(port_)};
+  o.log_path = dir_.path() + "/authorizer.log";
+  proc_ = testing::Process(o);
+}
+
+AuthorizerProcess::~AuthorizerProcess() { proc_.Stop(10s); }
+
+std::string AuthorizerProcess::Get(const std::string& path) const {
+  httplib::Client c("127.0.0.1", port_);
+  c.set_connection_timeout(1);
+  c.set_read_timeout(5);
+  auto r = c.Get(path);
+  return r && r->status == 200 ? r->body : "";
+}
+
+CalloutNats::CalloutNats(std::string ns, std::string name, std::vector<std::string> namespaces)
+    : ns_(std::move(ns)),
+      name_(std::move(name)),
+      namespaces_(std::move(namespaces)),
+      nats_(testing::NatsCluster::Options{.size = 1, .binary = CalloutNatsServerBinary()}) {}
+
+CalloutNats::~CalloutNats() {
+  authorizers_.clear();  // before the server: they would only reconnect
+}
+
+bool CalloutNats::StartServer(const std::string& static_config) {
+  static_config_ = static_config;
+  if (!nats_.Start(static_config)) {
+    error_ = "nats-server-callout did not start: " + nats_.error() + "\n" + nats_.Log(0);
+    return false;
+  }
+  return true;
+}
+
+bool CalloutNats::StartServerFromSecret(std::chrono::milliseconds timeout) {
+  const std::string secret = api::DefaultConfigSecretName(name_);
+  std::string text;
+  if (!testing::WaitFor(
+          [&] {
+            text = SecretData(ns_, secret)[std::string(api::kDefaultConfigKey)];
+            return text.find("auth_callout") != std::string::npos;
+          },
+          timeout, 200ms)) {
+    error_ = "no static config in Secret " + ns_ + "/" + secret + ": \"" + text + "\"";
+    return false;
+  }
+  return StartServer(text);
+}
+
+bool CalloutNats::StartAuthorizers(int count, std::chrono::milliseconds timeout) {
+  const size_t first = authorizers_.size();
+  for (int i = 0; i < count; i++) {
+    authorizers_.push_back(std::make_unique<AuthorizerProcess>(namespaces_, ns_ + "/" + name_));
+  }
+  for (size_t i = first; i < authorizers_.size(); i++) {
+    AuthorizerProcess& a = *authorizers_[i];
+    if (!testing::WaitFor([&] { return a.Ready(); }, timeout, 100ms)) {
+      error_ = "authorizer " + std::to_string(i) + " not ready:\n" + LogTail(a.Log(), 3000);
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string CalloutNats::Logs(size_t tail) const {
+  std::string out = "nats-server-callout log (tail):\n" + LogTail(nats_.Log(0), tail) + "\n";
+  for (size_t i = 0; i < authorizers_.size(); i++) {
+    out += "authorizer " + std::to_string(i) + " log (tail):\n" +
+           LogTail(authorizers_[i]->Log(), tail) + "\n";
+  }
+  return out;
 }
 
 }  // namespace switchboard::e2e

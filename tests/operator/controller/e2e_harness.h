@@ -1,14 +1,19 @@
 // What the operator's end-to-end tests run: kubectl against the shared
 // local cluster (fixture "cluster"), a real nats-server whose config
 // includes the operator's rendered file, switchboard-config-sync reloading
-// it, and switchboard-operator processes. Every helper starts only what it
-// stops.
+// it, switchboard-operator processes, and for AuthCallout mode a
+// nats-server-callout on the operator's static config with
+// switchboard-authorizer replicas. Every helper starts only what it stops.
 #pragma once
 
+#include <chrono>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "switchboard/testing/nats_cluster.h"
 #include "switchboard/testing/process.h"
 #include "switchboard/testing/temp_dir.h"
 
@@ -18,6 +23,8 @@ using json = nlohmann::json;
 
 std::string Kubeconfig();
 std::string BinDir();
+// The last `n` bytes of a log, for a failure message.
+std::string LogTail(const std::string& log, size_t n = 6000);
 // A name unique to this process and call ("<base>-<pid>-<n>").
 std::string UniqueName(const std::string& base);
 
@@ -87,9 +94,79 @@ class OperatorProcess {
 // A NatsServer named `name` in `ns` at `url`, admitting `allowed` namespaces.
 std::string NatsServerYaml(const std::string& ns, const std::string& name, const std::string& url,
                            const std::vector<std::string>& allowed);
+// The same NatsServer in AuthCallout mode (default account and Secret names).
+std::string CalloutServerYaml(const std::string& ns, const std::string& name,
+                              const std::string& url, const std::vector<std::string>& allowed);
 // A nats PubSubBackend.
 std::string BackendYaml(const std::string& ns, const std::string& name,
                         const std::string& server_ns, const std::string& server,
                         const std::string& prefix);
+
+// The nats-server built with auth callout support (tools cache:
+// $SWITCHBOARD_TOOLS_DIR/bin/nats-server-callout).
+std::string CalloutNatsServerBinary();
+
+// switchboard-authorizer serving `server` ("ns/name"), watching
+// `namespaces`; health and metrics on one free loopback port.
+class AuthorizerProcess {
+ public:
+  AuthorizerProcess(const std::vector<std::string>& namespaces, const std::string& server);
+  ~AuthorizerProcess();
+  // GET `path`: the body when 200, "" otherwise.
+  std::string Get(const std::string& path) const;
+  // /readyz: caches synced and subscribed on every server it can reach.
+  bool Ready() const { return !Get("/readyz").empty(); }
+  std::string Metrics() const { return Get("/metrics"); }
+  std::string Log() const { return proc_.Log(); }
+  testing::Process& process() { return proc_; }
+
+ private:
+  testing::TempDir dir_;
+  int port_ = 0;
+  testing::Process proc_;
+};
+
+// A NatsServer in AuthCallout mode as the chart runs it: one
+// nats-server-callout started on the static config the operator wrote into
+// the config Secret (auth_callout is not reloadable: the server needs it at
+// start), and switchboard-authorizer replicas answering its callout. The
+// ports are chosen at construction, so url() can go into the NatsServer
+// before its config exists; nothing runs until the Start calls. Destroying
+// it stops the authorizers, then the server.
+class CalloutNats {
+ public:
+  // Serves the NatsServer ns/name; the authorizers watch `namespaces`.
+  CalloutNats(std::string ns, std::string name, std::vector<std::string> namespaces);
+  ~CalloutNats();
+  CalloutNats(const CalloutNats&) = delete;
+  CalloutNats& operator=(const CalloutNats&) = delete;
+
+  std::string url() const { return nats_.url(0); }
+  // Starts the server on `static_config`; false with the reason in error().
+  bool StartServer(const std::string& static_config);
+  // Waits until the config Secret holds a static config (auth_callout) and
+  // starts the server on it; the config is then in static_config().
+  bool StartServerFromSecret(std::chrono::milliseconds timeout);
+  // Starts `count` more authorizers and waits until each is ready.
+  bool StartAuthorizers(int count, std::chrono::milliseconds timeout);
+
+  const std::string& static_config() const { return static_config_; }
+  // /varz config_load_time: moves with every (re)load of the config.
+  std::optional<std::string> ConfigLoadTime() const { return nats_.ConfigLoadTime(0); }
+  testing::NatsCluster& nats() { return nats_; }
+  int authorizers() const { return static_cast<int>(authorizers_.size()); }
+  AuthorizerProcess& authorizer(int i) { return *authorizers_.at(static_cast<size_t>(i)); }
+  const std::string& error() const { return error_; }
+  // The tails of the server's and every authorizer's log, for a failure.
+  std::string Logs(size_t tail = 3000) const;
+
+ private:
+  std::string ns_, name_;
+  std::vector<std::string> namespaces_;
+  testing::NatsCluster nats_;
+  std::vector<std::unique_ptr<AuthorizerProcess>> authorizers_;
+  std::string static_config_;
+  std::string error_;
+};
 
 }  // namespace switchboard::e2e

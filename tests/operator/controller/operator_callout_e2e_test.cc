@@ -12,10 +12,8 @@
 // a process against the same API server.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <httplib.h>
 #include <unistd.h>
 
-#include <fstream>
 #include <memory>
 
 #include "e2e_harness.h"
@@ -23,9 +21,6 @@
 #include "switchboard/operator_logic/callout.h"
 #include "switchboard/pubsub/nats_pubsub.h"
 #include "switchboard/pubsub/probe.h"
-#include "switchboard/testing/nats_server.h"
-#include "switchboard/testing/net.h"
-#include "switchboard/testing/temp_dir.h"
 #include "switchboard/testing/wait.h"
 
 namespace switchboard::e2e {
@@ -33,12 +28,6 @@ namespace {
 
 namespace logic = ::switchboard::operator_logic;
 using namespace std::chrono_literals;
-
-std::string Tool(const std::string& name) {
-  const char* dir = std::getenv("SWITCHBOARD_TOOLS_DIR");
-  std::string d = dir && *dir ? dir : std::string(SWITCHBOARD_TEST_SOURCE_DIR) + "/.cache/tools";
-  return d + "/bin/" + name;
-}
 
 const json* Condition(const json& obj, const std::string& type) {
   if (!obj.is_object() || !obj.contains("status") || !obj["status"].is_object() ||
@@ -55,51 +44,8 @@ std::string ConditionReason(const json& obj, const std::string& type) {
   return c ? c->value("status", "") + "/" + c->value("reason", "") : "";
 }
 
-// switchboard-authorizer serving ns/shared, on free loopback ports.
-class AuthorizerProcess {
- public:
-  AuthorizerProcess(const std::vector<std::string>& namespaces, const std::string& server) {
-    port_ = testing::FreePort();
-    std::string ns;
-    for (const auto& n : namespaces) ns += (ns.empty() ? "" : ",") + n;
-    testing::Process::Options o;
-    o.argv = {BinDir() + "/switchboard-authorizer",
-              "--kubeconfig",
-              Kubeconfig(),
-              "--namespaces",
-              ns,
-              "--servers",
-              server,
-              "--health-addr",
-              "127.0.0.1:" + std::to_string(port_),
-              "--metrics-addr",
-              "127.0.0.1:" + std::to_string(port_)};
-    o.log_path = dir_.path() + "/authorizer.log";
-    proc_ = testing::Process(o);
-  }
-  ~AuthorizerProcess() { proc_.Stop(10s); }
-  // GET `path` on its port: the body when 200, "" otherwise.
-  std::string Get(const std::string& path) {
-    httplib::Client c("127.0.0.1", port_);
-    c.set_connection_timeout(1);
-    auto r = c.Get(path);
-    return r && r->status == 200 ? r->body : "";
-  }
-  std::string Log() const { return proc_.Log(); }
-
- private:
-  testing::TempDir dir_;
-  int port_ = 0;
-  testing::Process proc_;
-};
-
-std::string CalloutServerYaml(const std::string& ns, const std::string& url,
-                              const std::string& allowed) {
-  return "apiVersion: pubsub.switchboard.dev/v1alpha1\nkind: NatsServer\nmetadata: {name: shared, "
-         "namespace: \"" +
-         ns + "\"}\nspec:\n  url: \"" + url +
-         "\"\n  provisioning: {mode: AuthCallout}\n  allowedNamespaces: {from: List, names: [\"" +
-         allowed + "\"]}\n";
+std::string ServerYaml(const std::string& ns, const std::string& url, const std::string& allowed) {
+  return CalloutServerYaml(ns, "shared", url, {allowed});
 }
 
 class CalloutE2E : public ::testing::Test {
@@ -108,37 +54,36 @@ class CalloutE2E : public ::testing::Test {
 
   void SetUp() override {
     ASSERT_FALSE(Kubeconfig().empty()) << "run through ctest (fixture cluster)";
-    tool = Tool("nats-server-callout");
+    const std::string tool = CalloutNatsServerBinary();
     ASSERT_EQ(access(tool.c_str(), X_OK), 0)
         << tool << " is missing: build it with `bash scripts/build-tools.sh nats-server-callout`";
     srv_ns = UniqueName("co-srv");
     a_ns = UniqueName("co-a");
     for (const auto& ns : {srv_ns, a_ns}) CreateNamespace(ns);
+    callout =
+        std::make_unique<CalloutNats>(srv_ns, "shared", std::vector<std::string>{srv_ns, a_ns});
     // A probe through the callout waits for the authorizer's answer too.
     op = std::make_unique<OperatorProcess>(std::vector<std::string>{srv_ns, a_ns},
                                            std::vector<std::string>{"--probe-timeout", "5s"});
   }
   void TearDown() override {
     if (HasFailure() && op) std::cerr << "operator log:\n" << op->Log() << "\n";
-    if (HasFailure() && nats) std::cerr << "nats log:\n" << nats->Log() << "\n";
-    if (HasFailure() && authorizer) std::cerr << "authorizer log:\n" << authorizer->Log() << "\n";
-    authorizer.reset();
+    if (HasFailure() && callout) std::cerr << callout->Logs(100000);
     for (const auto& ns : {a_ns, srv_ns}) {
       if (!ns.empty()) DeleteNamespace(ns);
     }
     op.reset();
-    nats.reset();
+    callout.reset();
   }
 
-  std::string tool, srv_ns, a_ns;
+  std::string srv_ns, a_ns;
   std::unique_ptr<OperatorProcess> op;
-  std::unique_ptr<testing::NatsServer> nats;
-  std::unique_ptr<AuthorizerProcess> authorizer;
+  std::unique_ptr<CalloutNats> callout;  // nats-server-callout and the authorizers
 };
 
 TEST_F(CalloutE2E, KeysConfigAuthorizerAvailabilityAndAReadyBackend) {
   // Nothing listens at this URL yet: the static config comes first.
-  Apply(CalloutServerYaml(srv_ns, "nats://127.0.0.1:1", a_ns));
+  Apply(ServerYaml(srv_ns, "nats://127.0.0.1:1", a_ns));
   json server;
   ASSERT_TRUE(testing::WaitFor(
       [&] {
@@ -170,9 +115,8 @@ TEST_F(CalloutE2E, KeysConfigAuthorizerAvailabilityAndAReadyBackend) {
   const std::string text = config["switchboard.conf"];
   ASSERT_NE(text.find("auth_callout"), std::string::npos) << text;
   ASSERT_NE(text.find(issuer), std::string::npos) << text;
-  nats = std::make_unique<testing::NatsServer>(text, 0, tool);
-  ASSERT_TRUE(nats->ok()) << nats->Log();
-  Apply(CalloutServerYaml(srv_ns, nats->url(), a_ns));
+  ASSERT_TRUE(callout->StartServer(text)) << callout->error();
+  Apply(ServerYaml(srv_ns, callout->url(), a_ns));
 
   // No authorizer yet: said so, and a backend is not Ready.
   EXPECT_TRUE(testing::WaitFor(
@@ -197,10 +141,8 @@ TEST_F(CalloutE2E, KeysConfigAuthorizerAvailabilityAndAReadyBackend) {
 
   // An authorizer answers: the backend is Ready (its probe went through the
   // callout with the env Secret's credentials), the server says so.
-  authorizer = std::make_unique<AuthorizerProcess>(std::vector<std::string>{srv_ns, a_ns},
-                                                   srv_ns + "/shared");
-  ASSERT_TRUE(testing::WaitFor([&] { return !authorizer->Get("/readyz").empty(); }, 30s))
-      << authorizer->Log();
+  ASSERT_TRUE(callout->StartAuthorizers(1, 30s)) << callout->error();
+  AuthorizerProcess* authorizer = &callout->authorizer(0);
   ASSERT_TRUE(WaitReady(a_ns, "hatchet", "True", "Probed", 60))
       << Get("psb", a_ns, "hatchet").dump(2);
   EXPECT_NE(authorizer->Get("/metrics").find("result=\"allowed\""), std::string::npos)
@@ -248,7 +190,7 @@ TEST_F(CalloutE2E, KeysConfigAuthorizerAvailabilityAndAReadyBackend) {
 // the callout Secret (its issuer must survive a switch back: the servers'
 // static config names it and cannot reload it).
 TEST_F(CalloutE2E, SwitchingModesKeepsTheIssuer) {
-  Apply(CalloutServerYaml(srv_ns, "nats://127.0.0.1:1", a_ns));
+  Apply(ServerYaml(srv_ns, "nats://127.0.0.1:1", a_ns));
   ASSERT_TRUE(testing::WaitFor(
       [&] { return ReadyReason(Get("natsserver", srv_ns, "shared")) == "CalloutConfigured"; },
       30s));
@@ -272,7 +214,7 @@ TEST_F(CalloutE2E, SwitchingModesKeepsTheIssuer) {
   EXPECT_EQ(SecretData(srv_ns, "shared-auth-callout")[std::string(logic::callout_keys::kIssuer)],
             issuer);
 
-  Apply(CalloutServerYaml(srv_ns, "nats://127.0.0.1:1", a_ns));
+  Apply(ServerYaml(srv_ns, "nats://127.0.0.1:1", a_ns));
   ASSERT_TRUE(testing::WaitFor(
       [&] {
         server = Get("natsserver", srv_ns, "shared");
