@@ -2,6 +2,7 @@
 
 #include <openssl/bio.h>
 #include <openssl/crypto.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
@@ -161,6 +162,9 @@ std::string CheckCaBundle(std::string_view pem) {
     X509_free(cert);
     ++parsed;
   }
+  // The end of the text leaves "no start line" on this thread's queue; a
+  // later OpenSSL call of the thread must not read it as its own error.
+  ERR_clear_error();
   if (parsed != blocks) return "has a certificate block that does not parse";
   return "";
 }
