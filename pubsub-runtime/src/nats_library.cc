@@ -15,11 +15,15 @@ namespace switchboard::pubsub {
 namespace internal {
 namespace {
 
-// nats.c's close frees OpenSSL's compression-method list but leaves
-// OpenSSL pointing at it (nats.c issue #904), so OpenSSL's own cleanup at
-// exit frees it again and crashes, once a TLS connection was made. After a
-// close, OpenSSL forgets that pointer (the list is never used again).
-void ForgetFreedCompressionMethods() { SSL_COMP_set0_compression_methods(nullptr); }
+// nats.c's close frees part of OpenSSL's compression-method list but
+// leaves OpenSSL pointing at it (nats.c issue #904), so OpenSSL's own
+// cleanup at exit frees it again and crashes, once a TLS connection was
+// made. After a close, OpenSSL forgets that list (it is never used again);
+// it is kept here, not freed, because nats.c left it half freed.
+void ForgetFreedCompressionMethods() {
+  [[maybe_unused]] static STACK_OF(SSL_COMP)* left = nullptr;
+  if (STACK_OF(SSL_COMP)* old = SSL_COMP_set0_compression_methods(nullptr)) left = old;
+}
 
 // Whether nats.c is open, and how many Connections rely on it.
 struct LibraryState {
