@@ -35,6 +35,9 @@ std::string ReadinessOf(bool synced,
   for (const auto& [key, h] : sessions) {
     if (!h.attempted) {
       why += (why.empty() ? "" : "; ") + key + ": connecting";
+    } else if (!h.connected && h.tls_failed) {
+      why += (why.empty() ? "" : "; ") + key + ": TLS refused (" + h.error +
+             "); check the CA of spec.tls.caSecretRef and the servers' certificates";
     } else if (h.connected && !h.subscribed) {
       why += (why.empty() ? "" : "; ") + key + ": connected, not subscribed" +
              (h.error.empty() ? "" : " (" + h.error + ")");

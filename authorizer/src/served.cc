@@ -12,7 +12,8 @@ namespace logic = operator_logic;
 using nlohmann::json;
 
 bool ServedServer::SameConnections(const ServedServer& other) const {
-  return urls == other.urls && authorizer == other.authorizer && system == other.system;
+  return urls == other.urls && authorizer == other.authorizer && system == other.system &&
+         ca == other.ca;
 }
 
 Result<ServedServer> BuildServedServer(const json& server, const std::vector<const json*>& backends,
@@ -51,6 +52,7 @@ Result<ServedServer> BuildServedServer(const json& server, const std::vector<con
   out.issuer = std::make_shared<const natsauth::KeyPair>(std::move(issuer).value());
   out.authorizer = keys->authorizer;
   out.system = keys->system;
+  out.ca = keys->ca;
   auto directory = logic::CollectDirectory(server, backends, secret);
   if (!directory.ok()) return directory.status();
   out.directory = std::make_shared<const logic::Directory>(std::move(directory).value());

@@ -1,6 +1,7 @@
 #include "switchboard/authorizer/session.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "switchboard/api/constants.h"
 #include "switchboard/authorizer/answer.h"
@@ -16,6 +17,19 @@ constexpr std::chrono::milliseconds kTick{1000};
 
 namespace logic = operator_logic;
 using pubsub::ConnectionState;
+
+// nats.c reports a failed handshake or verification as NATS_SSL_ERROR (and a
+// server that wants TLS from a client without it as "secure connection
+// required" or "not available"); the runtime keeps its text in the message.
+bool IsTlsFailure(std::string_view message) {
+  std::string lower(message);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  for (std::string_view needle : {"ssl", "certificate", "handshake", "secure connection"}) {
+    if (lower.find(needle) != std::string::npos) return true;
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -119,6 +133,9 @@ pubsub::NatsOptions ServerSession::ConnectOptions(const logic::Credentials& who,
   o.urls = served()->urls;
   o.username = who.username;
   o.password = who.password;
+  // With a CA, TLS is required whatever the URL's scheme, and that CA is the
+  // only one trusted.
+  o.ca_pem = served()->ca;
   o.name = name;
   o.connect_timeout = options_.connect_timeout;
   o.reconnect_wait = options_.reconnect_wait;
@@ -200,6 +217,7 @@ void ServerSession::EnsureSubscribed() {
     {
       std::lock_guard lock(mu_);
       health_.attempted = true;
+      health_.tls_failed = !connected.ok() && IsTlsFailure(connected.status().message());
     }
     if (!connected.ok()) {
       SetError("connect: " + connected.status().message());

@@ -1,6 +1,7 @@
 #include "nats_library.h"
 
 #include <nats/nats.h>
+#include <openssl/ssl.h>
 
 #include <condition_variable>
 #include <cstdlib>
@@ -13,6 +14,16 @@
 namespace switchboard::pubsub {
 namespace internal {
 namespace {
+
+// nats.c's close frees part of OpenSSL's compression-method list but
+// leaves OpenSSL pointing at it (nats.c issue #904), so OpenSSL's own
+// cleanup at exit frees it again and crashes, once a TLS connection was
+// made. After a close, OpenSSL forgets that list (it is never used again);
+// it is kept here, not freed, because nats.c left it half freed.
+void ForgetFreedCompressionMethods() {
+  [[maybe_unused]] static STACK_OF(SSL_COMP)* left = nullptr;
+  if (STACK_OF(SSL_COMP)* old = SSL_COMP_set0_compression_methods(nullptr)) left = old;
+}
 
 // Whether nats.c is open, and how many Connections rely on it.
 struct LibraryState {
@@ -56,6 +67,7 @@ NatsLibraryUse::NatsLibraryUse() {
       std::lock_guard lock(st.mu);
       if (st.open && !st.closing) {
         nats_Close();
+        ForgetFreedCompressionMethods();
         st.open = false;
       }
     });
@@ -94,6 +106,7 @@ Status ShutdownNats() {
   // freed: each such thread holds a reference on the library until its
   // last instruction.
   natsStatus s = nats_CloseAndWait(0);
+  if (s == NATS_OK) internal::ForgetFreedCompressionMethods();
   lock.lock();
   st.closing = false;
   std::vector<std::shared_ptr<void>> released;

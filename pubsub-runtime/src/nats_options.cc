@@ -27,7 +27,7 @@ Result<NatsOptionsPtr> BuildNatsOptions(const NatsOptions& options) {
 
   auto urls = SplitUrls(options.urls);
   std::vector<const char*> servers;
-  bool tls = !options.ca_file.empty() || !options.cert_file.empty();
+  bool tls = !options.ca_file.empty() || !options.ca_pem.empty() || !options.cert_file.empty();
   for (const auto& u : urls) {
     servers.push_back(u.c_str());
     if (u.starts_with("tls://")) tls = true;
@@ -58,6 +58,10 @@ Result<NatsOptionsPtr> BuildNatsOptions(const NatsOptions& options) {
         natsOptions_LoadCATrustedCertificates(opts.get(), options.ca_file.c_str()) != NATS_OK) {
       return Status::InvalidArgument("ca_file: cannot load CA certificates from " +
                                      options.ca_file);
+    }
+    if (!options.ca_pem.empty() &&
+        natsOptions_SetCATrustedCertificates(opts.get(), options.ca_pem.c_str()) != NATS_OK) {
+      return Status::InvalidArgument("ca_pem: the CA bundle is not PEM certificates");
     }
     if (!options.cert_file.empty()) {
       if (natsOptions_LoadCertificatesChain(opts.get(), options.cert_file.c_str(),
@@ -98,6 +102,9 @@ Status ValidateNatsOptions(const NatsOptions& o) {
   SB_RETURN_IF_ERROR(ValidateSubjectPrefix(o.subject_prefix));
   if (o.password.empty() == false && o.username.empty()) {
     return Status::InvalidArgument("username: required when a password is given");
+  }
+  if (!o.ca_file.empty() && !o.ca_pem.empty()) {
+    return Status::InvalidArgument("ca_file/ca_pem: give the CA bundle one way, not both");
   }
   if (o.cert_file.empty() != o.key_file.empty()) {
     return Status::InvalidArgument("cert_file/key_file: a client certificate needs both files");

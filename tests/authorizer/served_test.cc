@@ -17,6 +17,20 @@ using nlohmann::json;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
+// A self-signed CA certificate (test data).
+constexpr char kCaPem[] =
+    "-----BEGIN CERTIFICATE-----\n"
+    "MIIBiTCCAS+gAwIBAgIUM7CrlA97FQxtsIB/i3Ni1BVsh8owCgYIKoZIzj0EAwIw\n"
+    "GjEYMBYGA1UEAwwPY2FsbG91dC10ZXN0LWNhMB4XDTI2MTIwMjAzNTU0NloXDTM2\n"
+    "MTEyOTAzNTU0NlowGjEYMBYGA1UEAwwPY2FsbG91dC10ZXN0LWNhMFkwEwYHKoZI\n"
+    "zj0CAQYIKoZIzj0DAQcDQgAEJnO9x2sbfYngDkwpBxFzctulUIBgDIpZoPaxkvGd\n"
+    "UoNRJuPiIb5RaRuM0IisvE8HOYO3qroVt74sbt4gdQRigKNTMFEwHQYDVR0OBBYE\n"
+    "FF3TsK6d+qDHqJ7ygvtsruixo5ycMB8GA1UdIwQYMBaAFF3TsK6d+qDHqJ7ygvts\n"
+    "ruixo5ycMA8GA1UdEwEB/wQFMAMBAf8wCgYIKoZIzj0EAwIDSAAwRQIhAOvMFrRw\n"
+    "lTsxmnuHtXb9CFXZRAJNJaUywCScGq28rwqWAiBRAL4X2zO151NXZVgOu7nM4lFw\n"
+    "FLQ7/4RrgE4ID5J6bg==\n"
+    "-----END CERTIFICATE-----\n";
+
 json Server(std::string ns, std::string name, std::string mode) {
   json s = {{"apiVersion", "pubsub.switchboard.dev/v1alpha1"},
             {"kind", "NatsServer"},
@@ -137,6 +151,26 @@ TEST(ServedTest, BuildsFromTheOperatorsCalloutSecret) {
   other = *served;
   other.urls = "nats://c:4222";
   EXPECT_FALSE(served->SameConnections(other));
+  EXPECT_EQ(served->ca, "");  // no ca.crt: no CA
+  other = *served;
+  other.ca = "-----BEGIN CERTIFICATE-----...";
+  EXPECT_FALSE(served->SameConnections(other));  // a rotated CA reconnects
+
+  // The operator's copy of spec.tls.caSecretRef is what the connections trust.
+  const std::string ca = kCaPem;
+  data["ca.crt"] = base64::Encode(ca);
+  secret["data"] = data.dump();
+  auto with_ca = BuildServedServer(Server("nats", "a", "AuthCallout"), {}, lookup);
+  ASSERT_TRUE(with_ca.ok()) << with_ca.status().ToString();
+  EXPECT_EQ(with_ca->ca, ca);
+  EXPECT_FALSE(served->SameConnections(*with_ca));
+  // One that is no CA is refused, named, never quoted.
+  data["ca.crt"] = base64::Encode("not-a-ca-at-all");
+  secret["data"] = data.dump();
+  auto bad = BuildServedServer(Server("nats", "a", "AuthCallout"), {}, lookup);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("ca.crt"));
+  EXPECT_THAT(bad.status().message(), Not(HasSubstr("not-a-ca-at-all")));
 }
 
 TEST(ReadinessTest, SyncedAndSubscribedWhereReachable) {
@@ -147,12 +181,20 @@ TEST(ReadinessTest, SyncedAndSubscribedWhereReachable) {
                         .subscribed = false,
                         .error = "subscribe: Permissions Violation"};
   SessionHealth starting{};
+  SessionHealth tls{.attempted = true,
+                    .connected = false,
+                    .error = "connect: SSL handshake error",
+                    .tls_failed = true};
   EXPECT_EQ(ReadinessOf(false, {}), "caches not synced");
   EXPECT_EQ(ReadinessOf(true, {}), "");
   EXPECT_EQ(ReadinessOf(true, {{"a/x", subscribed}, {"b/y", unreachable}}), "");
   EXPECT_THAT(ReadinessOf(true, {{"a/x", subscribed}, {"b/y", refused}}),
               HasSubstr("b/y: connected, not subscribed (subscribe: Permissions Violation)"));
   EXPECT_THAT(ReadinessOf(true, {{"a/x", starting}}), HasSubstr("a/x: connecting"));
+  // A CA that does not verify the server is every replica's: not ready.
+  EXPECT_THAT(ReadinessOf(true, {{"a/x", subscribed}, {"b/y", tls}}),
+              HasSubstr("b/y: TLS refused (connect: SSL handshake error); check the CA of "
+                        "spec.tls.caSecretRef"));
 }
 
 TEST(OptionsTest, DefaultsAndFlags) {

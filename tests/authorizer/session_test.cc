@@ -19,10 +19,14 @@
 #include "nats_handles.h"
 #include "nats_library.h"
 #include "switchboard/api/constants.h"
+#include "switchboard/authorizer/authorizer.h"
 #include "switchboard/natsauth/nkey.h"
+#include "switchboard/operator_logic/callout.h"
 #include "switchboard/pubsub/nats_client.h"
 #include "switchboard/testing/nats_server.h"
+#include "switchboard/testing/temp_dir.h"
 #include "switchboard/testing/wait.h"
+#include "test_certs.h"
 #include "tool_path.h"
 
 namespace switchboard::authorizer {
@@ -60,11 +64,19 @@ std::string CalloutConfig(const std::string& issuer) {
 // callback.
 class Client {
  public:
-  Client(const std::string& url, const std::string& user, const std::string& password) {
+  // With `ca_pem`, over TLS trusting only that CA.
+  Client(const std::string& url, const std::string& user, const std::string& password,
+         const std::string& ca_pem = "") {
     natsOptions* raw = nullptr;
     if (natsOptions_Create(&raw) != NATS_OK) return;
     NatsOptionsPtr opts(raw);
     natsConnection* nc = nullptr;
+    if (!ca_pem.empty() &&
+        (natsOptions_SetSecure(opts.get(), true) != NATS_OK ||
+         natsOptions_SetCATrustedCertificates(opts.get(), ca_pem.c_str()) != NATS_OK)) {
+      error_ = "setting the CA failed";
+      return;
+    }
     if (natsOptions_SetURL(opts.get(), url.c_str()) != NATS_OK ||
         natsOptions_SetUserInfo(opts.get(), user.c_str(), password.c_str()) != NATS_OK ||
         natsOptions_SetAllowReconnect(opts.get(), false) != NATS_OK ||
@@ -449,6 +461,92 @@ TEST_F(SessionTest, DestroyingWhileRequestsArriveDrains) {
   EXPECT_GE(CounterSum(*metrics.registry(), "switchboard_authorizer_decisions_total",
                        {{"result", "allowed"}}),
             connected.load());
+}
+
+// TLS to a server whose client port requires TLS with a certificate of a
+// CA this test makes, with the static config as the operator renders it.
+// With another CA the session does not connect, also for a nats:// URL (the
+// CA makes TLS required; without TLS there is no plaintext to fall back
+// on: the port refuses it).
+TEST_F(SessionTest, OverTlsWithTheCalloutSecretsCaAndNeverWithAnother) {
+  switchboard::testing::TempDir dir_a, dir_b;
+  const auto certs = switchboard::testing::MakeCerts(dir_a.path());
+  const auto other = switchboard::testing::MakeCerts(dir_b.path());
+  ASSERT_FALSE(certs.ca_pem.empty());
+  ASSERT_FALSE(other.ca_pem.empty());
+  ASSERT_NE(certs.ca_pem, other.ca_pem);
+
+  logic::CalloutConfigInput ci;
+  ci.server_ns = "nats";
+  ci.server_name = "main";
+  ci.issuer = issuer_->public_key();
+  ci.authorizer_bcrypt = *logic::BcryptHash(kAuthorizerPassword, 4);
+  ci.system_bcrypt = *logic::BcryptHash(kSystemPassword, 4);
+  auto rendered = logic::RenderCalloutConfig(ci);
+  ASSERT_TRUE(rendered.ok()) << rendered.status().ToString();
+  switchboard::testing::NatsServer tls_server(*rendered + "tls {\n  cert_file: \"" + certs.cert +
+                                                  "\"\n  key_file: \"" + certs.key + "\"\n}\n",
+                                              0, natsauth::TestToolPath("nats-server-callout"));
+  ASSERT_TRUE(tls_server.ok()) << tls_server.Log();
+  const std::string port = std::to_string(tls_server.port());
+  const std::string tls_url = "tls://127.0.0.1:" + port;
+  const std::string plain_url = "nats://127.0.0.1:" + port;
+  // The system user needs no callout: it counts the authorizer's connections.
+  auto system = pubsub::NatsClient::Connect({.urls = tls_url,
+                                             .username = std::string(api::kCalloutSystemUsername),
+                                             .password = kSystemPassword,
+                                             .ca_pem = certs.ca_pem});
+  ASSERT_TRUE(system.ok()) << system.status().ToString() << "\n" << tls_server.Log();
+  auto authorizer_connections = [&]() -> int {
+    auto r = (*system)->Request("$SYS.REQ.SERVER.PING.CONNZ",
+                                "{\"acc\":\"" + std::string(api::kCalloutAuthAccount) + "\"}",
+                                std::chrono::seconds(5));
+    if (!r.ok()) return -1;
+    json j = json::parse(*r, nullptr, false);
+    return j.is_object() ? j["data"].value("num_connections", -1) : -1;
+  };
+
+  auto served = [&](std::string urls, std::string ca) {
+    auto s = std::make_shared<ServedServer>(*Served({Entry("inst-a", "pw-a", "hatchet.a")}));
+    s->urls = std::move(urls);
+    s->ca = std::move(ca);
+    return std::shared_ptr<const ServedServer>(std::move(s));
+  };
+
+  // Another CA: refused in TLS, for a tls:// URL and for a nats:// one (a CA
+  // makes TLS required); reported, and not ready.
+  for (const std::string& url : {tls_url, plain_url}) {
+    SCOPED_TRACE(url);
+    ServerSession wrong(served(url, other.ca_pem), options_, nullptr);
+    ASSERT_TRUE(switchboard::testing::WaitFor(
+        [&] { return wrong.Health().attempted && wrong.Health().tls_failed; }, kDeadline))
+        << wrong.Health().error;
+    const SessionHealth h = wrong.Health();
+    EXPECT_FALSE(h.connected);
+    EXPECT_FALSE(h.subscribed);
+    EXPECT_THAT(h.error, HasSubstr("connect:"));
+    EXPECT_THAT(h.error, Not(HasSubstr("BEGIN CERTIFICATE")));
+    EXPECT_THAT(ReadinessOf(true, {{"nats/main", h}}), HasSubstr("nats/main: TLS refused"));
+    EXPECT_EQ(authorizer_connections(), 0);
+  }
+
+  // The right CA: subscribed over TLS, and an engine (over TLS, with the
+  // same CA) is authorized through it and round-trips on its prefix.
+  ServerSession right(served(tls_url, certs.ca_pem), options_, nullptr);
+  ASSERT_TRUE(switchboard::testing::WaitFor([&] { return right.Health().subscribed; }, kDeadline))
+      << right.Health().error << "\n"
+      << tls_server.Log();
+  EXPECT_FALSE(right.Health().tls_failed);
+  EXPECT_EQ(ReadinessOf(true, {{"nats/main", right.Health()}}), "");
+  EXPECT_EQ(authorizer_connections(), 1);
+  Client a(tls_url, "inst-a", "pw-a", certs.ca_pem);
+  ASSERT_TRUE(a.connected()) << a.error() << "\n" << tls_server.Log();
+  ASSERT_TRUE(a.Subscribe("hatchet.a.*"));
+  ASSERT_TRUE(a.Publish("hatchet.a.x", "over tls"));
+  EXPECT_EQ(a.Next(), "over tls");
+  Client wrong_password(tls_url, "inst-a", "nope", certs.ca_pem);
+  EXPECT_FALSE(wrong_password.connected());
+  EXPECT_THAT(wrong_password.error(), HasSubstr("Authorization Violation"));
 }
 
 }  // namespace

@@ -103,5 +103,41 @@ TEST(TlsTest, ProbeTrustsOnlyTheGivenCa) {
   EXPECT_NE(missing.status().message().find("ca_file"), std::string::npos);
 }
 
+// The CA as PEM text (ca_pem) trusts as the file does; another CA's PEM is
+// refused, also when the URL says nats:// (a CA makes TLS required), and
+// text that is no certificate is refused without being echoed.
+TEST(TlsTest, CaPemInMemory) {
+  Certs certs, other;
+  ASSERT_TRUE(certs.ok() && other.ok());
+  testing::NatsServer server(TlsConfig(certs, /*verify_clients=*/false));
+  ASSERT_TRUE(server.ok()) << server.Log();
+  auto read = [](const std::string& path) { return testing::ReadFile(path); };
+  auto opts = testutil::Options(TlsUrl(server));
+  opts.ca_pem = read(certs.path("ca.pem"));
+  ASSERT_NE(opts.ca_pem.find("BEGIN CERTIFICATE"), std::string::npos);
+  auto ps = NatsPubSub::Connect(opts);
+  ASSERT_TRUE(ps.ok()) << ps.status().ToString();
+  EXPECT_TRUE((*ps)->Flush(std::chrono::seconds(5)).ok());
+
+  opts.ca_pem = read(other.path("ca.pem"));
+  opts.connect_timeout = std::chrono::seconds(3);
+  auto wrong = NatsPubSub::Connect(opts);
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.status().code(), StatusCode::kUnavailable) << wrong.status().ToString();
+  opts.urls = "nats://127.0.0.1:" + std::to_string(server.port());
+  EXPECT_FALSE(NatsPubSub::Connect(opts).ok());
+
+  opts.ca_pem = "not a certificate";
+  auto garbage = NatsPubSub::Connect(opts);
+  ASSERT_FALSE(garbage.ok());
+  EXPECT_EQ(garbage.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(garbage.status().message().find("ca_pem"), std::string::npos);
+  EXPECT_EQ(garbage.status().message().find("not a certificate"), std::string::npos);
+
+  opts.ca_file = certs.path("ca.pem");
+  auto both = ValidateNatsOptions(opts);
+  EXPECT_EQ(both.code(), StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace switchboard::pubsub

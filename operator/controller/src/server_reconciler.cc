@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -298,7 +299,19 @@ Result<Action> ServerReconciler::Callout(const std::string& key, const json& obj
     auto data = logic::DecodeSecretData(*stored_secret);
     stored = data.ok() ? std::move(data).value() : logic::SecretData{};
   }
-  auto plan = logic::PlanCalloutKeys(stored);
+  // The CA the authorizer verifies the servers with: spec.tls.caSecretRef's,
+  // copied into the callout Secret (the authorizer reads managed Secrets
+  // only). Read on every reconcile, so a rotated CA reaches the authorizer
+  // with the next one; while it cannot be read, the stored copy stays.
+  const auto ca_ref = sv.ca_secret();
+  std::optional<std::string> ca_found;
+  if (ca_ref) {
+    auto got = ReadSecretKey(ctx_, sv.ns(), ca_ref->name, ca_ref->key);
+    if (!got.ok()) return got.status();
+    ca_found = std::move(got).value();
+  }
+  const logic::CalloutCaDecision ca = logic::DecideCalloutCa(sv.ns(), ca_ref, ca_found);
+  auto plan = logic::PlanCalloutKeys(stored, {}, ca.ca);
   if (!plan.ok())
     return fail(reasons::kInvalidSpec, plan.status().message(), Action::AwaitChange());
   json callout_secret = logic::CalloutSecret({sv.ns(), sv.name(), uid}, callout_name,
@@ -366,6 +379,12 @@ Result<Action> ServerReconciler::Callout(const std::string& key, const json& obj
               {{"key", key}, {"secret", secret_name}, {"hash", rendered.hash}});
   }
   in.config_hash = rendered.hash;
+  // Not a watched Secret (it has no managed-by label): looked at again soon.
+  if (!ca.problem.empty()) {
+    return fail(reasons::kServerUnreachable, ca.problem,
+                Action::RequeueAfter(std::min<std::chrono::milliseconds>(
+                    ctx_.authorizer_recheck, std::chrono::seconds(10))));
+  }
 
   // 4. Authorizers: the last answer taken for these keys and URLs, if any;
   //    a new question when there is none or it is older than the recheck.

@@ -1,11 +1,16 @@
 #include "switchboard/operator_logic/callout.h"
 
+#include <openssl/bio.h>
 #include <openssl/crypto.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
 
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <memory>
 #include <tuple>
 
 #include "acceptance.h"
@@ -126,6 +131,66 @@ SecretData EncodeCalloutKeys(const CalloutKeys& keys) {
   d[std::string(k::kAuthorizerBcrypt)] = keys.authorizer.bcrypt;
   d[std::string(k::kSystemPassword)] = keys.system.password;
   d[std::string(k::kSystemBcrypt)] = keys.system.bcrypt;
+  if (!keys.ca.empty()) d[std::string(k::kCa)] = keys.ca;
+  return d;
+}
+
+std::string CheckCaBundle(std::string_view pem) {
+  constexpr std::string_view kBegin = "-----BEGIN CERTIFICATE-----";
+  constexpr std::string_view kEnd = "-----END CERTIFICATE-----";
+  // Only certificate blocks and whitespace: a private key pasted in by
+  // mistake is refused rather than copied into another Secret.
+  int blocks = 0;
+  size_t at = 0;
+  while (true) {
+    const size_t text = pem.find_first_not_of(" \t\r\n", at);
+    if (text == std::string_view::npos) break;
+    if (pem.substr(text, kBegin.size()) != kBegin) {
+      return "holds something other than PEM certificates (-----BEGIN CERTIFICATE----- blocks)";
+    }
+    const size_t end = pem.find(kEnd, text);
+    if (end == std::string_view::npos) return "has a certificate block without its END line";
+    at = end + kEnd.size();
+    ++blocks;
+  }
+  if (blocks == 0) return "holds no PEM certificate";
+  std::unique_ptr<BIO, decltype(&BIO_free)> bio(
+      BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())), &BIO_free);
+  if (!bio) return "cannot be read";
+  int parsed = 0;
+  while (X509* cert = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr)) {
+    X509_free(cert);
+    ++parsed;
+  }
+  // The end of the text leaves "no start line" on this thread's queue; a
+  // later OpenSSL call of the thread must not read it as its own error.
+  ERR_clear_error();
+  if (parsed != blocks) return "has a certificate block that does not parse";
+  return "";
+}
+
+CalloutCaDecision DecideCalloutCa(std::string_view server_ns,
+                                  const std::optional<api::SecretKeyRef>& ref,
+                                  const std::optional<std::string>& found) {
+  CalloutCaDecision d;
+  if (!ref) {
+    d.ca = std::string();
+    return d;
+  }
+  const std::string where = "CA Secret " + std::string(server_ns) + "/" + ref->name + " key \"" +
+                            ref->key + "\" (NatsServer spec.tls.caSecretRef)";
+  if (!found || found->empty()) {
+    d.problem = where +
+                " not found; create it with the PEM CA bundle that signed the NATS servers' "
+                "certificates, or remove spec.tls.caSecretRef";
+    return d;
+  }
+  if (auto why = CheckCaBundle(*found); !why.empty()) {
+    d.problem = where + " " + why + "; put the PEM CA bundle that signed the NATS servers' " +
+                "certificates there";
+    return d;
+  }
+  d.ca = *found;
   return d;
 }
 
@@ -152,11 +217,16 @@ Result<CalloutKeys> DecodeCalloutKeys(const SecretData& data) {
   auto system = DecodeUser(data, api::kCalloutSystemUsername, k::kSystemPassword, k::kSystemBcrypt);
   if (!system.ok()) return system.status();
   keys.system = std::move(system).value();
+  if (const std::string* ca = Find(data, k::kCa); ca != nullptr && !ca->empty()) {
+    if (auto why = CheckCaBundle(*ca); !why.empty()) return BadKey(k::kCa, why);
+    keys.ca = *ca;
+  }
   return keys;
 }
 
 Result<CalloutKeysPlan> PlanCalloutKeys(const std::optional<SecretData>& stored,
-                                        const CredentialDeps& deps) {
+                                        const CredentialDeps& deps,
+                                        const std::optional<std::string>& ca) {
   CalloutKeysPlan plan;
   std::vector<std::string> notes;
   const std::string* seed = stored ? Find(*stored, k::kIssuerSeed) : nullptr;
@@ -200,6 +270,18 @@ Result<CalloutKeysPlan> PlanCalloutKeys(const std::optional<SecretData>& stored,
                         deps, plan.keys.system, plan.changed, notes);
       !s.ok()) {
     return s;
+  }
+  const std::string* stored_ca = stored ? Find(*stored, k::kCa) : nullptr;
+  if (ca) {
+    plan.keys.ca = *ca;
+  } else if (stored_ca != nullptr && CheckCaBundle(*stored_ca).empty()) {
+    plan.keys.ca = *stored_ca;
+  }
+  const std::string was = stored_ca != nullptr ? *stored_ca : std::string();
+  if (plan.keys.ca != was) {
+    notes.push_back(plan.keys.ca.empty() ? "no CA from spec.tls.caSecretRef any more"
+                    : was.empty()        ? "copied the CA of spec.tls.caSecretRef"
+                                         : "copied the changed CA of spec.tls.caSecretRef");
   }
   // Keys this code does not write are dropped by the rewrite; say so.
   if (stored && !plan.changed && EncodeCalloutKeys(plan.keys) != *stored) plan.changed = true;

@@ -244,11 +244,16 @@ AuthorizerProcess::AuthorizerProcess(const std::vector<std::string>& namespaces,
 AuthorizerProcess::~AuthorizerProcess() { proc_.Stop(10s); }
 
 std::string AuthorizerProcess::Get(const std::string& path) const {
+  auto [status, body] = Fetch(path);
+  return status == 200 ? body : "";
+}
+
+std::pair<int, std::string> AuthorizerProcess::Fetch(const std::string& path) const {
   httplib::Client c("127.0.0.1", port_);
   c.set_connection_timeout(1);
   c.set_read_timeout(5);
   auto r = c.Get(path);
-  return r && r->status == 200 ? r->body : "";
+  return r ? std::make_pair(r->status, r->body) : std::make_pair(0, std::string());
 }
 
 CalloutNats::CalloutNats(std::string ns, std::string name, std::vector<std::string> namespaces)

@@ -114,6 +114,8 @@ class AuthorizerProcess {
   ~AuthorizerProcess();
   // GET `path`: the body when 200, "" otherwise.
   std::string Get(const std::string& path) const;
+  // GET `path`: the status (0 when no answer) and the body.
+  std::pair<int, std::string> Fetch(const std::string& path) const;
   // /readyz: caches synced and subscribed on every server it can reach.
   bool Ready() const { return !Get("/readyz").empty(); }
   std::string Metrics() const { return Get("/metrics"); }

@@ -21,7 +21,10 @@
 #include "switchboard/operator_logic/callout.h"
 #include "switchboard/pubsub/nats_pubsub.h"
 #include "switchboard/pubsub/probe.h"
+#include "switchboard/testing/nats_server.h"
+#include "switchboard/testing/temp_dir.h"
 #include "switchboard/testing/wait.h"
+#include "test_certs.h"
 
 namespace switchboard::e2e {
 namespace {
@@ -225,6 +228,105 @@ TEST_F(CalloutE2E, SwitchingModesKeepsTheIssuer) {
   EXPECT_EQ(server["status"]["authCallout"]["issuer"], issuer);
   EXPECT_NE(SecretData(srv_ns, "shared-switchboard")["switchboard.conf"].find(issuer),
             std::string::npos);
+}
+
+std::string CaSecretYaml(const std::string& ns, const std::string& pem) {
+  json s = {{"apiVersion", "v1"},
+            {"kind", "Secret"},
+            {"metadata", {{"name", "nats-ca"}, {"namespace", ns}}},
+            {"stringData", {{"ca.crt", pem}}}};
+  return s.dump();  // JSON is YAML
+}
+
+// TLS in AuthCallout mode: the CA of spec.tls.caSecretRef reaches the
+// authorizer through the callout Secret (the authorizer reads no other
+// Secret). Missing: the NatsServer says so and how to fix it. Another CA:
+// the authorizer does not connect and its readiness says why. The CA
+// rotated in the user's Secret: the operator copies it on a later
+// reconcile, the authorizer reconnects with it, and a backend becomes Ready
+// through it over TLS.
+TEST_F(CalloutE2E, TheCaOfCaSecretRefReachesTheAuthorizer) {
+  testing::TempDir dir_a, dir_b;
+  const auto certs = testing::MakeCerts(dir_a.path());
+  const auto other = testing::MakeCerts(dir_b.path());
+  ASSERT_FALSE(certs.ca_pem.empty());
+  ASSERT_FALSE(other.ca_pem.empty());
+  auto server_yaml = [&](const std::string& url) {
+    return ServerYaml(srv_ns, url, a_ns) + "  tls: {caSecretRef: {name: nats-ca}}\n";
+  };
+  auto callout_ca = [&] {
+    return SecretData(srv_ns, "shared-auth-callout")[std::string(logic::callout_keys::kCa)];
+  };
+
+  Apply(server_yaml("tls://127.0.0.1:1"));
+  json server;
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        server = Get("natsserver", srv_ns, "shared");
+        return ConditionReason(server, "Ready") == "False/ServerUnreachable";
+      },
+      30s))
+      << server.dump(2);
+  const std::string message = Condition(server, "Ready")->value("message", "");
+  EXPECT_THAT(message, ::testing::HasSubstr("spec.tls.caSecretRef"));
+  EXPECT_THAT(message, ::testing::HasSubstr("create it with the PEM CA bundle"));
+  // The keys and the static config are written all the same.
+  EXPECT_FALSE(
+      SecretData(srv_ns, "shared-auth-callout")[std::string(logic::callout_keys::kIssuer)].empty());
+  EXPECT_EQ(callout_ca(), "");
+
+  // A CA, but not the one that signed the server's certificate.
+  Apply(CaSecretYaml(srv_ns, other.ca_pem));
+  ASSERT_TRUE(testing::WaitFor([&] { return callout_ca() == other.ca_pem; }, 30s));
+  ASSERT_TRUE(testing::WaitFor(
+      [&] { return ReadyReason(Get("natsserver", srv_ns, "shared")) == "CalloutConfigured"; },
+      30s));
+
+  const std::string text = SecretData(srv_ns, "shared-switchboard")["switchboard.conf"];
+  ASSERT_NE(text.find("auth_callout"), std::string::npos) << text;
+  auto nats = std::make_unique<testing::NatsServer>(
+      text + "tls {\n  cert_file: \"" + certs.cert + "\"\n  key_file: \"" + certs.key + "\"\n}\n",
+      0, CalloutNatsServerBinary());
+  ASSERT_TRUE(nats->ok()) << nats->Log();
+  const std::string url = "tls://127.0.0.1:" + std::to_string(nats->port());
+  Apply(server_yaml(url));
+  auto authorizer = std::make_unique<AuthorizerProcess>(std::vector<std::string>{srv_ns, a_ns},
+                                                        srv_ns + "/shared");
+  std::pair<int, std::string> ready;
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        ready = authorizer->Fetch("/readyz");
+        return ready.first == 503 && ready.second.find("TLS refused") != std::string::npos;
+      },
+      30s))
+      << ready.first << " " << ready.second << "\n"
+      << authorizer->Log();
+  EXPECT_THAT(ready.second, ::testing::HasSubstr("spec.tls.caSecretRef"));
+
+  // The CA rotated in the user's Secret.
+  Apply(CaSecretYaml(srv_ns, certs.ca_pem));
+  ASSERT_TRUE(testing::WaitFor([&] { return callout_ca() == certs.ca_pem; }, 45s));
+  ASSERT_TRUE(testing::WaitFor([&] { return !authorizer->Get("/readyz").empty(); }, 30s))
+      << authorizer->Fetch("/readyz").second << "\n"
+      << authorizer->Log();
+  Apply(BackendYaml(a_ns, "hatchet", srv_ns, "shared", "hatchet.a"));
+  ASSERT_TRUE(WaitReady(a_ns, "hatchet", "True", "Probed", 60))
+      << Get("psb", a_ns, "hatchet").dump(2);
+  auto env = SecretData(a_ns, "hatchet-pubsub-env");
+  EXPECT_EQ(env.at("SERVER_MSGQUEUE_PUBSUB_NATS_URL"), url);
+  pubsub::ProbeOptions o;
+  o.urls = url;
+  o.username = env.at("SERVER_MSGQUEUE_PUBSUB_NATS_USERNAME");
+  o.password = env.at("SERVER_MSGQUEUE_PUBSUB_NATS_PASSWORD");
+  o.subject_prefix = "hatchet.a";
+  o.ca_file = certs.ca_cert;
+  o.timeout = 5s;
+  auto probe = pubsub::Probe(o);
+  EXPECT_TRUE(probe.ok()) << probe.status().ToString();
+  // A CA is public, yet no log carries it.
+  const std::string pem_line = certs.ca_pem.substr(certs.ca_pem.find('\n') + 1, 40);
+  EXPECT_EQ(authorizer->Log().find(pem_line), std::string::npos);
+  EXPECT_EQ(op->Log().find(pem_line), std::string::npos);
 }
 
 }  // namespace

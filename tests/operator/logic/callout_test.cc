@@ -25,6 +25,32 @@ using ::testing::Not;
 constexpr char kSeed[] = "SAANDLKMXL6CUS3CP52WIXBEDN6YJ545GDKC65U5JZPPV6WH6ESWUA6YAI";
 constexpr char kIssuer[] = "ABJHLOVMPA4CI6R5KLNGOB4GSLNIY7IOUPAJC4YFNDLQVIOBYQGUWVLA";
 
+// Two self-signed CA certificates (test data, never trusted for anything).
+constexpr char kCaA[] =
+    "-----BEGIN CERTIFICATE-----\n"
+    "MIIBiTCCAS+gAwIBAgIUM7CrlA97FQxtsIB/i3Ni1BVsh8owCgYIKoZIzj0EAwIw\n"
+    "GjEYMBYGA1UEAwwPY2FsbG91dC10ZXN0LWNhMB4XDTI2MTIwMjAzNTU0NloXDTM2\n"
+    "MTEyOTAzNTU0NlowGjEYMBYGA1UEAwwPY2FsbG91dC10ZXN0LWNhMFkwEwYHKoZI\n"
+    "zj0CAQYIKoZIzj0DAQcDQgAEJnO9x2sbfYngDkwpBxFzctulUIBgDIpZoPaxkvGd\n"
+    "UoNRJuPiIb5RaRuM0IisvE8HOYO3qroVt74sbt4gdQRigKNTMFEwHQYDVR0OBBYE\n"
+    "FF3TsK6d+qDHqJ7ygvtsruixo5ycMB8GA1UdIwQYMBaAFF3TsK6d+qDHqJ7ygvts\n"
+    "ruixo5ycMA8GA1UdEwEB/wQFMAMBAf8wCgYIKoZIzj0EAwIDSAAwRQIhAOvMFrRw\n"
+    "lTsxmnuHtXb9CFXZRAJNJaUywCScGq28rwqWAiBRAL4X2zO151NXZVgOu7nM4lFw\n"
+    "FLQ7/4RrgE4ID5J6bg==\n"
+    "-----END CERTIFICATE-----\n";
+constexpr char kCaB[] =
+    "-----BEGIN CERTIFICATE-----\n"
+    "MIIBjjCCATOgAwIBAgIUGJCe1PFBXVTxMK7d9LBmp78g3YAwCgYIKoZIzj0EAwIw\n"
+    "HDEaMBgGA1UEAwwRY2FsbG91dC10ZXN0LWNhLTIwHhcNMjYxMjAyMDM1NTQ2WhcN\n"
+    "MzYxMTI5MDM1NTQ2WjAcMRowGAYDVQQDDBFjYWxsb3V0LXRlc3QtY2EtMjBZMBMG\n"
+    "ByqGSM49AgEGCCqGSM49AwEHA0IABDIOruO5mdTuGD05+M++rXP5QQqAA2F+EHoM\n"
+    "/BkfEQrKxEhxn/PTFhvOXeWuIMOL00J1O9OuBWIGmVPuPKIml4CjUzBRMB0GA1Ud\n"
+    "DgQWBBQGhOyMM1QAEXxMf/bd2dGo0klLgjAfBgNVHSMEGDAWgBQGhOyMM1QAEXxM\n"
+    "f/bd2dGo0klLgjAPBgNVHRMBAf8EBTADAQH/MAoGCCqGSM49BAMCA0kAMEYCIQD4\n"
+    "/IP2IT+/H5iDI1rRQqXJu+nb2cBVfpKHIiMsnZrF4gIhAK0uf+VRkqK+sMZIRXrT\n"
+    "YOp8x9bQvdvOdr8ikmAx79HZ\n"
+    "-----END CERTIFICATE-----\n";
+
 std::string Hash(char c) { return "$2b$06$" + std::string(53, c); }
 
 Time T(int s) { return ParseTime("2026-12-01T10:00:00Z").value() + seconds(s); }
@@ -62,7 +88,8 @@ CalloutKeys Keys() {
   return {kSeed,
           kIssuer,
           {std::string(api::kAuthorizerUsername), "auth-pw", Fakes::HashOf("auth-pw")},
-          {std::string(api::kCalloutSystemUsername), "sys-pw", Fakes::HashOf("sys-pw")}};
+          {std::string(api::kCalloutSystemUsername), "sys-pw", Fakes::HashOf("sys-pw")},
+          ""};
 }
 
 TEST(SubjectAllowList, IsWhatTheFileRenders) {
@@ -96,6 +123,142 @@ TEST(CalloutKeys, RoundTrip) {
   EXPECT_EQ(*back, Keys());
 }
 
+TEST(CalloutKeys, TheCaRoundTripsAndIsWrittenOnlyWhenThere) {
+  CalloutKeys keys = Keys();
+  keys.ca = std::string(kCaA) + kCaB;
+  const SecretData d = EncodeCalloutKeys(keys);
+  EXPECT_EQ(d.size(), 7u);
+  EXPECT_EQ(d.at("ca.crt"), keys.ca);
+  auto back = DecodeCalloutKeys(d);
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_EQ(*back, keys);
+  EXPECT_FALSE(EncodeCalloutKeys(Keys()).contains("ca.crt"));
+  // An empty ca.crt is no CA.
+  SecretData empty = EncodeCalloutKeys(Keys());
+  empty["ca.crt"] = "";
+  auto none = DecodeCalloutKeys(empty);
+  ASSERT_TRUE(none.ok()) << none.status().ToString();
+  EXPECT_EQ(none->ca, "");
+}
+
+TEST(CheckCaBundle, Table) {
+  const std::string a = kCaA, b = kCaB;
+  std::string broken = a;
+  broken[100] = broken[100] == 'A' ? 'B' : 'A';
+  broken.replace(80, 20, "!!!!!!!!!!!!!!!!!!!!");
+  struct Case {
+    const char* name;
+    std::string pem;
+    std::string why;  // "" = accepted, else a substring
+  } cases[] = {
+      {"one certificate", a, ""},
+      {"two, with blank lines around", "\n" + a + "\n\n" + b + "\n", ""},
+      {"no trailing newline", a.substr(0, a.size() - 1), ""},
+      {"empty", "", "no PEM certificate"},
+      {"whitespace only", " \n\t", "no PEM certificate"},
+      {"plain text", "my ca", "something other than PEM certificates"},
+      {"a private key after the certificate",
+       a + "-----BEGIN PRIVATE KEY-----\nMIGHAgEA\n-----END PRIVATE KEY-----\n",
+       "something other than PEM certificates"},
+      {"no END line", a.substr(0, 200), "without its END line"},
+      {"a block that does not parse", broken, "does not parse"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string why = CheckCaBundle(c.pem);
+    if (c.why.empty()) {
+      EXPECT_EQ(why, "");
+    } else {
+      EXPECT_THAT(why, HasSubstr(c.why));
+      if (!c.pem.empty()) {
+        EXPECT_THAT(why, Not(HasSubstr(c.pem)));
+      }
+    }
+  }
+}
+
+TEST(DecideCalloutCa, Table) {
+  const api::SecretKeyRef ref{"nats-ca", "ca.crt"};
+  struct Case {
+    const char* name;
+    std::optional<api::SecretKeyRef> ref;
+    std::optional<std::string> found;
+    std::optional<std::string> ca;     // nullopt: keep the stored one
+    std::vector<std::string> problem;  // substrings; empty = no problem
+  } cases[] = {
+      {"no caSecretRef: no CA", std::nullopt, std::nullopt, std::string(), {}},
+      {"no caSecretRef, a Secret lying around: still none",
+       std::nullopt,
+       std::string(kCaA),
+       std::string(),
+       {}},
+      {"the CA: copied", ref, std::string(kCaA), std::string(kCaA), {}},
+      {"Secret or key missing: kept, and the condition names the ref and the fix",
+       ref,
+       std::nullopt,
+       std::nullopt,
+       {"CA Secret nats/nats-ca key \"ca.crt\"", "spec.tls.caSecretRef", "not found", "create it",
+        "or remove spec.tls.caSecretRef"}},
+      {"an empty key counts as missing", ref, std::string(), std::nullopt, {"not found"}},
+      {"not PEM: kept, named, the value not quoted",
+       ref,
+       std::string("hunter2"),
+       std::nullopt,
+       {"spec.tls.caSecretRef", "something other than PEM certificates", "put the PEM CA bundle"}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    CalloutCaDecision d = DecideCalloutCa("nats", c.ref, c.found);
+    EXPECT_EQ(d.ca, c.ca);
+    if (c.problem.empty()) {
+      EXPECT_EQ(d.problem, "");
+    }
+    for (const auto& p : c.problem) EXPECT_THAT(d.problem, HasSubstr(p));
+    EXPECT_THAT(d.problem, Not(HasSubstr("hunter2")));
+    EXPECT_THAT(d.problem, Not(HasSubstr("MIIB")));
+  }
+}
+
+TEST(PlanCalloutKeys, TheCaFollowsTheRef) {
+  SecretData with_a = EncodeCalloutKeys(Keys());
+  with_a["ca.crt"] = kCaA;
+  SecretData with_garbage = EncodeCalloutKeys(Keys());
+  with_garbage["ca.crt"] = "garbage";
+  struct Case {
+    const char* name;
+    std::optional<SecretData> stored;
+    std::optional<std::string> ca;
+    std::string want;
+    bool changed;
+    std::string note;  // substring ("" = any)
+  } cases[] = {
+      {"no CA before or after", EncodeCalloutKeys(Keys()), std::string(), "", false, ""},
+      {"a new CA: copied", EncodeCalloutKeys(Keys()), std::string(kCaA), kCaA, true,
+       "copied the CA of spec.tls.caSecretRef"},
+      {"the same CA: nothing to write", with_a, std::string(kCaA), kCaA, false, ""},
+      {"a rotated CA: rewritten", with_a, std::string(kCaB), kCaB, true, "copied the changed CA"},
+      {"the ref removed: the CA goes", with_a, std::string(), "", true, "no CA"},
+      {"the CA Secret unreadable: the stored CA stays", with_a, std::nullopt, kCaA, false, ""},
+      {"unreadable, and what is stored is no CA: dropped", with_garbage, std::nullopt, "", true,
+       ""},
+      {"nothing stored yet: generated with the CA", std::nullopt, std::string(kCaA), kCaA, true,
+       "copied the CA"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    Fakes f;
+    auto plan = PlanCalloutKeys(c.stored, f.Deps(), c.ca);
+    ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+    EXPECT_EQ(plan->keys.ca, c.want);
+    EXPECT_EQ(plan->changed, c.changed);
+    EXPECT_THAT(plan->note, HasSubstr(c.note));
+    EXPECT_THAT(plan->note, Not(HasSubstr("BEGIN")));
+    auto back = DecodeCalloutKeys(EncodeCalloutKeys(plan->keys));
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    EXPECT_EQ(back->ca, c.want);
+  }
+}
+
 TEST(CalloutKeys, DecodeNamesTheKeyNeverTheValue) {
   auto user_seed = natsauth::KeyPair::Generate(natsauth::KeyType::kUser).value().Seed();
   auto other_issuer = natsauth::KeyPair::Generate(natsauth::KeyType::kAccount).value().public_key();
@@ -118,6 +281,7 @@ TEST(CalloutKeys, DecodeNamesTheKeyNeverTheValue) {
       {"authorizer hash not bcrypt",
        [](SecretData& d) { d["authorizer-bcrypt"] = "plaintext-maybe"; }, "authorizer-bcrypt"},
       {"no system hash", [](SecretData& d) { d.erase("system-bcrypt"); }, "system-bcrypt"},
+      {"ca.crt not PEM", [](SecretData& d) { d["ca.crt"] = "not-a-ca"; }, "ca.crt"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);

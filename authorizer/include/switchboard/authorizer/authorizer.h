@@ -40,6 +40,8 @@ class Authorizer {
 // is connected to but not subscribed on. A server it cannot reach does not
 // hold readiness back (another replica may reach it; and a pod that is
 // never ready for an unreachable server would be restarted for nothing).
+// A server whose TLS handshake or certificate check failed does: the CA is
+// the same for every replica, so none of them serves it.
 std::string ReadinessOf(bool synced,
                         const std::vector<std::pair<std::string, SessionHealth>>& sessions);
 

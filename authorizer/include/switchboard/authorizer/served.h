@@ -28,10 +28,15 @@ struct ServedServer {
   std::shared_ptr<const natsauth::KeyPair> issuer;
   operator_logic::Credentials authorizer;  // connects as api::kAuthorizerUsername
   operator_logic::Credentials system;      // CONNZ and KICK as api::kCalloutSystemUsername
+  // The callout Secret's "ca.crt" (spec.tls.caSecretRef, copied by the
+  // operator): the only CA the connections trust. "" when none; then TLS
+  // only with a tls:// URL, verified against the system's trust store.
+  std::string ca;
   std::shared_ptr<const operator_logic::Directory> directory;
 
   std::string key() const { return ns + "/" + name; }
-  // What the connections depend on: a different value reconnects.
+  // What the connections depend on: a different value (a new CA too)
+  // replaces the session, whose new connections use it.
   bool SameConnections(const ServedServer& other) const;
 };
 

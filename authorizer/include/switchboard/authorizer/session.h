@@ -50,6 +50,10 @@ struct SessionHealth {
   bool connected = false;   // the authorizer connection is up
   bool subscribed = false;  // ... and its queue subscription is on the server
   std::string error;        // the last connect/subscribe/sweep failure ("" once it works)
+  // The last connect failed in TLS (handshake, or the certificate does not
+  // verify with the CA): not a network fault that another replica may not
+  // have, but a CA or certificate every replica shares.
+  bool tls_failed = false;
 };
 
 class ServerSession {

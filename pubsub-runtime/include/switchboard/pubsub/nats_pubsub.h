@@ -29,7 +29,12 @@ struct NatsOptions {
   std::string subject_prefix = kDefaultSubjectPrefix;
 
   // TLS: a CA bundle to trust and an optional client certificate + key (PEM).
+  // Any of them (or a tls:// URL) makes TLS required: nats.c never falls
+  // back to plaintext.
   std::string ca_file;
+  // The CA bundle itself (PEM text) instead of ca_file, for a caller that
+  // holds it in memory (the authorizer, from a Secret); never logged.
+  std::string ca_pem;
   std::string cert_file;
   std::string key_file;
 

@@ -26,6 +26,7 @@
 
 #include "switchboard/api/constants.h"
 #include "switchboard/api/limits.h"
+#include "switchboard/api/views.h"
 #include "switchboard/common/status.h"
 #include "switchboard/operator_logic/cluster_render.h"
 #include "switchboard/operator_logic/credentials.h"
@@ -48,6 +49,10 @@ inline constexpr std::string_view kAuthorizerPassword = "authorizer-password";
 inline constexpr std::string_view kAuthorizerBcrypt = "authorizer-bcrypt";
 inline constexpr std::string_view kSystemPassword = "system-password";
 inline constexpr std::string_view kSystemBcrypt = "system-bcrypt";
+// The CA bundle (PEM) of spec.tls.caSecretRef, copied here so that the
+// authorizer, which reads only managed Secrets, verifies the servers with
+// the CA the operator's probe uses. Absent when the server has no CA.
+inline constexpr std::string_view kCa = "ca.crt";
 }  // namespace callout_keys
 
 struct CalloutKeys {
@@ -55,15 +60,37 @@ struct CalloutKeys {
   std::string issuer;       // public account key
   Credentials authorizer;   // username api::kAuthorizerUsername
   Credentials system;       // username api::kCalloutSystemUsername
+  // PEM CA bundle to verify the NATS servers with ("" when none). Public,
+  // yet never put in a message either.
+  std::string ca;
   bool operator==(const CalloutKeys&) const = default;
 };
 
-// Every key of the Secret; the user names are not stored (they are fixed).
+// Every key of the Secret; the user names are not stored (they are fixed);
+// "ca.crt" only when there is a CA.
 SecretData EncodeCalloutKeys(const CalloutKeys& keys);
 // kInvalidArgument naming the key at fault (missing, not a seed or key of
 // the account kind, the issuer not the seed's public key, a hash that is not
-// bcrypt), never a value.
+// bcrypt, a "ca.crt" that is not PEM certificates), never a value.
 Result<CalloutKeys> DecodeCalloutKeys(const SecretData& data);
+
+// "" when `pem` holds one or more PEM certificates (parsed with OpenSSL) and
+// nothing else but whitespace between them; otherwise why not (never
+// quoting the text).
+std::string CheckCaBundle(std::string_view pem);
+
+// What the callout Secret's CA should be, from spec.tls.caSecretRef (`ref`,
+// nullopt: the server names no CA) and that Secret key's value as read
+// (`found`, nullopt: the Secret or its key is missing). `ca` is the value to
+// store ("" = none), or nullopt to keep what is stored while `problem` (the
+// condition's message: names spec.tls.caSecretRef and the fix) is reported.
+struct CalloutCaDecision {
+  std::optional<std::string> ca;
+  std::string problem;
+};
+CalloutCaDecision DecideCalloutCa(std::string_view server_ns,
+                                  const std::optional<api::SecretKeyRef>& ref,
+                                  const std::optional<std::string>& found);
 
 struct CalloutKeysPlan {
   CalloutKeys keys;
@@ -75,9 +102,13 @@ struct CalloutKeysPlan {
 // issuer needs a restart of every NATS server). An issuer seed that is
 // stored but unusable fails (kInvalidArgument) instead of being replaced;
 // a password without its hash gets a hash, a hash without its password (or
-// one that does not match) gets a new password.
+// one that does not match) gets a new password. `ca` is what "ca.crt"
+// becomes ("" removes it; nullopt keeps a stored one that still passes
+// CheckCaBundle): the CA follows spec.tls.caSecretRef on every plan, so a
+// rotated CA reaches the authorizer on the operator's next reconcile.
 Result<CalloutKeysPlan> PlanCalloutKeys(const std::optional<SecretData>& stored,
-                                        const CredentialDeps& deps = {});
+                                        const CredentialDeps& deps = {},
+                                        const std::optional<std::string>& ca = std::string());
 
 // The static server config: the config Secret's file in AuthCallout mode
 // (same Secret name and key as IncludeFile mode). Defines max_payload, the
