@@ -159,14 +159,16 @@ TEST(ServedTest, BuildsFromTheOperatorsCalloutSecret) {
   // The operator's copy of spec.tls.caSecretRef is what the connections trust.
   const std::string ca = kCaPem;
   data["ca.crt"] = base64::Encode(ca);
-  secret["data"] = data.dump();
+  secret["data"] = data;
+  kube::CompactOwnedSecret(secret);
   auto with_ca = BuildServedServer(Server("nats", "a", "AuthCallout"), {}, lookup);
   ASSERT_TRUE(with_ca.ok()) << with_ca.status().ToString();
   EXPECT_EQ(with_ca->ca, ca);
   EXPECT_FALSE(served->SameConnections(*with_ca));
   // One that is no CA is refused, named, never quoted.
   data["ca.crt"] = base64::Encode("not-a-ca-at-all");
-  secret["data"] = data.dump();
+  secret["data"] = data;
+  kube::CompactOwnedSecret(secret);
   auto bad = BuildServedServer(Server("nats", "a", "AuthCallout"), {}, lookup);
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(), HasSubstr("ca.crt"));
