@@ -69,53 +69,11 @@ json Condition(const json& obj, const std::string& type) {
   return json::object();
 }
 
-// switchboard-authorizer for one NatsServer, on its own health and metrics
-// ports.
-class Authorizer {
- public:
-  Authorizer(const std::string& ns, const std::string& log_name) {
-    health_port_ = testing::FreePort();
-    metrics_port_ = testing::FreePort();
-    testing::Process::Options o;
-    o.argv = {BinDir() + "/switchboard-authorizer",
-              "--kubeconfig",
-              Kubeconfig(),
-              "--namespaces",
-              ns,
-              "--servers",
-              ns + "/" + kServer,
-              "--health-addr",
-              "127.0.0.1:" + std::to_string(health_port_),
-              "--metrics-addr",
-              "127.0.0.1:" + std::to_string(metrics_port_)};
-    o.log_path = dir_.path() + "/" + log_name + ".log";
-    o.env["SWITCHBOARD_LOG_LEVEL"] = "debug";
-    proc_ = testing::Process(o);
-  }
-  ~Authorizer() { proc_.Stop(10s); }
-  // /readyz: subscribed on every server it can reach.
-  bool Ready() const { return Get(health_port_, "/readyz").first == 200; }
-  std::string Metrics() const { return Get(metrics_port_, "/metrics").second; }
-  void Kill() {
-    proc_.Signal(SIGKILL);
-    proc_.Wait(10s);
-  }
-  bool running() { return proc_.running(); }
-  std::string Log() const { return proc_.Log(); }
-
- private:
-  static std::pair<int, std::string> Get(int port, const std::string& path) {
-    httplib::Client c("127.0.0.1", port);
-    c.set_connection_timeout(1);
-    c.set_read_timeout(2);
-    auto r = c.Get(path);
-    return r ? std::pair{r->status, r->body} : std::pair{0, std::string()};
-  }
-  testing::TempDir dir_;
-  int health_port_ = 0;
-  int metrics_port_ = 0;
-  testing::Process proc_;
-};
+// switchboard-authorizer serving the test's NatsServer.
+std::unique_ptr<AuthorizerProcess> NewAuthorizer(const std::string& ns) {
+  return std::make_unique<AuthorizerProcess>(std::vector<std::string>{ns},
+                                             ns + "/" + std::string(kServer));
+}
 
 // A CLI run with an installation's env Secret as its environment.
 std::map<std::string, std::string> WithUrl(std::map<std::string, std::string> env,
@@ -285,7 +243,7 @@ class CalloutE2E : public ::testing::Test {
   std::string ns;
   std::unique_ptr<testing::NatsCluster> cluster;
   std::unique_ptr<OperatorProcess> op;
-  std::vector<std::unique_ptr<Authorizer>> authorizers;
+  std::vector<std::unique_ptr<AuthorizerProcess>> authorizers;
   std::vector<std::unique_ptr<Engine>> engines;
   std::map<std::string, std::string> engine_user;  // backend -> user name
   testing::TempDir engine_dir;
@@ -309,8 +267,8 @@ TEST_F(CalloutE2E, LifecycleWithoutReloadsIsolationAndAuthorizerFaults) {
       60s, 200ms))
       << "no callout config written: " << Server().dump(2);
   ASSERT_TRUE(cluster->Start(body)) << cluster->error();
-  authorizers.push_back(std::make_unique<Authorizer>(ns, "authorizer-a"));
-  authorizers.push_back(std::make_unique<Authorizer>(ns, "authorizer-b"));
+  authorizers.push_back(NewAuthorizer(ns));
+  authorizers.push_back(NewAuthorizer(ns));
   for (auto& a : authorizers) {
     ASSERT_TRUE(testing::WaitFor([&] { return a->Ready(); }, 60s, 100ms)) << Tail(a->Log());
   }
@@ -450,7 +408,7 @@ TEST_F(CalloutE2E, LifecycleWithoutReloadsIsolationAndAuthorizerFaults) {
   for (auto& e : engines) EXPECT_TRUE(e->running()) << e->backend();
 
   // One authorizer returns: new connects pass, the condition recovers.
-  authorizers[0] = std::make_unique<Authorizer>(ns, "authorizer-a2");
+  authorizers[0] = NewAuthorizer(ns);
   ASSERT_TRUE(testing::WaitFor([&] { return authorizers[0]->Ready(); }, 60s, 100ms))
       << Tail(authorizers[0]->Log());
   EXPECT_TRUE(testing::WaitFor(
@@ -535,8 +493,8 @@ TEST_F(CalloutE2E, SwitchingModesEnginesReconnectWithTheirCredentials) {
 
   // IncludeFile -> AuthCallout: authorizers first (they get in once a
   // server runs the static config), then the mode, then the restart.
-  authorizers.push_back(std::make_unique<Authorizer>(ns, "authorizer-a"));
-  authorizers.push_back(std::make_unique<Authorizer>(ns, "authorizer-b"));
+  authorizers.push_back(NewAuthorizer(ns));
+  authorizers.push_back(NewAuthorizer(ns));
   Apply(ServerYaml(true));
   ASSERT_TRUE(testing::WaitFor(
       [&] { return ConfigBody().find("auth_callout") != std::string::npos; }, 60s, 200ms))

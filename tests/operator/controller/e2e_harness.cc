@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -242,6 +243,11 @@ AuthorizerProcess::AuthorizerProcess(const std::vector<std::string>& namespaces,
 }
 
 AuthorizerProcess::~AuthorizerProcess() { proc_.Stop(10s); }
+
+void AuthorizerProcess::Kill() {
+  proc_.Signal(SIGKILL);
+  proc_.Wait(10s);
+}
 
 std::string AuthorizerProcess::Get(const std::string& path) const {
   auto [status, body] = Fetch(path);

@@ -120,6 +120,8 @@ class AuthorizerProcess {
   bool Ready() const { return !Get("/readyz").empty(); }
   std::string Metrics() const { return Get("/metrics"); }
   std::string Log() const { return proc_.Log(); }
+  // SIGKILL, and waits until it is gone.
+  void Kill();
   testing::Process& process() { return proc_; }
 
  private:
