@@ -23,9 +23,9 @@ inline constexpr int kBcryptCost = 11;
 // bcrypt cost for passwords the operator generated (kPasswordEntropyBytes of
 // CSPRNG output). A work factor only slows guessing of low-entropy secrets;
 // 256 random bits cannot be guessed at any cost, while nats-server pays the
-// cost on every client CONNECT and the operator once per installation:
-// at cost 11, 1,000 engines reconnecting after a server restart cost the
-// server ~100 CPU-seconds, at cost 6 about 3. See BENCHMARKS.md (operator).
+// cost on every client CONNECT and the operator once per installation, so
+// a reconnect storm at a high cost can outlast the server's authentication
+// timeout (the figures: BENCHMARKS.md, operator and auth callout).
 inline constexpr int kGeneratedPasswordBcryptCost = 6;
 
 // The one bcrypt policy: kGeneratedPasswordBcryptCost for passwords the
