@@ -133,15 +133,6 @@ class Engine {
   bool closed_ = false;
 };
 
-int HttpStatus(int port, const std::string& path, std::string* body = nullptr) {
-  httplib::Client c("127.0.0.1", port);
-  c.set_connection_timeout(1);
-  auto r = c.Get(path);
-  if (!r) return 0;
-  if (body) *body = r->body;
-  return r->status;
-}
-
 TEST(AuthorizerE2E, AuthorizesABackendsUserAndClosesItOnceItsSecretIsGone) {
   pubsub::internal::NatsLibraryUse library;
   const std::string ns = UniqueName("authz");
@@ -183,36 +174,19 @@ TEST(AuthorizerE2E, AuthorizesABackendsUserAndClosesItOnceItsSecretIsGone) {
   state.current.bcrypt = *logic::BcryptHash(state.current.password, 4);
   Apply(OwnedSecret(ns, "team-a-nats-credentials", backend, logic::EncodeState(state)).dump());
 
-  testing::TempDir dir;
-  const int health = testing::FreePort();
-  const int metrics = testing::FreePort();
-  testing::Process::Options o;
-  o.argv = {BinDir() + "/switchboard-authorizer",
-            "--kubeconfig",
-            Kubeconfig(),
-            "--namespaces",
-            ns,
-            "--health-addr",
-            "127.0.0.1:" + std::to_string(health),
-            "--metrics-addr",
-            "127.0.0.1:" + std::to_string(metrics),
-            "--kick-after",
-            "0",
-            "--sweep-interval",
-            "1s"};
-  o.log_path = dir.path() + "/authorizer.log";
-  o.env["SWITCHBOARD_LOG_LEVEL"] = "debug";
-  testing::Process authorizer(o);
+  AuthorizerProcess process({ns}, "", {"--kick-after", "0", "--sweep-interval", "1s"});
+  testing::Process& authorizer = process.process();
   ASSERT_TRUE(authorizer.running()) << authorizer.Log();
-  ASSERT_TRUE(testing::WaitFor([&] { return HttpStatus(health, "/readyz") == 200; }, kDeadline))
-      << authorizer.Log();
+  ASSERT_TRUE(testing::WaitFor([&] { return process.Ready(); }, kDeadline)) << authorizer.Log();
 
   {
     Engine engine(nats.url(), state.current.username, state.current.password);
     ASSERT_TRUE(engine.connected()) << engine.error() << "\n" << authorizer.Log() << nats.Log();
     EXPECT_TRUE(engine.RoundTrip("hatchet.team-a.x"));
     std::string text;
-    ASSERT_EQ(HttpStatus(metrics, "/metrics", &text), 200);
+    auto [status, body] = process.Fetch("/metrics");
+    ASSERT_EQ(status, 200);
+    text = body;
     EXPECT_THAT(text, HasSubstr("switchboard_authorizer_decisions_total{reason=\"Allowed\","
                                 "result=\"allowed\"} 1"));
     EXPECT_THAT(text, HasSubstr("switchboard_authorizer_subscribed{name=\"nats\",namespace=\"" +

@@ -222,7 +222,8 @@ std::string CalloutServerYaml(const std::string& ns, const std::string& name,
 std::string CalloutNatsServerBinary() { return natsauth::TestToolPath("nats-server-callout"); }
 
 AuthorizerProcess::AuthorizerProcess(const std::vector<std::string>& namespaces,
-                                     const std::string& server) {
+                                     const std::string& server,
+                                     const std::vector<std::string>& extra) {
   port_ = testing::FreePort();
   std::string ns;
   for (const auto& n : namespaces) ns += (ns.empty() ? "" : ",") + n;
@@ -232,13 +233,14 @@ AuthorizerProcess::AuthorizerProcess(const std::vector<std::string>& namespaces,
             Kubeconfig(),
             "--namespaces",
             ns,
-            "--servers",
-            server,
             "--health-addr",
             "127.0.0.1:" + std::to_string(port_),
             "--metrics-addr",
             "127.0.0.1:" + std::to_string(port_)};
+  if (!server.empty()) o.argv.insert(o.argv.end(), {"--servers", server});
+  o.argv.insert(o.argv.end(), extra.begin(), extra.end());
   o.log_path = dir_.path() + "/authorizer.log";
+  o.env["SWITCHBOARD_LOG_LEVEL"] = "debug";
   proc_ = testing::Process(o);
 }
 

@@ -110,7 +110,10 @@ std::string CalloutNatsServerBinary();
 // `namespaces`; health and metrics on one free loopback port.
 class AuthorizerProcess {
  public:
-  AuthorizerProcess(const std::vector<std::string>& namespaces, const std::string& server);
+  // `server` "" serves every NatsServer in `namespaces`; `extra` flags
+  // follow (e.g. --kick-after 0).
+  AuthorizerProcess(const std::vector<std::string>& namespaces, const std::string& server,
+                    const std::vector<std::string>& extra = {});
   ~AuthorizerProcess();
   // GET `path`: the body when 200, "" otherwise.
   std::string Get(const std::string& path) const;
