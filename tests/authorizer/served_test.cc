@@ -8,6 +8,7 @@
 #include "switchboard/common/base64.h"
 #include "switchboard/kube/cache_shapes.h"
 #include "switchboard/operator_logic/objects.h"
+#include "switchboard/testing/test_ca.h"
 
 namespace switchboard::authorizer {
 namespace {
@@ -17,19 +18,7 @@ using nlohmann::json;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-// A self-signed CA certificate (test data).
-constexpr char kCaPem[] =
-    "-----BEGIN CERTIFICATE-----\n"
-    "MIIBiTCCAS+gAwIBAgIUM7CrlA97FQxtsIB/i3Ni1BVsh8owCgYIKoZIzj0EAwIw\n"
-    "GjEYMBYGA1UEAwwPY2FsbG91dC10ZXN0LWNhMB4XDTI2MTIwMjAzNTU0NloXDTM2\n"
-    "MTEyOTAzNTU0NlowGjEYMBYGA1UEAwwPY2FsbG91dC10ZXN0LWNhMFkwEwYHKoZI\n"
-    "zj0CAQYIKoZIzj0DAQcDQgAEJnO9x2sbfYngDkwpBxFzctulUIBgDIpZoPaxkvGd\n"
-    "UoNRJuPiIb5RaRuM0IisvE8HOYO3qroVt74sbt4gdQRigKNTMFEwHQYDVR0OBBYE\n"
-    "FF3TsK6d+qDHqJ7ygvtsruixo5ycMB8GA1UdIwQYMBaAFF3TsK6d+qDHqJ7ygvts\n"
-    "ruixo5ycMA8GA1UdEwEB/wQFMAMBAf8wCgYIKoZIzj0EAwIDSAAwRQIhAOvMFrRw\n"
-    "lTsxmnuHtXb9CFXZRAJNJaUywCScGq28rwqWAiBRAL4X2zO151NXZVgOu7nM4lFw\n"
-    "FLQ7/4RrgE4ID5J6bg==\n"
-    "-----END CERTIFICATE-----\n";
+constexpr const char* kCaPem = ::switchboard::testing::kTestCaPem;
 
 json Server(std::string ns, std::string name, std::string mode) {
   json s = {{"apiVersion", "pubsub.switchboard.dev/v1alpha1"},
