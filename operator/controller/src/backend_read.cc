@@ -8,6 +8,7 @@
 #include "secret_io.h"
 #include "switchboard/api/constants.h"
 #include "switchboard/api/names.h"
+#include "switchboard/operator_logic/callout.h"
 #include "switchboard/operator_logic/env.h"
 #include "switchboard/operator_logic/objects.h"
 #include "switchboard/operator_logic/time_util.h"
@@ -95,18 +96,31 @@ Result<Found<logic::CredentialInputs>> ReadCredentialInputs(const ReconcileConte
   return Found<logic::CredentialInputs>(std::move(ci));
 }
 
-Result<std::string> CaFile(const ReconcileContext& ctx, const api::NatsServerView& server) {
+Result<std::string> ReadCa(const ReconcileContext& ctx, const api::NatsServerView& server) {
   auto ref = server.ca_secret();
   if (!ref) return std::string();
-  auto ca = ReadSecretKey(ctx, server.ns(), ref->name, ref->key);
-  if (!ca.ok()) return ca.status();
-  if (!*ca) {
-    return Status::NotFound("CA Secret " + server.ns() + "/" + ref->name + " key " + ref->key +
-                            " (NatsServer spec.tls.caSecretRef) not found");
+  auto found = ReadSecretKey(ctx, server.ns(), ref->name, ref->key);
+  if (!found.ok()) return found.status();
+  const logic::CalloutCaDecision d = logic::DecideCalloutCa(server.ns(), ref, *found);
+  if (!d.problem.empty()) {
+    return *found && !(*found)->empty() ? Status::FailedPrecondition(d.problem)
+                                        : Status::NotFound(d.problem);
   }
+  return d.ca.value_or(std::string());
+}
+
+std::string CaFileOf(const ReconcileContext& ctx, const api::NatsServerView& server,
+                     const std::string& pem) {
+  if (pem.empty()) return std::string();
   std::string path = ctx.ca_dir + "/" + server.ns() + "_" + server.name() + ".crt";
-  std::ofstream(path, std::ios::trunc) << **ca;
+  std::ofstream(path, std::ios::trunc) << pem;
   return path;
+}
+
+Result<std::string> CaFile(const ReconcileContext& ctx, const api::NatsServerView& server) {
+  auto pem = ReadCa(ctx, server);
+  if (!pem.ok()) return pem.status();
+  return CaFileOf(ctx, server, *pem);
 }
 
 bool ConfigHolds(const ReconcileContext& ctx, const json* config_secret,

@@ -71,7 +71,15 @@ Result<Found<operator_logic::CredentialInputs>> ReadCredentialInputs(const Recon
 Result<std::optional<std::string>> ReadSecretKey(const ReconcileContext& ctx, const std::string& ns,
                                                  const std::string& name, const std::string& key);
 
-// The probe's CA file for a server with spec.tls.caSecretRef ("" when none).
+// The PEM bundle of a server's spec.tls.caSecretRef, read and judged by
+// operator_logic::DecideCalloutCa ("" when the server names none). Errors:
+// NotFound (the Secret or key is missing) or FailedPrecondition (not a PEM
+// CA bundle), with the decision's message (names the field and the fix).
+Result<std::string> ReadCa(const ReconcileContext& ctx, const api::NatsServerView& server);
+// `pem` as the file nats.c loads for this server ("" when pem is "").
+std::string CaFileOf(const ReconcileContext& ctx, const api::NatsServerView& server,
+                     const std::string& pem);
+// Both: the probe's CA file for a server ("" when it names no CA).
 Result<std::string> CaFile(const ReconcileContext& ctx, const api::NatsServerView& server);
 
 // Whether the server's config Secret holds these users (ConfigIndex).

@@ -303,15 +303,13 @@ Result<Action> ServerReconciler::Callout(const std::string& key, const json& obj
   // copied into the callout Secret (the authorizer reads managed Secrets
   // only). Read on every reconcile, so a rotated CA reaches the authorizer
   // with the next one; while it cannot be read, the stored copy stays.
-  const auto ca_ref = sv.ca_secret();
-  std::optional<std::string> ca_found;
-  if (ca_ref) {
-    auto got = ReadSecretKey(ctx_, sv.ns(), ca_ref->name, ca_ref->key);
-    if (!got.ok()) return got.status();
-    ca_found = std::move(got).value();
+  auto ca = ReadCa(ctx_, sv);
+  if (!ca.ok() && ca.status().code() != StatusCode::kNotFound &&
+      ca.status().code() != StatusCode::kFailedPrecondition) {
+    return ca.status();
   }
-  const logic::CalloutCaDecision ca = logic::DecideCalloutCa(sv.ns(), ca_ref, ca_found);
-  auto plan = logic::PlanCalloutKeys(stored, {}, ca.ca);
+  auto plan =
+      logic::PlanCalloutKeys(stored, {}, ca.ok() ? std::optional<std::string>(*ca) : std::nullopt);
   if (!plan.ok())
     return fail(reasons::kInvalidSpec, plan.status().message(), Action::AwaitChange());
   json callout_secret = logic::CalloutSecret({sv.ns(), sv.name(), uid}, callout_name,
@@ -380,8 +378,8 @@ Result<Action> ServerReconciler::Callout(const std::string& key, const json& obj
   }
   in.config_hash = rendered.hash;
   // Not a watched Secret (it has no managed-by label): looked at again soon.
-  if (!ca.problem.empty()) {
-    return fail(reasons::kServerUnreachable, ca.problem,
+  if (!ca.ok()) {
+    return fail(reasons::kServerUnreachable, ca.status().message(),
                 Action::RequeueAfter(std::min<std::chrono::milliseconds>(
                     ctx_.authorizer_recheck, std::chrono::seconds(10))));
   }
@@ -390,13 +388,9 @@ Result<Action> ServerReconciler::Callout(const std::string& key, const json& obj
   //    a new question when there is none or it is older than the recheck.
   Action next = Action::RequeueAfter(ctx_.authorizer_recheck);
   if (ctx_.authorizer_checks) {
-    auto ca = CaFile(ctx_, sv);
-    if (!ca.ok()) {
-      in.authorizers = logic::DecideAuthorizerAvailability(ca.status());
-      return report(next);
-    }
+    const std::string ca_file = CaFileOf(ctx_, sv, *ca);
     const std::string fingerprint =
-        sv.url() + "|" + *ca + "|" + plan->keys.system.bcrypt + "|" + plan->keys.issuer;
+        sv.url() + "|" + ca_file + "|" + plan->keys.system.bcrypt + "|" + plan->keys.issuer;
     auto last = ctx_.authorizer_checks->Latest(key);
     if (last && last->fingerprint != fingerprint) last.reset();
     auto age = last ? std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -408,7 +402,7 @@ Result<Action> ServerReconciler::Callout(const std::string& key, const json& obj
       g.connection.urls = sv.url();
       g.connection.username = std::string(api::kCalloutSystemUsername);
       g.connection.password = plan->keys.system.password;
-      g.connection.ca_file = *ca;
+      g.connection.ca_file = ca_file;
       g.connection.name = "switchboard-operator";
       g.connection.connect_timeout = ctx_.probe_timeout;
       g.subject = std::string(logic::kAuthorizerPingSubject);
