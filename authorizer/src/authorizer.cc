@@ -10,9 +10,9 @@
 #include <mutex>
 
 #include "switchboard/authorizer/metrics.h"
+#include "switchboard/authorizer/projection.h"
 #include "switchboard/authorizer/served.h"
 #include "switchboard/common/log.h"
-#include "switchboard/kube/cache_shapes.h"
 #include "switchboard/kube/client.h"
 #include "switchboard/kube/config.h"
 #include "switchboard/kube/endpoints_server.h"
@@ -207,17 +207,19 @@ Status Authorizer::Impl::Run() {
     endpoints.push_back(std::move(s).value());
   }
 
-  // The operator's caches, shaped as the operator shapes them; Secrets
+  // Caches that keep only what the decisions read (projection.h); Secrets
   // only those labelled managed-by=switchboard (the callout Secret and the
   // credentials Secrets are).
-  kube::WatcherOptions wo;
-  wo.transform = kube::CompactCustomObject;
-  kube::MultiStore backends(client.get(), kube::resources::PubSubBackend(), opts.namespaces, wo);
-  kube::MultiStore servers(client.get(), kube::resources::NatsServer(), opts.namespaces, wo);
-  kube::WatcherOptions so = wo;
+  kube::WatcherOptions bo;
+  bo.transform = ProjectBackend;
+  kube::MultiStore backends(client.get(), kube::resources::PubSubBackend(), opts.namespaces, bo);
+  kube::WatcherOptions no;
+  no.transform = ProjectServer;
+  kube::MultiStore servers(client.get(), kube::resources::NatsServer(), opts.namespaces, no);
+  kube::WatcherOptions so;
   so.label_selector = std::string(operator_logic::kManagedByLabel) + "=" +
                       std::string(operator_logic::kManagedByValue);
-  so.transform = kube::CompactOwnedSecret;
+  so.transform = ProjectSecret;
   kube::MultiStore secrets(client.get(), kube::resources::Secret(), opts.namespaces, so);
   kube::StoreEventHandler wake{
       [this](const kube::ObjectPtr&) { Wake(); },
