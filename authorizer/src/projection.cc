@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "switchboard/api/limits.h"
 #include "switchboard/api/packed.h"
 #include "switchboard/common/base64.h"
 #include "switchboard/operator_logic/callout.h"
@@ -74,6 +75,14 @@ bool Decodes(const json& value) {
   return base64::Decode(value.get_ref<const std::string&>(), &ignored);
 }
 
+// Only a credentials Secret's label, annotations and owners are read
+// (SelectBackends); the callout Secret is read for its data alone.
+bool IsCredentialsSecretName(const json& meta) {
+  auto name = meta.find("name");
+  if (name == meta.end() || !name->is_string()) return false;
+  return name->get_ref<const std::string&>().ends_with(api::kCredentialsSecretSuffix);
+}
+
 }  // namespace
 
 void ProjectBackend(json& backend) {
@@ -100,7 +109,10 @@ void ProjectServer(json& server) {
 
 void ProjectSecret(json& secret) {
   KeepOnly(secret, {"metadata", "data"});
-  if (json* meta = Member(secret, "metadata")) {
+  json* meta = Member(secret, "metadata");
+  if (meta != nullptr && !IsCredentialsSecretName(*meta)) {
+    KeepOnly(*meta, {"name", "namespace", "resourceVersion"});
+  } else if (meta != nullptr) {
     KeepOnly(*meta,
              {"name", "namespace", "resourceVersion", "labels", "annotations", "ownerReferences"});
     if (json* labels = Member(*meta, "labels")) {

@@ -29,9 +29,10 @@ void ProjectBackend(nlohmann::json& backend);
 // fields read). Dropped: the status and the rest of the metadata.
 void ProjectServer(nlohmann::json& server);
 
-// A managed Secret: metadata.{name, namespace, resourceVersion}, the
-// managed-by label, the SecretConflict annotation, each owner reference's
-// uid (CheckOwnership), and only the data keys the decisions decode (the
+// A managed Secret: metadata.{name, namespace, resourceVersion}; for a
+// credentials Secret (named <backend>-nats-credentials) also the
+// managed-by label, the SecretConflict annotation and each owner
+// reference's uid (CheckOwnership); and only the data keys the decisions decode (the
 // credentials Secret's operator_logic::state_keys, the callout Secret's
 // callout_keys), packed as kube::CompactOwnedSecret packs them. A data
 // value that would not decode is kept whatever its key, so that
