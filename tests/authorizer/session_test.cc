@@ -23,6 +23,7 @@
 #include "switchboard/natsauth/nkey.h"
 #include "switchboard/operator_logic/callout.h"
 #include "switchboard/pubsub/nats_client.h"
+#include "switchboard/testing/callout_config.h"
 #include "switchboard/testing/nats_server.h"
 #include "switchboard/testing/temp_dir.h"
 #include "switchboard/testing/wait.h"
@@ -45,18 +46,13 @@ constexpr auto kDeadline = std::chrono::seconds(15);
 constexpr char kAuthorizerPassword[] = "authorizer-pw";
 constexpr char kSystemPassword[] = "system-pw";
 
-// The static config of callout mode, with the names the operator renders.
+// The static config of callout mode, as the operator renders it.
 std::string CalloutConfig(const std::string& issuer) {
-  return "accounts {\n  " + std::string(api::kCalloutAuthAccount) +
-         ": { users: [ {user: " + std::string(api::kAuthorizerUsername) +
-         ", password: " + kAuthorizerPassword + "} ] }\n  HATCHET: {}\n  " +
-         std::string(api::kCalloutSystemAccount) +
-         ": { users: [ {user: " + std::string(api::kCalloutSystemUsername) +
-         ", password: " + kSystemPassword +
-         "} ] }\n}\nsystem_account: " + std::string(api::kCalloutSystemAccount) +
-         "\nauthorization {\n  timeout: 5\n  auth_callout {\n    issuer: " + issuer +
-         "\n    account: " + std::string(api::kCalloutAuthAccount) + "\n    auth_users: [" +
-         std::string(api::kAuthorizerUsername) + "]\n    allowed_accounts: [HATCHET]\n  }\n}\n";
+  auto config = switchboard::testing::CalloutConfig({.issuer = issuer,
+                                                     .authorizer_password = kAuthorizerPassword,
+                                                     .system_password = kSystemPassword});
+  EXPECT_TRUE(config.ok()) << config.status().ToString();
+  return config.ok() ? *config : std::string();
 }
 
 // An engine-like client: user and password, no reconnects; records async
@@ -476,15 +472,8 @@ TEST_F(SessionTest, OverTlsWithTheCalloutSecretsCaAndNeverWithAnother) {
   ASSERT_FALSE(other.ca_pem.empty());
   ASSERT_NE(certs.ca_pem, other.ca_pem);
 
-  logic::CalloutConfigInput ci;
-  ci.server_ns = "nats";
-  ci.server_name = "main";
-  ci.issuer = issuer_->public_key();
-  ci.authorizer_bcrypt = *logic::BcryptHash(kAuthorizerPassword, 4);
-  ci.system_bcrypt = *logic::BcryptHash(kSystemPassword, 4);
-  auto rendered = logic::RenderCalloutConfig(ci);
-  ASSERT_TRUE(rendered.ok()) << rendered.status().ToString();
-  switchboard::testing::NatsServer tls_server(*rendered + "tls {\n  cert_file: \"" + certs.cert +
+  switchboard::testing::NatsServer tls_server(CalloutConfig(issuer_->public_key()) +
+                                                  "tls {\n  cert_file: \"" + certs.cert +
                                                   "\"\n  key_file: \"" + certs.key + "\"\n}\n",
                                               0, natsauth::TestToolPath("nats-server-callout"));
   ASSERT_TRUE(tls_server.ok()) << tls_server.Log();

@@ -21,9 +21,11 @@
 
 #include "nats_handles.h"
 #include "nats_library.h"
+#include "switchboard/api/constants.h"
 #include "switchboard/natsauth/jwt.h"
 #include "switchboard/natsauth/nkey.h"
 #include "switchboard/pubsub/nats_pubsub.h"
+#include "switchboard/testing/callout_config.h"
 #include "switchboard/testing/nats_server.h"
 #include "switchboard/testing/wait.h"
 #include "tool_path.h"
@@ -39,26 +41,14 @@ using pubsub::internal::NatsSubscriptionPtr;
 using ::testing::HasSubstr;
 
 constexpr auto kDeadline = std::chrono::seconds(10);
-constexpr char kAuthUser[] = "auth";
+// The static config of callout mode as the operator ships it: the
+// callout's own user in SWITCHBOARD_AUTH, the installations in HATCHET, SYS
+// kept local by allowed_accounts.
+const std::string kAuthUser(api::kAuthorizerUsername);
 constexpr char kAuthPassword[] = "auth-password";
-constexpr char kSysUser[] = "sys";
+const std::string kSysUser(api::kCalloutSystemUsername);
 constexpr char kSysPassword[] = "sys-password";
 constexpr char kDeletedError[] = "installation inst-gone is being deleted";
-
-// The static config of callout mode (research §1): the callout's own user
-// in AUTH, the installations in HATCHET, SYS kept local by allowed_accounts.
-std::string CalloutConfig(const std::string& issuer) {
-  return std::string("accounts {\n") + "  AUTH: { users: [ {user: " + kAuthUser +
-         ", password: " + kAuthPassword + "} ] }\n" + "  HATCHET: {}\n" +
-         "  SYS: { users: [ {user: " + kSysUser + ", password: " + kSysPassword + "} ] }\n" +
-         "}\n" + "system_account: SYS\n" +
-         "authorization {\n"
-         "  timeout: 5\n"
-         "  auth_callout {\n"
-         "    issuer: " +
-         issuer + "\n    account: AUTH\n    auth_users: [" + kAuthUser +
-         "]\n    allowed_accounts: [HATCHET]\n  }\n}\n";
-}
 
 // One installation in the responder's table.
 struct Entry {
@@ -80,7 +70,7 @@ class Responder {
     NatsOptionsPtr opts(raw);
     natsConnection* nc = nullptr;
     if (natsOptions_SetURL(opts.get(), url.c_str()) != NATS_OK ||
-        natsOptions_SetUserInfo(opts.get(), kAuthUser, kAuthPassword) != NATS_OK ||
+        natsOptions_SetUserInfo(opts.get(), kAuthUser.c_str(), kAuthPassword) != NATS_OK ||
         natsConnection_Connect(&nc, opts.get()) != NATS_OK) {
       return;
     }
@@ -349,8 +339,11 @@ class CalloutTest : public ::testing::Test {
     auto issuer = KeyPair::Generate(KeyType::kAccount);
     ASSERT_TRUE(issuer.ok()) << issuer.status().ToString();
     issuer_ = std::make_unique<KeyPair>(std::move(issuer).value());
-    server_ = std::make_unique<switchboard::testing::NatsServer>(
-        CalloutConfig(issuer_->public_key()), 0, tool);
+    auto config = switchboard::testing::CalloutConfig({.issuer = issuer_->public_key(),
+                                                       .authorizer_password = kAuthPassword,
+                                                       .system_password = kSysPassword});
+    ASSERT_TRUE(config.ok()) << config.status().ToString();
+    server_ = std::make_unique<switchboard::testing::NatsServer>(*config, 0, tool);
     ASSERT_TRUE(server_->ok()) << server_->Log();
     responder_ = std::make_unique<Responder>(
         server_->url(), *issuer_,
