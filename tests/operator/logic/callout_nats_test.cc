@@ -14,10 +14,10 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "nats_handles.h"
 #include "switchboard/natsauth/jwt.h"
 #include "switchboard/natsauth/nkey.h"
 #include "switchboard/operator_logic/callout.h"
+#include "switchboard/testing/nats_client.h"
 #include "switchboard/testing/nats_server.h"
 #include "switchboard/testing/process.h"
 #include "switchboard/testing/temp_dir.h"
@@ -30,13 +30,6 @@ using nlohmann::json;
 using ::testing::HasSubstr;
 using testing::NatsServer;
 using testing::TempDir;
-
-// nats_Close() is process-wide: once, at exit.
-class NatsLibrary : public ::testing::Environment {
- public:
-  void TearDown() override { nats_Close(); }
-};
-const auto* const kNatsEnv = ::testing::AddGlobalTestEnvironment(new NatsLibrary);
 
 using pubsub::internal::NatsConnectionPtr;
 using pubsub::internal::NatsMsgPtr;
@@ -70,7 +63,8 @@ Connected Connect(const std::string& url, const std::string& user, const std::st
   return out;
 }
 
-class CalloutConfigTest : public ::testing::Test {
+// Raw nats.c handles: the library stays open for the suite.
+class CalloutConfigTest : public testing::NatsLibraryTest {
  protected:
   void SetUp() override {
     tool_ = natsauth::TestToolPath("nats-server-callout");

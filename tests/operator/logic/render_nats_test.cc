@@ -14,9 +14,9 @@
 #include <mutex>
 #include <random>
 
-#include "nats_handles.h"
 #include "switchboard/operator_logic/credentials.h"
 #include "switchboard/operator_logic/render.h"
+#include "switchboard/testing/nats_client.h"
 #include "switchboard/testing/nats_server.h"
 #include "switchboard/testing/process.h"
 #include "switchboard/testing/temp_dir.h"
@@ -30,13 +30,6 @@ using std::chrono::seconds;
 using testing::NatsServer;
 using testing::TempDir;
 using testing::WaitFor;
-
-// nats_Close() is process-wide: once, at exit.
-class NatsLibrary : public ::testing::Environment {
- public:
-  void TearDown() override { nats_Close(); }
-};
-const auto* const kNatsEnv = ::testing::AddGlobalTestEnvironment(new NatsLibrary);
 
 using pubsub::internal::NatsConnectionPtr;
 using pubsub::internal::NatsMsgPtr;
@@ -175,7 +168,8 @@ bool IncludeAndWaitForAuth(NatsServer& server, const TempDir& dir) {
                  seconds(10));
 }
 
-class RenderNatsTest : public ::testing::Test {
+// Raw nats.c handles: the library stays open for the suite.
+class RenderNatsTest : public testing::NatsLibraryTest {
  protected:
   User a_ = MakeUser("team-a-hatchet");
   User b_ = MakeUser("team-b-hatchet");
