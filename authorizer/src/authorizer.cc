@@ -7,11 +7,13 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <mutex>
 
 #include "switchboard/authorizer/metrics.h"
 #include "switchboard/authorizer/projection.h"
+#include "switchboard/authorizer/rebuild_pacing.h"
 #include "switchboard/authorizer/served.h"
 #include "switchboard/common/log.h"
 #include "switchboard/kube/client.h"
@@ -68,6 +70,11 @@ struct Authorizer::Impl {
   void Wake() {
     uint64_t one = 1;
     [[maybe_unused]] ssize_t n = ::write(wake_fd, &one, sizeof one);
+  }
+  void WaitForStop(std::chrono::milliseconds timeout) {
+    if (timeout.count() <= 0) return;
+    pollfd p = {stop_fd, POLLIN, 0};
+    ::poll(&p, 1, static_cast<int>(timeout.count()));
   }
   // Until stopped, a cache changed, or `timeout`: true when woken by a change.
   bool WaitForChange(int timeout_ms) {
@@ -243,7 +250,9 @@ Status Authorizer::Impl::Run() {
   kube::MultiStore secrets(client.get(), kube::resources::Secret(), opts.namespaces, so);
   kube::StoreEventHandler wake{
       [this](const kube::ObjectPtr&) { Wake(); },
-      [this](const kube::ObjectPtr&, const kube::ObjectPtr&) { Wake(); },
+      [this](const kube::ObjectPtr& before, const kube::ObjectPtr& after) {
+        if (!before || !after || ChangesWhatIsServed(*before, *after)) Wake();
+      },
       [this](const kube::ObjectPtr&) { Wake(); },
   };
   backends.AddEventHandler(wake);
@@ -263,8 +272,15 @@ Status Authorizer::Impl::Run() {
     synced = true;
   }
   while (!stop) {
-    // A burst of changes is one rebuild: the wake-up counter is read at once.
-    if (WaitForChange(-1)) Rebuild(servers, backends, secrets, &metrics);
+    // A burst of changes is one rebuild: the wake-up counter is read at
+    // once, and the pause after a rebuild (RebuildPause) gathers the
+    // changes that arrive meanwhile into the next one.
+    if (!WaitForChange(-1)) continue;
+    const auto started = std::chrono::steady_clock::now();
+    Rebuild(servers, backends, secrets, &metrics);
+    const auto took = std::chrono::steady_clock::now() - started;
+    metrics.ObserveRebuild(std::chrono::duration<double>(took).count());
+    WaitForStop(RebuildPause(took));
   }
 
   log::Info(kLogger, "stopping: draining every NatsServer's session");

@@ -16,6 +16,7 @@ struct Metrics::Families {
   prometheus::Family<prometheus::Gauge>* subscribed;
   prometheus::Family<prometheus::Counter>* kicks;
   prometheus::Family<prometheus::Counter>* sweeps;
+  prometheus::Family<prometheus::Histogram>* rebuilds;
 };
 
 Metrics::Metrics(std::shared_ptr<prometheus::Registry> registry)
@@ -40,6 +41,10 @@ Metrics::Metrics(std::shared_ptr<prometheus::Registry> registry)
                     .Name("switchboard_authorizer_sweeps_total")
                     .Help("Sweeps over a NatsServer's connections, by result")
                     .Register(*registry_);
+  f_->rebuilds = &prometheus::BuildHistogram()
+                      .Name("switchboard_authorizer_rebuild_duration_seconds")
+                      .Help("Rebuilds of what is served from the caches, by how long they took")
+                      .Register(*registry_);
 }
 
 Metrics::~Metrics() = default;
@@ -74,6 +79,13 @@ void Metrics::ObserveSweep(std::string_view ns, std::string_view name, bool ok) 
              {"name", std::string(name)},
              {"result", ok ? "ok" : "error"}})
       .Increment();
+}
+
+void Metrics::ObserveRebuild(double seconds) {
+  // From a few installations (microseconds) to tens of thousands (a second).
+  static const prometheus::Histogram::BucketBoundaries kBuckets = {
+      0.0001, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5};
+  f_->rebuilds->Add({}, kBuckets).Observe(seconds);
 }
 
 }  // namespace switchboard::authorizer

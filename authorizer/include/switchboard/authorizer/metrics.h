@@ -32,6 +32,9 @@ class Metrics {
   // by the sweep; switchboard_authorizer_sweeps_total{namespace,name,result}.
   void AddKicks(std::string_view ns, std::string_view name, double n);
   void ObserveSweep(std::string_view ns, std::string_view name, bool ok);
+  // switchboard_authorizer_rebuild_duration_seconds: one rebuild of what is
+  // served from the caches (its count: how many rebuilds).
+  void ObserveRebuild(double seconds);
 
  private:
   struct Families;
