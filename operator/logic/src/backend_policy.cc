@@ -116,6 +116,13 @@ ProbeFailureStep DecideProbeFailure(const ProbeFailureFacts& f) {
   return s;
 }
 
+std::optional<milliseconds> DecideProbeRetry(const ProbeFailureFacts& f) {
+  if (!f.auth_callout || f.code == StatusCode::kOk) return std::nullopt;
+  const ProbeFailureStep s = DecideProbeFailure(f);
+  if (s.reason != reasons::kAuthorizerPending) return std::nullopt;
+  return s.retry;
+}
+
 namespace {
 
 // Time left of a stored passing probe that describes this very setup.

@@ -460,6 +460,56 @@ TEST(DecideProbeFailure, AuthCalloutRetrySchedule) {
   EXPECT_LT(probes, 60);  // bounded: about one a second on average
 }
 
+// The pool retries exactly what DecideProbeFailure calls AuthorizerPending,
+// after that step's retry; everything else is the final outcome.
+TEST(DecideProbeRetry, Table) {
+  const auto kAuth = StatusCode::kUnauthenticated;
+  ProbeFailureFacts file_mode = Refused(kAuth, ConfigLoad::kPending, 0, false, true);
+  struct Case {
+    const char* name;
+    ProbeFailureFacts facts;
+    std::optional<milliseconds> retry;
+  } cases[] = {
+      {"a refusal just after the write: again soon", CalloutRefused(kAuth, 100, false),
+       milliseconds(500)},
+      {"the retry grows with the credentials' age", CalloutRefused(kAuth, 9000, false),
+       milliseconds(1125)},
+      {"past the sync window, reported or not, still retried in the pool",
+       CalloutRefused(kAuth, 30000, true), seconds(2)},
+      {"the last retry before the patience", CalloutRefused(kAuth, 59999), seconds(2)},
+      {"past the patience: final (AuthFailed)", CalloutRefused(kAuth, 60000), std::nullopt},
+      {"a permission refusal while young", CalloutRefused(StatusCode::kPermissionDenied, 10),
+       milliseconds(500)},
+      {"a timeout while young", CalloutRefused(StatusCode::kTimeout, 10), milliseconds(500)},
+      {"unreachable: final at once", CalloutRefused(StatusCode::kUnavailable, 0), std::nullopt},
+      {"max_payload too small: final at once", CalloutRefused(StatusCode::kFailedPrecondition, 0),
+       std::nullopt},
+      {"file mode: the reconcile decides (a reload to wait for)", file_mode, std::nullopt},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(DecideProbeRetry(c.facts), c.retry);
+    // One rule: a retry in the pool is what the reconcile would have called
+    // AuthorizerPending, after the same interval.
+    auto step = DecideProbeFailure(c.facts);
+    EXPECT_EQ(c.retry.has_value(),
+              c.facts.auth_callout && step.reason == reasons::kAuthorizerPending);
+    if (c.retry) EXPECT_EQ(*c.retry, step.retry);
+  }
+  // Followed from the first refusal, the pool's schedule ends with the
+  // patience: the final outcome is a refusal that counts.
+  milliseconds waiting{0};
+  int probes = 0;
+  while (auto after =
+             DecideProbeRetry(CalloutRefused(kAuth, static_cast<int>(waiting.count()), false))) {
+    waiting += *after;
+    ASSERT_LT(++probes, 1000);
+  }
+  EXPECT_GE(waiting, seconds(60));
+  EXPECT_EQ(DecideProbeFailure(CalloutRefused(kAuth, static_cast<int>(waiting.count()))).reason,
+            reasons::kAuthFailed);
+}
+
 TEST(DecideProbe, AuthCalloutTable) {
   const auto kAuth = StatusCode::kUnauthenticated;
   const auto failing = nlohmann::json{

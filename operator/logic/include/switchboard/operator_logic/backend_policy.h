@@ -117,6 +117,16 @@ struct ProbeFailureStep {
 // failure_retry.
 ProbeFailureStep DecideProbeFailure(const ProbeFailureFacts& facts);
 
+// Whether the probe pool takes a refused probe again itself, and when:
+// exactly while DecideProbeFailure calls it AuthorizerPending (AuthCallout,
+// credentials younger than authorizer_patience), after that step's retry.
+// Those retries stay inside the pool, so a reconcile reads only the final
+// outcome (a pass, a refusal past the patience, another error) instead of
+// going back through the work queue for each one. nullopt: final. `facts`
+// as DecideProbeFailure's, with user_waiting the credentials' age at the
+// refusal.
+std::optional<std::chrono::milliseconds> DecideProbeRetry(const ProbeFailureFacts& facts);
+
 // ---- the probe ----
 
 struct ProbeFacts {
