@@ -494,7 +494,9 @@ TEST(DecideProbeRetry, Table) {
     auto step = DecideProbeFailure(c.facts);
     EXPECT_EQ(c.retry.has_value(),
               c.facts.auth_callout && step.reason == reasons::kAuthorizerPending);
-    if (c.retry) EXPECT_EQ(*c.retry, step.retry);
+    if (c.retry) {
+      EXPECT_EQ(*c.retry, step.retry);
+    }
   }
   // Followed from the first refusal, the pool's schedule ends with the
   // patience: the final outcome is a refusal that counts.
