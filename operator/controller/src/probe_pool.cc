@@ -104,7 +104,9 @@ void ProbePool::Run() {
       if (timers_.empty()) {
         cv_.wait(lock);
       } else {
-        cv_.wait_until(lock, timers_.begin()->first);
+        // A copy: another thread may erase that timer while this one waits.
+        const SteadyTime due = timers_.begin()->first;
+        cv_.wait_until(lock, due);
       }
       continue;
     }
