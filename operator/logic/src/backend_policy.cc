@@ -119,7 +119,11 @@ ProbeFailureStep DecideProbeFailure(const ProbeFailureFacts& f) {
 std::optional<milliseconds> DecideProbeRetry(const ProbeFailureFacts& f) {
   if (!f.auth_callout || f.code == StatusCode::kOk) return std::nullopt;
   const ProbeFailureStep s = DecideProbeFailure(f);
-  if (s.reason != reasons::kAuthorizerPending) return std::nullopt;
+  // Past the usual sync window the user is told (AuthorizerPending in the
+  // status), so the reconcile takes the outcome and retries from there.
+  if (s.reason != reasons::kAuthorizerPending || f.user_waiting >= f.authorizer_window) {
+    return std::nullopt;
+  }
   return s.retry;
 }
 

@@ -191,6 +191,7 @@ TEST(ProbePool, RetriesAYoungCalloutRefusalItselfAndReportsOnlyTheFinalOutcome) 
 TEST(ProbePool, ARefusalPastThePatienceIsFinalAtOnce) {
   Scripted fake;
   fake.refusals_left["old"] = -1;  // always refused
+  fake.refusals_left["lagging"] = -1;
   Done done;
   ProbePool pool(
       1, [&](const std::string& k) { done(k); }, {},
@@ -198,6 +199,11 @@ TEST(ProbePool, ARefusalPastThePatienceIsFinalAtOnce) {
   pool.Submit("ns/a", CalloutJob("old", std::chrono::minutes(2)));
   ASSERT_TRUE(testing::WaitFor([&] { return done.Of("ns/a") == 1; }, 10s));
   EXPECT_EQ(fake.Calls("old"), 1);
+  // Past the authorizers' sync window, still young: the reconcile takes it
+  // (and reports AuthorizerPending), the pool does not hold it back.
+  pool.Submit("ns/b", CalloutJob("lagging", std::chrono::seconds(10)));
+  ASSERT_TRUE(testing::WaitFor([&] { return done.Of("ns/b") == 1; }, 10s));
+  EXPECT_EQ(fake.Calls("lagging"), 1);
   EXPECT_EQ(pool.Latest("ns/a")->primary.code(), StatusCode::kUnauthenticated);
 }
 

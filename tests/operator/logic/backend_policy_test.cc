@@ -472,12 +472,15 @@ TEST(DecideProbeRetry, Table) {
   } cases[] = {
       {"a refusal just after the write: again soon", CalloutRefused(kAuth, 100, false),
        milliseconds(500)},
-      {"the retry grows with the credentials' age", CalloutRefused(kAuth, 9000, false),
-       milliseconds(1125)},
-      {"past the sync window, reported or not, still retried in the pool",
-       CalloutRefused(kAuth, 30000, true), seconds(2)},
-      {"the last retry before the patience", CalloutRefused(kAuth, 59999), seconds(2)},
-      {"past the patience: final (AuthFailed)", CalloutRefused(kAuth, 60000), std::nullopt},
+      {"the retry grows with the credentials' age", CalloutRefused(kAuth, 4800, false),
+       milliseconds(600)},
+      {"a backend with a status, inside the window: in the pool too (no flap)",
+       CalloutRefused(kAuth, 4000, true), milliseconds(500)},
+      {"the last retry inside the window", CalloutRefused(kAuth, 4999, false), milliseconds(624)},
+      {"past the sync window: the reconcile reports AuthorizerPending",
+       CalloutRefused(kAuth, 5000, false), std::nullopt},
+      {"past the window, with a status", CalloutRefused(kAuth, 30000, true), std::nullopt},
+      {"past the patience: the reconcile (AuthFailed)", CalloutRefused(kAuth, 60000), std::nullopt},
       {"a permission refusal while young", CalloutRefused(StatusCode::kPermissionDenied, 10),
        milliseconds(500)},
       {"a timeout while young", CalloutRefused(StatusCode::kTimeout, 10), milliseconds(500)},
@@ -492,14 +495,15 @@ TEST(DecideProbeRetry, Table) {
     // One rule: a retry in the pool is what the reconcile would have called
     // AuthorizerPending, after the same interval.
     auto step = DecideProbeFailure(c.facts);
-    EXPECT_EQ(c.retry.has_value(),
-              c.facts.auth_callout && step.reason == reasons::kAuthorizerPending);
+    EXPECT_EQ(c.retry.has_value(), c.facts.auth_callout &&
+                                       step.reason == reasons::kAuthorizerPending &&
+                                       c.facts.user_waiting < c.facts.authorizer_window);
     if (c.retry) {
       EXPECT_EQ(*c.retry, step.retry);
     }
   }
   // Followed from the first refusal, the pool's schedule ends with the
-  // patience: the final outcome is a refusal that counts.
+  // window: what the reconcile then reads is a reported AuthorizerPending.
   milliseconds waiting{0};
   int probes = 0;
   while (auto after =
@@ -507,9 +511,12 @@ TEST(DecideProbeRetry, Table) {
     waiting += *after;
     ASSERT_LT(++probes, 1000);
   }
-  EXPECT_GE(waiting, seconds(60));
-  EXPECT_EQ(DecideProbeFailure(CalloutRefused(kAuth, static_cast<int>(waiting.count()))).reason,
-            reasons::kAuthFailed);
+  EXPECT_GE(waiting, seconds(5));
+  EXPECT_LT(waiting, seconds(7));
+  auto reported =
+      DecideProbeFailure(CalloutRefused(kAuth, static_cast<int>(waiting.count()), false));
+  EXPECT_EQ(reported.reason, reasons::kAuthorizerPending);
+  EXPECT_TRUE(reported.report);
 }
 
 TEST(DecideProbe, AuthCalloutTable) {
