@@ -1,5 +1,6 @@
 #include "switchboard/authorizer/authorizer.h"
 
+#include <malloc.h>
 #include <poll.h>
 #include <prometheus/registry.h>
 #include <sys/eventfd.h>
@@ -10,9 +11,9 @@
 #include <mutex>
 
 #include "switchboard/authorizer/metrics.h"
+#include "switchboard/authorizer/projection.h"
 #include "switchboard/authorizer/served.h"
 #include "switchboard/common/log.h"
-#include "switchboard/kube/cache_shapes.h"
 #include "switchboard/kube/client.h"
 #include "switchboard/kube/config.h"
 #include "switchboard/kube/endpoints_server.h"
@@ -24,6 +25,7 @@ namespace switchboard::authorizer {
 namespace {
 
 constexpr const char* kLogger = "authorizer";
+constexpr int64_t kListPageSize = 100;
 using nlohmann::json;
 
 }  // namespace
@@ -150,6 +152,19 @@ struct Authorizer::Impl {
       std::lock_guard lock(mu);
       sessions.emplace(key, std::move(session));
     }
+    held.clear();
+    secrets_held.clear();
+    desired.clear();
+    ReturnFreedMemory();
+  }
+
+  // A rebuild frees a whole Directory and the watchers free every list
+  // page; glibc keeps such memory in each thread's arena, so without this
+  // the resident size keeps the high-water mark of every burst.
+  static void ReturnFreedMemory() {
+#ifdef __GLIBC__
+    ::malloc_trim(0);
+#endif
   }
 
   Status Run();
@@ -207,17 +222,24 @@ Status Authorizer::Impl::Run() {
     endpoints.push_back(std::move(s).value());
   }
 
-  // The operator's caches, shaped as the operator shapes them; Secrets
+  // Caches that keep only what the decisions read (projection.h); Secrets
   // only those labelled managed-by=switchboard (the callout Secret and the
   // credentials Secrets are).
-  kube::WatcherOptions wo;
-  wo.transform = kube::CompactCustomObject;
-  kube::MultiStore backends(client.get(), kube::resources::PubSubBackend(), opts.namespaces, wo);
-  kube::MultiStore servers(client.get(), kube::resources::NatsServer(), opts.namespaces, wo);
-  kube::WatcherOptions so = wo;
+  // Pages of 100, not 500: a page is parsed whole (the API's objects,
+  // before the projection), and it is most of the memory a relist needs.
+  kube::WatcherOptions bo;
+  bo.page_size = kListPageSize;
+  bo.transform = ProjectBackend;
+  kube::MultiStore backends(client.get(), kube::resources::PubSubBackend(), opts.namespaces, bo);
+  kube::WatcherOptions no;
+  no.page_size = kListPageSize;
+  no.transform = ProjectServer;
+  kube::MultiStore servers(client.get(), kube::resources::NatsServer(), opts.namespaces, no);
+  kube::WatcherOptions so;
+  so.page_size = kListPageSize;
   so.label_selector = std::string(operator_logic::kManagedByLabel) + "=" +
                       std::string(operator_logic::kManagedByValue);
-  so.transform = kube::CompactOwnedSecret;
+  so.transform = ProjectSecret;
   kube::MultiStore secrets(client.get(), kube::resources::Secret(), opts.namespaces, so);
   kube::StoreEventHandler wake{
       [this](const kube::ObjectPtr&) { Wake(); },

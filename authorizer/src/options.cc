@@ -1,5 +1,7 @@
 #include "switchboard/authorizer/options.h"
 
+#include "switchboard/common/service_main.h"
+
 namespace switchboard::authorizer {
 namespace {
 
@@ -10,38 +12,18 @@ AuthCallout mode, from the PubSubBackends and their credentials Secrets, and
 closes the connections of users and passwords that are no longer accepted.)";
 
 void Register(flags::FlagSet* set, Options* o) {
-  set->String("kubeconfig", &o->kubeconfig,
-              "kubeconfig file; default $KUBECONFIG, else in-cluster config")
-      .Metavar("PATH");
-  set->Value("namespaces", "a,b", "namespaces to watch; empty (default) = all namespaces",
-             [o](std::string_view v) {
-               o->namespaces = flags::SplitList(v);
-               return Status::Ok();
-             });
-  set->Value("servers", "ns/name,...",
-             "NatsServers to serve; default every NatsServer in AuthCallout mode it can see",
-             [o](std::string_view v) -> Status {
-               o->servers = flags::SplitList(v);
-               for (const auto& s : o->servers) {
-                 size_t slash = s.find('/');
-                 if (slash == std::string::npos || slash == 0 || slash + 1 == s.size() ||
-                     s.find('/', slash + 1) != std::string::npos) {
-                   return Status::InvalidArgument("\"" + s + "\" is not namespace/name");
-                 }
-               }
-               return Status::Ok();
-             });
-  auto addr = [](flags::HostPort* out) {
-    return [out](std::string_view v) -> Status {
-      auto hp = flags::ParseHostPort(v);
-      if (hp.ok()) *out = *hp;
-      return hp.status();
-    };
-  };
-  set->Value("health-addr", "ADDR", "/healthz and /readyz, plain HTTP (default :8081; 0 disables)",
-             addr(&o->health));
-  set->Value("metrics-addr", "ADDR", "Prometheus /metrics (default :8080; 0 disables)",
-             addr(&o->metrics));
+  service::ClusterFlags(set, &o->kubeconfig, &o->namespaces);
+  set->List("servers", "ns/name,...", &o->servers,
+            "NatsServers to serve; default every NatsServer in AuthCallout mode it can see",
+            [](const std::string& s) -> Status {
+              size_t slash = s.find('/');
+              if (slash == std::string::npos || slash == 0 || slash + 1 == s.size() ||
+                  s.find('/', slash + 1) != std::string::npos) {
+                return Status::InvalidArgument("\"" + s + "\" is not namespace/name");
+              }
+              return Status::Ok();
+            });
+  service::EndpointFlags(set, &o->health, &o->metrics);
   set->Duration("sweep-interval", &o->sweep_interval,
                 "look for connections to close this often, besides after every change\n"
                 "that removes a user or a password (default 30s)",
@@ -58,19 +40,9 @@ void Register(flags::FlagSet* set, Options* o) {
 }  // namespace
 
 Result<Options> ParseOptions(const std::vector<std::string>& args) {
-  Options o;
-  flags::FlagSet set(kUsage);
-  Register(&set, &o);
-  SB_RETURN_IF_ERROR(set.Parse(args));
-  o.help = set.help();
-  return o;
+  return flags::ParseInto<Options>(kUsage, args, Register);
 }
 
-std::string Usage() {
-  Options o;
-  flags::FlagSet set(kUsage);
-  Register(&set, &o);
-  return set.Help() + "Addresses: host:port or :port.\n";
-}
+std::string Usage() { return flags::HelpFor<Options>(kUsage, Register); }
 
 }  // namespace switchboard::authorizer

@@ -10,10 +10,20 @@
 //                    --monitor-url, as bench_operator_controller runs it);
 //                    callout mode has no reloader at all.
 //   storm            every installation's engine credentials held open by
-//                    the storm driver (one thread, epoll), the server
-//                    stopped and started again on its ports; the time
-//                    until all are authenticated again, and the CPU the
-//                    server (and in callout mode the authorizers) spent.
+//                    the storm driver (one thread, epoll), one server
+//                    stopped (SIGTERM) and started again on its ports; the
+//                    time from the stop until all are authenticated again,
+//                    the refusals by text, and the CPU the servers (and in
+//                    callout mode the authorizers) spent. With
+//                    --nats-servers N > 1 both modes run N routed servers
+//                    (file mode on the include file the operator rendered,
+//                    started for the storm), each connection has every
+//                    server's port and moves to the next one after a drop
+//                    or a refusal (as Hatchet's engine does with its server
+//                    list), and the storm runs twice per mode: every
+//                    connection first on the restarted server, then spread
+//                    over all. Callout mode restarts the server holding the
+//                    most authorizer connections. --storm-runs repeats it.
 //   RSS              each authorizer's VmRSS/VmHWM with N installations.
 //   reloads          the callout server's /varz config_load_time before the
 //                    installations and after the samples (callout mode
@@ -29,6 +39,7 @@
 //
 //   bench_callout --kubeconfig PATH [--installations 1000] [--samples 40]
 //                 [--storm on|off] [--modes both|callout] [--timeout 900]
+//                 [--nats-servers 1] [--storm-runs 1]
 //   (--file-mode off is --modes callout)
 #include <signal.h>
 #include <stdlib.h>
@@ -40,6 +51,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -146,9 +158,10 @@ int CreateMany(kube::Client& c, const std::string& ns, int n) {
   return failed;
 }
 
-// Every env Secret's engine credentials in ns.
+// Every env Secret's engine credentials in ns, each with `ports` (its
+// server list, the first tried first).
 std::vector<bench::StormTarget> EngineCredentials(kube::Client& c, const std::string& ns,
-                                                  int port) {
+                                                  const std::vector<int>& ports) {
   std::vector<bench::StormTarget> out;
   auto list = c.ListAll(kube::resources::Secret(), ns);
   if (!list.ok()) return out;
@@ -160,7 +173,7 @@ std::vector<bench::StormTarget> EngineCredentials(kube::Client& c, const std::st
       auto v = switchboard::base64::Decode(data.value(key, ""));
       return v ? *v : std::string();
     };
-    out.push_back({port, field("SERVER_MSGQUEUE_PUBSUB_NATS_USERNAME"),
+    out.push_back({ports, field("SERVER_MSGQUEUE_PUBSUB_NATS_USERNAME"),
                    field("SERVER_MSGQUEUE_PUBSUB_NATS_PASSWORD")});
   }
   return out;
@@ -198,7 +211,7 @@ struct Mode {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int installations = 1000, samples = 40, timeout_s = 900;
+  int installations = 1000, samples = 40, timeout_s = 900, nats_servers = 1, storm_runs = 1;
   bool storm_on = true, file_on = true;
   std::string kubeconfig;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -207,6 +220,10 @@ int main(int argc, char** argv) {
       kubeconfig = v;
     } else if (a == "--installations") {
       installations = std::atoi(v.c_str());
+    } else if (a == "--nats-servers") {
+      nats_servers = std::max(1, std::atoi(v.c_str()));
+    } else if (a == "--storm-runs") {
+      storm_runs = std::max(1, std::atoi(v.c_str()));
     } else if (a == "--samples") {
       samples = std::atoi(v.c_str());
     } else if (a == "--timeout") {
@@ -253,9 +270,13 @@ int main(int argc, char** argv) {
   }
   testing::TempDir dir;
 
-  // Callout mode: one server on the operator's static config, two authorizers.
-  testing::NatsCluster cluster(
-      {.size = 1, .binary = ToolsBin() + "/nats-server-callout", .cluster_name = "bench"});
+  // Callout mode: --nats-servers routed servers on the operator's static
+  // config, two authorizers.
+  testing::NatsCluster cluster({.size = nats_servers,
+                                .binary = ToolsBin() + "/nats-server-callout",
+                                .cluster_name = "bench"});
+  std::vector<int> callout_ports;
+  for (int i = 0; i < cluster.size(); i++) callout_ports.push_back(cluster.client_port(i));
   // File mode: the include file, written by config-sync, reloaded by SIGHUP.
   const int file_port = testing::FreePort(), file_monitor = testing::FreePort();
   dir.WriteFile("switchboard.conf", "max_payload: 16777216\n");
@@ -367,7 +388,8 @@ int main(int argc, char** argv) {
     }
     m->all_ready_s = Seconds(start);
     // Every installation's env Secret authenticates (both modes).
-    auto targets = EngineCredentials(c, m->ns, m == &callout ? cluster.client_port(0) : file_port);
+    auto targets =
+        EngineCredentials(c, m->ns, m == &callout ? callout_ports : std::vector<int>{file_port});
     bench::Storm all(targets);
     auto up = all.RunUntilAllUp(std::chrono::seconds(timeout_s));
     std::printf(
@@ -403,7 +425,7 @@ int main(int argc, char** argv) {
               auto v = switchboard::base64::Decode(data.value(key, ""));
               return v ? *v : std::string();
             };
-            bench::Storm one({{m == &callout ? cluster.client_port(0) : file_port,
+            bench::Storm one({{m == &callout ? callout_ports : std::vector<int>{file_port},
                                field("SERVER_MSGQUEUE_PUBSUB_NATS_USERNAME"),
                                field("SERVER_MSGQUEUE_PUBSUB_NATS_PASSWORD")}});
             if (one.RunUntilAllUp(60s).all_up) connected = Seconds(start);
@@ -467,57 +489,163 @@ int main(int argc, char** argv) {
   }
   std::fflush(stdout);
 
-  // The reconnect storm: every installation's engine connected, the server
-  // restarted, all back.
+  // The reconnect storm: every installation's engine connected, server 0
+  // stopped and started again on its ports (in a thread, while the driver
+  // reconnects), all back.
   if (storm_on) {
-    auto storm_mode = [&](const Mode& m, int port, auto stop, auto start_again, pid_t other_a,
-                          pid_t other_b) {
-      auto targets = EngineCredentials(c, m.ns, port);
+    // File mode with N servers: N routed servers on the include file the
+    // operator rendered (its bcrypt hashes), started for the storm.
+    std::unique_ptr<testing::NatsCluster> file_cluster;
+    std::vector<int> file_ports = {file_port};
+    if (file_on && nats_servers > 1) {
+      std::string file_body;
+      auto sec = c.Get(kube::resources::Secret(), file.ns, "bench-switchboard");
+      if (sec.ok()) {
+        auto v = switchboard::base64::Decode(
+            (*sec).value("data", json::object()).value("switchboard.conf", ""));
+        file_body = v ? *v : "";
+      }
+      file_cluster = std::make_unique<testing::NatsCluster>(
+          testing::NatsCluster::Options{.size = nats_servers,
+                                        .binary = ToolsBin() + "/nats-server-callout",
+                                        .cluster_name = "bench-file"});
+      if (file_body.empty() || !file_cluster->Start(file_body)) {
+        std::fprintf(stderr, "file-mode cluster: %s\n",
+                     file_body.empty() ? "no rendered file" : file_cluster->error().c_str());
+        return 1;
+      }
+      file_ports.clear();
+      for (int i = 0; i < file_cluster->size(); i++)
+        file_ports.push_back(file_cluster->client_port(i));
+    }
+    // One storm: server `victim` (an index into `ports`) stopped and started
+    // again on its ports by this thread (the processes must be children of
+    // a thread that lives on), while the driver's thread reconnects.
+    // `server_pids` reads the pids in server order (the victim's changes).
+    auto storm_mode = [&](const Mode& m, const std::vector<int>& ports, int victim, bool spread,
+                          auto stop, auto start_again, auto server_pids,
+                          const std::vector<pid_t>& authorizer_pids, const std::string& before) {
+      auto targets = EngineCredentials(c, m.ns, ports);
+      const size_t n = ports.size();
+      for (size_t i = 0; i < targets.size(); i++) {
+        auto& p = targets[i].ports;
+        p.clear();
+        if (spread) {
+          for (size_t j = 0; j < n; j++) p.push_back(ports[(i + j) % n]);
+        } else {
+          // First on the victim; after it the others in a different order per
+          // connection, as Go clients shuffle their server pool.
+          p.push_back(ports[victim]);
+          for (size_t j = 1; j < n; j++)
+            p.push_back(ports[(victim + (i + j - 1) % (n - 1) + 1) % n]);
+        }
+      }
+      const char* placement = n == 1 ? "one server" : spread ? "spread" : "all on the restarted";
       bench::Storm storm(targets);
       auto first = storm.RunUntilAllUp(300s);
       if (!first.all_up) {
-        std::printf("%-8s storm: only %d of %zu connected at first (%s)\n", m.name.c_str(),
-                    first.up, targets.size(), first.first_refusal.c_str());
+        std::printf("%-8s storm (%s): only %d of %zu connected at first (%s)\n", m.name.c_str(),
+                    placement, first.up, targets.size(), first.first_refusal.c_str());
         return;
       }
-      const double a0 = other_a > 0 ? bench::ProcessCpuSeconds(other_a) : 0;
-      const double b0 = other_b > 0 ? bench::ProcessCpuSeconds(other_b) : 0;
-      stop();
-      const int down = storm.RunUntilAllDown(30s);
+      const int on_victim = storm.UpByPort()[ports[victim]];
+      const std::vector<pid_t> before_pids = server_pids();
+      std::vector<double> cpu0;
+      for (pid_t p : before_pids) cpu0.push_back(bench::ProcessCpuSeconds(p));
+      for (pid_t a : authorizer_pids) cpu0.push_back(bench::ProcessCpuSeconds(a));
+      const std::string load = LoadAverage();
       const auto t0 = Clock::now();
-      const pid_t pid = start_again();
-      const double started_s = Seconds(t0);
-      auto again = storm.RunUntilAllUp(300s);
-      const double total = Seconds(t0);
-      const double server_cpu = bench::ProcessCpuSeconds(pid);
-      const double auth_cpu = (other_a > 0 ? bench::ProcessCpuSeconds(other_a) - a0 : 0) +
-                              (other_b > 0 ? bench::ProcessCpuSeconds(other_b) - b0 : 0);
+      stop();
+      const double stopped_s = Seconds(t0);
+      bench::StormResult again;
+      double total = 0;
+      int down = 0;
+      std::thread driver([&] {
+        down = storm.RunUntilDown(on_victim, 30s);
+        again = storm.RunUntilAllUp(300s);
+        total = Seconds(t0);
+      });
+      start_again();
+      const double back_s = Seconds(t0);
+      driver.join();
+      const std::vector<pid_t> after_pids = server_pids();
+      double server_cpu = 0, auth_cpu = 0;
+      size_t k = 0;
+      for (size_t j = 0; j < after_pids.size(); j++, k++) {
+        server_cpu += static_cast<int>(j) == victim
+                          ? bench::ProcessCpuSeconds(after_pids[j])  // a new process
+                          : bench::ProcessCpuSeconds(after_pids[j]) - cpu0[k];
+      }
+      for (pid_t a : authorizer_pids) auth_cpu += bench::ProcessCpuSeconds(a) - cpu0[k++];
+      std::string where;
+      for (const auto& [port, up] : storm.UpByPort()) {
+        for (size_t j = 0; j < n; j++) {
+          if (ports[j] == port) where += " s" + std::to_string(j + 1) + ":" + std::to_string(up);
+        }
+      }
       std::printf(
-          "%-8s storm: %d dropped; %d of %zu back %.2f s after the restart began (server up "
-          "after %.2f s); %d TCP attempts, %d refusals%s%s; server CPU %.2f s, authorizers %.2f s "
-          "(%.2f ms per connect in all)\n",
-          m.name.c_str(), down, again.up, targets.size(), total, started_s, again.attempts,
-          again.auth_refusals,
-          again.first_refusal.empty() ? "" : ", first: ", again.first_refusal.c_str(), server_cpu,
-          auth_cpu, 1000 * (server_cpu + auth_cpu) / static_cast<double>(targets.size()));
+          "%-8s storm (%s, %zu servers, s%d restarted, %s%s): %d on s%d, %d dropped; %d of %zu "
+          "back %.2f s after the stop began (stop took %.2f s, s%d up and routed again after "
+          "%.2f s); %d TCP attempts, %d refusals; up by server:%s; servers' CPU %.2f s, "
+          "authorizers %.2f s (%.2f ms per dropped connection)\n",
+          m.name.c_str(), placement, n, victim + 1, load.c_str(), before.c_str(), on_victim,
+          victim + 1, down, again.up, targets.size(), total, stopped_s, victim + 1, back_s,
+          again.attempts, again.auth_refusals, where.c_str(), server_cpu, auth_cpu,
+          1000 * (server_cpu + auth_cpu) / static_cast<double>(std::max(down, 1)));
+      for (const auto& [text, count] : again.refusals_by_text)
+        std::printf("%-8s   %d x %s\n", m.name.c_str(), count, text.c_str());
       std::fflush(stdout);
     };
-    storm_mode(
-        callout, cluster.client_port(0), [&] { cluster.StopServer(0); },
-        [&] {
-          cluster.StartServer(0);
-          return cluster.pid(0);
-        },
-        authorizers[0].proc.pid(), authorizers[1].proc.pid());
-    if (file_on) {
-      storm_mode(
-          file, file_port, [&] { file_nats.Stop(); },
-          [&] {
-            file_nats = start_file_server();
-            testing::WaitForPort(file_port, 10s);
-            return file_nats.pid();
-          },
-          -1, -1);
+    const std::vector<pid_t> authorizer_pids = {authorizers[0].proc.pid(),
+                                                authorizers[1].proc.pid()};
+    auto cluster_pids = [](testing::NatsCluster& cl) {
+      return [&cl] {
+        std::vector<pid_t> out;
+        for (int i = 0; i < cl.size(); i++) out.push_back(cl.pid(i));
+        return out;
+      };
+    };
+    // The authorizers' connections per server (connz of the auth account):
+    // the callout storm restarts the server holding the most of them, the
+    // worst case for an authorizer with one connection per NatsServer.
+    auto authorizer_connections = [&](int i) {
+      auto connz = cluster.Monitor(i, "connz?auth=true&acc=SWITCHBOARD_AUTH&limit=1000");
+      int count = 0;
+      if (connz.is_object()) {
+        for (const auto& conn : connz.value("connections", json::array())) {
+          count += conn.value("authorized_user", "") == "switchboard-authorizer";
+        }
+      }
+      return count;
+    };
+    for (int run = 0; run < storm_runs; run++) {
+      for (bool spread : {false, true}) {
+        if (spread && nats_servers == 1) break;
+        int victim = 0, most = -1;
+        std::string before = "; authorizer connections by server:";
+        for (int i = 0; i < cluster.size(); i++) {
+          const int a = authorizer_connections(i);
+          before += " s" + std::to_string(i + 1) + ":" + std::to_string(a);
+          if (a > most) most = a, victim = i;
+        }
+        storm_mode(
+            callout, callout_ports, victim, spread, [&] { cluster.StopServer(victim); },
+            [&] { cluster.StartServer(victim); }, cluster_pids(cluster), authorizer_pids, before);
+        if (!file_on) continue;
+        if (file_cluster) {
+          storm_mode(
+              file, file_ports, 0, spread, [&] { file_cluster->StopServer(0); },
+              [&] { file_cluster->StartServer(0); }, cluster_pids(*file_cluster), {}, "");
+        } else {
+          storm_mode(
+              file, file_ports, 0, spread, [&] { file_nats.Stop(); },
+              [&] {
+                file_nats = start_file_server();
+                testing::WaitForPort(file_port, 10s);
+              },
+              [&] { return std::vector<pid_t>{file_nats.pid()}; }, {}, "");
+        }
+      }
     }
   }
 

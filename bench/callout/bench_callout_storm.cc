@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < connections; i++) {
     const std::string user = "u" + std::to_string(i);
     conf += "    {user: \"" + user + "\", password: \"" + *hash + "\"}\n";
-    targets.push_back({port, user, password});
+    targets.push_back({{port}, user, password});
   }
   conf += "  ]\n}\n";
   const std::string path = dir.WriteFile("nats.conf", conf);
@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
     std::printf("  first refusal: %s\n", first.first_refusal.c_str());
   if (!first.all_up) return 1;
   nats.Stop();
-  const int down = storm.RunUntilAllDown(10s);
+  const int down = storm.RunUntilDown(storm.size(), 10s);
   nats = start_server();
   auto again = storm.RunUntilAllUp(600s);
   const double server_cpu = bench::ProcessCpuSeconds(nats.pid());

@@ -60,7 +60,9 @@ void Storm::StartConnect(size_t i, StormResult& r) {
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(static_cast<uint16_t>(targets_[i].port));
+  const auto& ports = targets_[i].ports;
+  addr.sin_port =
+      htons(static_cast<uint16_t>(ports.empty() ? 0 : ports[c.port_index % ports.size()]));
   r.attempts++;
   int rc = connect(c.fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
   if (rc != 0 && errno != EINPROGRESS) return Drop(i, Clock::now() + kRetryPause);
@@ -73,6 +75,7 @@ void Storm::StartConnect(size_t i, StormResult& r) {
 
 void Storm::Drop(size_t i, Clock::time_point retry_at) {
   Conn& c = conns_[i];
+  c.port_index++;
   if (c.fd >= 0) {
     epoll_ctl(epoll_, EPOLL_CTL_DEL, c.fd, nullptr);
     close(c.fd);
@@ -134,6 +137,7 @@ bool Storm::OnEvent(size_t i, uint32_t events, StormResult& r) {
       c.state = State::kUp;
     } else if (line.rfind("-ERR", 0) == 0) {
       if (r.auth_refusals++ == 0) r.first_refusal = line;
+      r.refusals_by_text[line]++;
       Drop(i, Clock::now() + kRetryPause);
       return false;
     }
@@ -150,6 +154,16 @@ void Storm::Round(std::chrono::milliseconds wait, StormResult& r, bool reconnect
   for (size_t i = 0; i < conns_.size(); i++) {
     if (conns_[i].state == State::kIdle && conns_[i].retry_at <= now) StartConnect(i, r);
   }
+}
+
+std::map<int, int> Storm::UpByPort() const {
+  std::map<int, int> out;
+  for (size_t i = 0; i < conns_.size(); i++) {
+    const auto& ports = targets_[i].ports;
+    if (conns_[i].state == State::kUp && !ports.empty())
+      out[ports[conns_[i].port_index % ports.size()]]++;
+  }
+  return out;
 }
 
 int Storm::CountUp() const {
@@ -169,10 +183,10 @@ StormResult Storm::RunUntilAllUp(std::chrono::milliseconds deadline) {
   return r;
 }
 
-int Storm::RunUntilAllDown(std::chrono::milliseconds deadline) {
+int Storm::RunUntilDown(int count, std::chrono::milliseconds deadline) {
   StormResult ignored;
   const auto start = Clock::now();
-  while (CountUp() > 0 && Clock::now() - start < deadline) {
+  while (size() - CountUp() < count && Clock::now() - start < deadline) {
     Round(std::chrono::milliseconds(5), ignored, false);
   }
   return size() - CountUp();

@@ -3,29 +3,33 @@
 // thousand of them cost a thousand sockets and no threads. A connection
 // that drops or is refused tries again after a fixed short pause: the
 // measured time is the server's (and its authorizer's), not a client's
-// backoff.
+// backoff. A target with several ports (a cluster's URL list) tries the
+// next one after a drop or a refusal, as the Go client moves a server it
+// lost to the end of its pool.
 #pragma once
 
 #include <sys/types.h>
 
 #include <chrono>
+#include <map>
 #include <string>
 #include <vector>
 
 namespace switchboard::bench {
 
 struct StormTarget {
-  int port = 0;  // 127.0.0.1
+  std::vector<int> ports;  // 127.0.0.1; the first is where it connects first
   std::string user, password;
 };
 
 struct StormResult {
   bool all_up = false;
   int up = 0;
-  int auth_refusals = 0;      // -ERR after CONNECT (Authorization Violation...)
-  int attempts = 0;           // TCP connects started
-  std::string first_refusal;  // the server's -ERR line, once
-  double seconds = 0;         // from the call until all were up (or the deadline)
+  int auth_refusals = 0;                        // -ERR after CONNECT (Authorization Violation...)
+  int attempts = 0;                             // TCP connects started
+  std::string first_refusal;                    // the server's -ERR line, once
+  std::map<std::string, int> refusals_by_text;  // -ERR line -> how many
+  double seconds = 0;                           // from the call until all were up (or the deadline)
 };
 
 class Storm {
@@ -38,10 +42,13 @@ class Storm {
   // Connects every target not yet up (again after a drop) until all have
   // had their PONG after CONNECT, or the deadline.
   StormResult RunUntilAllUp(std::chrono::milliseconds deadline);
-  // Serves the open connections (PING -> PONG) until every one has dropped
-  // (the server went away) or the deadline; returns how many are down.
-  int RunUntilAllDown(std::chrono::milliseconds deadline);
+  // Serves the open connections (PING -> PONG), reconnecting none, until at
+  // least `count` are down (their server went away) or the deadline;
+  // returns how many are down.
+  int RunUntilDown(int count, std::chrono::milliseconds deadline);
   int size() const { return static_cast<int>(conns_.size()); }
+  // How many connections are up on each port.
+  std::map<int, int> UpByPort() const;
 
  private:
   enum class State { kIdle, kConnecting, kAwaitInfo, kAwaitPong, kUp };
@@ -50,6 +57,7 @@ class Storm {
     State state = State::kIdle;
     std::string in;
     std::chrono::steady_clock::time_point retry_at{};
+    size_t port_index = 0;  // into the target's ports
   };
   void StartConnect(size_t i, StormResult& r);
   void Drop(size_t i, std::chrono::steady_clock::time_point retry_at);

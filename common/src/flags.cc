@@ -106,6 +106,37 @@ Flag& FlagSet::Duration(std::string name, std::chrono::milliseconds* target, std
       });
 }
 
+Flag& FlagSet::List(std::string name, std::string metavar, std::vector<std::string>* target,
+                    std::string help, std::function<Status(const std::string& item)> check) {
+  return Add(std::move(name), std::move(metavar), std::move(help),
+             [target, check = std::move(check)](std::string_view v) -> Status {
+               std::vector<std::string> items = SplitList(v);
+               if (check) {
+                 for (const auto& item : items) SB_RETURN_IF_ERROR(check(item));
+               }
+               *target = std::move(items);
+               return Status::Ok();
+             });
+}
+
+Flag& FlagSet::Address(std::string name, HostPort* target, std::string help) {
+  has_address_ = true;
+  return Add(std::move(name), "ADDR", std::move(help), [target](std::string_view v) {
+    auto hp = ParseHostPort(v);
+    if (hp.ok()) *target = *hp;
+    return hp.status();
+  });
+}
+
+Flag& FlagSet::Address(std::string name, std::string* target, std::string help) {
+  has_address_ = true;
+  return Add(std::move(name), "ADDR", std::move(help), [target](std::string_view v) {
+    auto hp = ParseHostPort(v);
+    if (hp.ok()) *target = std::string(v);
+    return hp.status();
+  });
+}
+
 Flag* FlagSet::Find(std::string_view name) {
   for (auto& f : flags_) {
     if (f.name_ == name) return &f;
@@ -216,6 +247,10 @@ std::string FlagSet::Help() const {
     out +=
         "\nDurations are Go's: numbers with units (ns, us, ms, s, m, h), e.g. 500ms, 10s, 1m30s\n"
         "or 1.5h. A bare number is refused, except 0.\n";
+  }
+  if (has_address_) {
+    if (!has_duration_) out += '\n';
+    out += "Addresses: host:port or :port.\n";
   }
   return out;
 }

@@ -24,6 +24,7 @@
 #include "switchboard/operator_logic/objects.h"
 #include "switchboard/operator_logic/rotation.h"
 #include "switchboard/pubsub/nats_pubsub.h"
+#include "switchboard/testing/callout_config.h"
 #include "switchboard/testing/nats_server.h"
 #include "switchboard/testing/net.h"
 #include "switchboard/testing/wait.h"
@@ -38,19 +39,6 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 constexpr auto kDeadline = 30s;
-
-std::string CalloutConfig(const std::string& issuer, const std::string& authorizer_password,
-                          const std::string& system_password) {
-  return "accounts {\n  " + std::string(api::kCalloutAuthAccount) +
-         ": { users: [ {user: " + std::string(api::kAuthorizerUsername) + ", password: \"" +
-         authorizer_password + "\"} ] }\n  HATCHET: {}\n  SYS: { users: [ {user: " +
-         std::string(api::kCalloutSystemUsername) + ", password: \"" + system_password +
-         "\"} ] }\n}\nsystem_account: SYS\nauthorization {\n  timeout: 5\n  auth_callout {\n"
-         "    issuer: " +
-         issuer + "\n    account: " + std::string(api::kCalloutAuthAccount) +
-         "\n    auth_users: [" + std::string(api::kAuthorizerUsername) +
-         "]\n    allowed_accounts: [HATCHET]\n  }\n}\n";
-}
 
 // An owned, managed-by Secret as the operator writes it.
 json OwnedSecret(const std::string& ns, const std::string& name, const json& owner,
@@ -155,8 +143,13 @@ TEST(AuthorizerE2E, AuthorizesABackendsUserAndClosesItOnceItsSecretIsGone) {
 
   const std::string tool = natsauth::TestToolPath("nats-server-callout");
   ASSERT_EQ(access(tool.c_str(), X_OK), 0) << tool << " is missing";
-  testing::NatsServer nats(
-      CalloutConfig(issuer->public_key(), keys.authorizer.password, keys.system.password), 0, tool);
+  auto config = testing::CalloutConfig({.issuer = issuer->public_key(),
+                                        .authorizer_password = keys.authorizer.password,
+                                        .system_password = keys.system.password,
+                                        .server_ns = ns,
+                                        .server_name = "nats"});
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  testing::NatsServer nats(*config, 0, tool);
   ASSERT_TRUE(nats.ok()) << nats.Log();
 
   Apply(NatsServerYaml(ns, "nats", nats.url(), {}) + "  provisioning:\n    mode: AuthCallout\n");

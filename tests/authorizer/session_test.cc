@@ -23,6 +23,8 @@
 #include "switchboard/natsauth/nkey.h"
 #include "switchboard/operator_logic/callout.h"
 #include "switchboard/pubsub/nats_client.h"
+#include "switchboard/testing/callout_config.h"
+#include "switchboard/testing/nats_client.h"
 #include "switchboard/testing/nats_server.h"
 #include "switchboard/testing/temp_dir.h"
 #include "switchboard/testing/wait.h"
@@ -45,123 +47,16 @@ constexpr auto kDeadline = std::chrono::seconds(15);
 constexpr char kAuthorizerPassword[] = "authorizer-pw";
 constexpr char kSystemPassword[] = "system-pw";
 
-// The static config of callout mode, with the names the operator renders.
+// The static config of callout mode, as the operator renders it.
 std::string CalloutConfig(const std::string& issuer) {
-  return "accounts {\n  " + std::string(api::kCalloutAuthAccount) +
-         ": { users: [ {user: " + std::string(api::kAuthorizerUsername) +
-         ", password: " + kAuthorizerPassword + "} ] }\n  HATCHET: {}\n  " +
-         std::string(api::kCalloutSystemAccount) +
-         ": { users: [ {user: " + std::string(api::kCalloutSystemUsername) +
-         ", password: " + kSystemPassword +
-         "} ] }\n}\nsystem_account: " + std::string(api::kCalloutSystemAccount) +
-         "\nauthorization {\n  timeout: 5\n  auth_callout {\n    issuer: " + issuer +
-         "\n    account: " + std::string(api::kCalloutAuthAccount) + "\n    auth_users: [" +
-         std::string(api::kAuthorizerUsername) + "]\n    allowed_accounts: [HATCHET]\n  }\n}\n";
+  auto config = switchboard::testing::CalloutConfig({.issuer = issuer,
+                                                     .authorizer_password = kAuthorizerPassword,
+                                                     .system_password = kSystemPassword});
+  EXPECT_TRUE(config.ok()) << config.status().ToString();
+  return config.ok() ? *config : std::string();
 }
 
-// An engine-like client: user and password, no reconnects; records async
-// errors and its closing. The destructor closes and waits for the closed
-// callback.
-class Client {
- public:
-  // With `ca_pem`, over TLS trusting only that CA.
-  Client(const std::string& url, const std::string& user, const std::string& password,
-         const std::string& ca_pem = "") {
-    natsOptions* raw = nullptr;
-    if (natsOptions_Create(&raw) != NATS_OK) return;
-    NatsOptionsPtr opts(raw);
-    natsConnection* nc = nullptr;
-    if (!ca_pem.empty() &&
-        (natsOptions_SetSecure(opts.get(), true) != NATS_OK ||
-         natsOptions_SetCATrustedCertificates(opts.get(), ca_pem.c_str()) != NATS_OK)) {
-      error_ = "setting the CA failed";
-      return;
-    }
-    if (natsOptions_SetURL(opts.get(), url.c_str()) != NATS_OK ||
-        natsOptions_SetUserInfo(opts.get(), user.c_str(), password.c_str()) != NATS_OK ||
-        natsOptions_SetAllowReconnect(opts.get(), false) != NATS_OK ||
-        natsOptions_SetErrorHandler(opts.get(), &Client::OnError, this) != NATS_OK ||
-        natsOptions_SetClosedCB(opts.get(), &Client::OnClosed, this) != NATS_OK) {
-      error_ = "setting options failed";
-      return;
-    }
-    natsStatus s = natsConnection_Connect(&nc, opts.get());
-    if (s != NATS_OK) {
-      const char* text = nats_GetLastError(nullptr);
-      error_ = std::string(natsStatus_GetText(s)) + ": " + (text ? text : "");
-      return;
-    }
-    nc_.reset(nc);
-  }
-  ~Client() {
-    sub_.reset();
-    if (!nc_) return;
-    natsConnection_Close(nc_.get());
-    EXPECT_TRUE(WaitClosed()) << "no closed callback";
-    nc_.reset();
-  }
-  Client(const Client&) = delete;
-  Client& operator=(const Client&) = delete;
-
-  bool connected() const { return nc_ != nullptr; }
-  const std::string& error() const { return error_; }
-  bool Subscribe(const std::string& subject) {
-    natsSubscription* sub = nullptr;
-    if (natsConnection_SubscribeSync(&sub, nc_.get(), subject.c_str()) != NATS_OK) return false;
-    sub_.reset(sub);
-    return natsConnection_Flush(nc_.get()) == NATS_OK;
-  }
-  bool Publish(const std::string& subject, const std::string& data) {
-    return natsConnection_PublishString(nc_.get(), subject.c_str(), data.c_str()) == NATS_OK &&
-           natsConnection_Flush(nc_.get()) == NATS_OK;
-  }
-  std::string Next() {
-    natsMsg* raw = nullptr;
-    if (natsSubscription_NextMsg(&raw, sub_.get(), std::chrono::milliseconds(kDeadline).count()) !=
-        NATS_OK) {
-      return "";
-    }
-    NatsMsgPtr msg(raw);
-    return std::string(natsMsg_GetData(raw), static_cast<size_t>(natsMsg_GetDataLength(raw)));
-  }
-  bool WaitForError(const std::string& needle) {
-    std::unique_lock lock(mu_);
-    return cv_.wait_for(lock, kDeadline, [&] {
-      for (const auto& e : errors_) {
-        if (e.find(needle) != std::string::npos) return true;
-      }
-      return false;
-    });
-  }
-  bool WaitClosed() {
-    std::unique_lock lock(mu_);
-    return cv_.wait_for(lock, kDeadline, [&] { return closed_; });
-  }
-
- private:
-  static void OnError(natsConnection* nc, natsSubscription*, natsStatus err, void* closure) {
-    auto* self = static_cast<Client*>(closure);
-    const char* text = nullptr;
-    natsConnection_GetLastError(nc, &text);
-    std::lock_guard lock(self->mu_);
-    self->errors_.push_back(std::string(natsStatus_GetText(err)) + ": " + (text ? text : ""));
-    self->cv_.notify_all();
-  }
-  static void OnClosed(natsConnection*, void* closure) {
-    auto* self = static_cast<Client*>(closure);
-    std::lock_guard lock(self->mu_);
-    self->closed_ = true;
-    self->cv_.notify_all();
-  }
-
-  NatsConnectionPtr nc_;
-  NatsSubscriptionPtr sub_;
-  std::string error_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool closed_ = false;              // guarded by mu_
-  std::vector<std::string> errors_;  // guarded by mu_
-};
+using Client = switchboard::testing::NatsTestClient;
 
 // The value of a counter family's samples whose labels include `labels`.
 double CounterSum(prometheus::Registry& registry, const std::string& family,
@@ -193,15 +88,8 @@ logic::DirectoryEntry Entry(std::string user, std::string password, std::string 
   return e;
 }
 
-class SessionTest : public ::testing::Test {
+class SessionTest : public switchboard::testing::NatsLibraryTest {
  protected:
-  static void SetUpTestSuite() { library_ = std::make_unique<pubsub::internal::NatsLibraryUse>(); }
-  static void TearDownTestSuite() {
-    library_.reset();
-    EXPECT_TRUE(pubsub::ShutdownNats().ok());
-  }
-  static inline std::unique_ptr<pubsub::internal::NatsLibraryUse> library_;
-
   void SetUp() override {
     std::string tool = natsauth::TestToolPath("nats-server-callout");
     ASSERT_EQ(access(tool.c_str(), X_OK), 0)
@@ -247,18 +135,6 @@ class SessionTest : public ::testing::Test {
         << session->Health().error << "\n"
         << server_->Log();
     return session;
-  }
-
-  // The server's log once it contains `needle` (or at the deadline).
-  std::string LogWith(const std::string& needle) {
-    std::string log;
-    switchboard::testing::WaitFor(
-        [&] {
-          log = server_->Log();
-          return log.find(needle) != std::string::npos;
-        },
-        kDeadline);
-    return log;
   }
 
   json Connz() {
@@ -328,7 +204,8 @@ TEST_F(SessionTest, WrongPasswordAndUnknownUserAreRefusedByAnAnswer) {
                         {"reason", std::string(logic::DenialReason(logic::Denial::kUnknownUser))}}),
             1);
   // The server logs an answered refusal's error (a timeout says "timeout").
-  std::string log = LogWith("Auth callout service returned an error: user \"inst-x\"");
+  std::string log =
+      server_->LogWith("Auth callout service returned an error: user \"inst-x\"", kDeadline);
   EXPECT_THAT(log, HasSubstr("Auth callout service returned an error: user \"inst-x\""));
   EXPECT_THAT(log, HasSubstr("Auth callout service returned an error: user \"inst-a\""));
   EXPECT_THAT(log, Not(HasSubstr("timeout"))) << log;
@@ -476,15 +353,8 @@ TEST_F(SessionTest, OverTlsWithTheCalloutSecretsCaAndNeverWithAnother) {
   ASSERT_FALSE(other.ca_pem.empty());
   ASSERT_NE(certs.ca_pem, other.ca_pem);
 
-  logic::CalloutConfigInput ci;
-  ci.server_ns = "nats";
-  ci.server_name = "main";
-  ci.issuer = issuer_->public_key();
-  ci.authorizer_bcrypt = *logic::BcryptHash(kAuthorizerPassword, 4);
-  ci.system_bcrypt = *logic::BcryptHash(kSystemPassword, 4);
-  auto rendered = logic::RenderCalloutConfig(ci);
-  ASSERT_TRUE(rendered.ok()) << rendered.status().ToString();
-  switchboard::testing::NatsServer tls_server(*rendered + "tls {\n  cert_file: \"" + certs.cert +
+  switchboard::testing::NatsServer tls_server(CalloutConfig(issuer_->public_key()) +
+                                                  "tls {\n  cert_file: \"" + certs.cert +
                                                   "\"\n  key_file: \"" + certs.key + "\"\n}\n",
                                               0, natsauth::TestToolPath("nats-server-callout"));
   ASSERT_TRUE(tls_server.ok()) << tls_server.Log();

@@ -14,6 +14,7 @@
 #include "nats_handles.h"
 #include "nats_library.h"
 #include "switchboard/pubsub/nats_pubsub.h"
+#include "switchboard/testing/nats_client.h"
 #include "switchboard/testing/wait.h"
 #include "tool_path.h"
 
@@ -48,15 +49,8 @@ bool Crosses(natsConnection* from, natsSubscription* sub, const std::string& sub
       10s, 1ms);
 }
 
-class NatsClusterTest : public ::testing::Test {
+class NatsClusterTest : public switchboard::testing::NatsLibraryTest {
  protected:
-  static void SetUpTestSuite() { library_ = std::make_unique<pubsub::internal::NatsLibraryUse>(); }
-  static void TearDownTestSuite() {
-    library_.reset();
-    EXPECT_TRUE(pubsub::ShutdownNats().ok());
-  }
-  static inline std::unique_ptr<pubsub::internal::NatsLibraryUse> library_;
-
   void SetUp() override {
     binary_ = natsauth::TestToolPath("nats-server-callout");
     ASSERT_EQ(access(binary_.c_str(), X_OK), 0)

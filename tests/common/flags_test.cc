@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "switchboard/common/service_main.h"
+
 namespace switchboard::flags {
 namespace {
 
@@ -146,6 +148,134 @@ TEST(FlagSet, MultiLineHelpIsIndented) {
                             "first line\n" + std::string(32, ' ') + "second line\n"),
             std::string::npos)
       << set.Help();
+}
+
+// A binary's list flags and addresses, bound once for ParseInto and HelpFor.
+struct Service {
+  std::vector<std::string> names{"kept"};
+  std::vector<std::string> pairs;
+  HostPort health{"", 8081};
+  std::string metrics = ":8080";
+  bool help = false;
+};
+
+void RegisterService(FlagSet* set, Service* s) {
+  set->List("names", "a,b", &s->names, "names");
+  set->List("pairs", "k/v,...", &s->pairs, "pairs", [](const std::string& item) -> Status {
+    if (item.find('/') == std::string::npos) {
+      return Status::InvalidArgument("\"" + item + "\" is not k/v");
+    }
+    return Status::Ok();
+  });
+  set->Address("health", &s->health, "health");
+  set->Address("metrics", &s->metrics, "metrics");
+}
+
+TEST(FlagSet, ListsAndAddresses) {
+  struct Case {
+    std::vector<std::string> args;
+    std::vector<std::string> names;
+    std::vector<std::string> pairs;
+    std::string health_host;
+    int health_port;
+    std::string metrics;
+  } cases[] = {
+      {{}, {"kept"}, {}, "", 8081, ":8080"},
+      {{"--names=a, b,,c"}, {"a", "b", "c"}, {}, "", 8081, ":8080"},
+      {{"--names", ""}, {}, {}, "", 8081, ":8080"},
+      {{"--names=a", "--names=b"}, {"b"}, {}, "", 8081, ":8080"},  // the last one wins
+      {{"--pairs=x/1,y/2"}, {"kept"}, {"x/1", "y/2"}, "", 8081, ":8080"},
+      {{"--health=127.0.0.1:9", "--metrics", "0"}, {"kept"}, {}, "127.0.0.1", 9, "0"},
+      {{"--health=[::1]:7", "--metrics=[::1]:8"}, {"kept"}, {}, "::1", 7, "[::1]:8"},
+      {{"--health=0"}, {"kept"}, {}, "", -1, ":8080"},
+      {{"--health=:0"}, {"kept"}, {}, "", 0, ":8080"},
+  };
+  for (const auto& c : cases) {
+    std::string at = c.args.empty() ? "(none)" : c.args[0];
+    auto s = ParseInto<Service>("Usage: p", c.args, RegisterService);
+    ASSERT_TRUE(s.ok()) << at << ": " << s.status().ToString();
+    EXPECT_EQ(s->names, c.names) << at;
+    EXPECT_EQ(s->pairs, c.pairs) << at;
+    EXPECT_EQ(s->health.host, c.health_host) << at;
+    EXPECT_EQ(s->health.port, c.health_port) << at;
+    EXPECT_EQ(s->metrics, c.metrics) << at;
+    EXPECT_FALSE(s->help) << at;
+  }
+}
+
+TEST(FlagSet, ListAndAddressErrorsNameTheFlagAndTheValue) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  } cases[] = {
+      {{"--pairs=x/1,y"}, "--pairs: \"y\" is not k/v"},
+      {{"--health=localhost"},
+       "--health: \"localhost\" is not an address; use host:port, :port, or 0 to disable"},
+      {{"--metrics=:99999"},
+       "--metrics: \":99999\" is not an address; use host:port, :port, or 0 to disable"},
+      {{"--health"}, "--health needs a value (see --help)"},
+  };
+  for (const auto& c : cases) {
+    auto s = ParseInto<Service>("Usage: p", c.args, RegisterService);
+    ASSERT_FALSE(s.ok()) << c.args[0];
+    EXPECT_EQ(s.status().message(), c.message);
+  }
+}
+
+TEST(FlagSet, ParseIntoStopsAtHelpAndHelpForListsTheSameFlags) {
+  auto s = ParseInto<Service>("Usage: p", {"--names=a", "--help", "--health=bad"}, RegisterService);
+  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  EXPECT_TRUE(s->help);
+  EXPECT_EQ(s->names, (std::vector<std::string>{"a"}));
+  std::string help = HelpFor<Service>("Usage: p", RegisterService);
+  for (const char* want : {"      --names a,b ", "      --pairs k/v,... ", "      --health ADDR ",
+                           "      --metrics ADDR "}) {
+    EXPECT_NE(help.find(want), std::string::npos) << want << " in\n" << help;
+  }
+  // The address forms close the help, after the duration grammar when both are there.
+  EXPECT_TRUE(help.ends_with("this help\n\nAddresses: host:port or :port.\n")) << help;
+  FlagSet both("Usage: p");
+  milliseconds d;
+  HostPort a;
+  both.Duration("d", &d, "d");
+  both.Address("a", &a, "a");
+  EXPECT_NE(both.Help().find("except 0.\nAddresses: host:port or :port.\n"), std::string::npos)
+      << both.Help();
+  FlagSet none("Usage: p");
+  EXPECT_EQ(none.Help().find("Addresses"), std::string::npos);
+}
+
+// The daemons' shared flags: one wording, both address kinds.
+TEST(ServiceFlags, ClusterAndEndpointFlags) {
+  FlagSet set("Usage: p");
+  std::string kubeconfig;
+  std::vector<std::string> namespaces;
+  HostPort health{"", 8081}, metrics{"", 8080};
+  service::ClusterFlags(&set, &kubeconfig, &namespaces);
+  service::EndpointFlags(&set, &health, &metrics);
+  ASSERT_TRUE(set.Parse({"--kubeconfig=/k", "--namespaces", "a, b", "--health-addr=127.0.0.1:1",
+                         "--metrics-addr=0"})
+                  .ok());
+  EXPECT_EQ(kubeconfig, "/k");
+  EXPECT_EQ(namespaces, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(health.host, "127.0.0.1");
+  EXPECT_EQ(health.port, 1);
+  EXPECT_EQ(metrics.port, -1);
+  for (const char* want : {"--kubeconfig PATH", "--namespaces a,b", "--health-addr ADDR",
+                           "--metrics-addr ADDR", "(default :8081; 0 disables)"}) {
+    EXPECT_NE(set.Help().find(want), std::string::npos) << want << " in\n" << set.Help();
+  }
+
+  FlagSet text("Usage: p");
+  std::string h = ":8081", m = ":8080";
+  service::EndpointFlags(&text, &h, &m);
+  EXPECT_TRUE(text.Parse({"--health-addr=[::1]:9"}).ok());
+  EXPECT_EQ(h, "[::1]:9");
+  EXPECT_EQ(m, ":8080");
+  Status bad = text.Parse({"--metrics-addr=nope"});
+  EXPECT_EQ(bad.message(),
+            "--metrics-addr: \"nope\" is not an address; use host:port, :port, or 0 to disable");
+  EXPECT_EQ(m, ":8080") << "a refused value leaves the default";
 }
 
 }  // namespace

@@ -21,9 +21,12 @@
 
 #include "nats_handles.h"
 #include "nats_library.h"
+#include "switchboard/api/constants.h"
 #include "switchboard/natsauth/jwt.h"
 #include "switchboard/natsauth/nkey.h"
 #include "switchboard/pubsub/nats_pubsub.h"
+#include "switchboard/testing/callout_config.h"
+#include "switchboard/testing/nats_client.h"
 #include "switchboard/testing/nats_server.h"
 #include "switchboard/testing/wait.h"
 #include "tool_path.h"
@@ -39,26 +42,14 @@ using pubsub::internal::NatsSubscriptionPtr;
 using ::testing::HasSubstr;
 
 constexpr auto kDeadline = std::chrono::seconds(10);
-constexpr char kAuthUser[] = "auth";
+// The static config of callout mode as the operator ships it: the
+// callout's own user in SWITCHBOARD_AUTH, the installations in HATCHET, SYS
+// kept local by allowed_accounts.
+const std::string kAuthUser(api::kAuthorizerUsername);
 constexpr char kAuthPassword[] = "auth-password";
-constexpr char kSysUser[] = "sys";
+const std::string kSysUser(api::kCalloutSystemUsername);
 constexpr char kSysPassword[] = "sys-password";
 constexpr char kDeletedError[] = "installation inst-gone is being deleted";
-
-// The static config of callout mode (research §1): the callout's own user
-// in AUTH, the installations in HATCHET, SYS kept local by allowed_accounts.
-std::string CalloutConfig(const std::string& issuer) {
-  return std::string("accounts {\n") + "  AUTH: { users: [ {user: " + kAuthUser +
-         ", password: " + kAuthPassword + "} ] }\n" + "  HATCHET: {}\n" +
-         "  SYS: { users: [ {user: " + kSysUser + ", password: " + kSysPassword + "} ] }\n" +
-         "}\n" + "system_account: SYS\n" +
-         "authorization {\n"
-         "  timeout: 5\n"
-         "  auth_callout {\n"
-         "    issuer: " +
-         issuer + "\n    account: AUTH\n    auth_users: [" + kAuthUser +
-         "]\n    allowed_accounts: [HATCHET]\n  }\n}\n";
-}
 
 // One installation in the responder's table.
 struct Entry {
@@ -80,7 +71,7 @@ class Responder {
     NatsOptionsPtr opts(raw);
     natsConnection* nc = nullptr;
     if (natsOptions_SetURL(opts.get(), url.c_str()) != NATS_OK ||
-        natsOptions_SetUserInfo(opts.get(), kAuthUser, kAuthPassword) != NATS_OK ||
+        natsOptions_SetUserInfo(opts.get(), kAuthUser.c_str(), kAuthPassword) != NATS_OK ||
         natsConnection_Connect(&nc, opts.get()) != NATS_OK) {
       return;
     }
@@ -208,139 +199,10 @@ class Responder {
   std::vector<std::string> errors_;       // guarded by mu_
 };
 
-// A client as an engine connects: user and password, no reconnects. The
-// async error handler records what the server refused later (permission
-// violations). The destructor closes and waits for the closed callback,
-// which nats.c queues behind every error callback it still owes.
-class Client {
- public:
-  Client(const std::string& url, const std::string& user, const std::string& password) {
-    natsOptions* raw = nullptr;
-    if (natsOptions_Create(&raw) != NATS_OK) return;
-    NatsOptionsPtr opts(raw);
-    natsConnection* nc = nullptr;
-    if (natsOptions_SetURL(opts.get(), url.c_str()) != NATS_OK ||
-        natsOptions_SetUserInfo(opts.get(), user.c_str(), password.c_str()) != NATS_OK ||
-        natsOptions_SetAllowReconnect(opts.get(), false) != NATS_OK ||
-        natsOptions_SetErrorHandler(opts.get(), &Client::OnError, this) != NATS_OK ||
-        natsOptions_SetClosedCB(opts.get(), &Client::OnClosed, this) != NATS_OK) {
-      connect_error_ = "setting options failed";
-      return;
-    }
-    status_ = natsConnection_Connect(&nc, opts.get());
-    if (status_ != NATS_OK) {
-      // The calling thread's last error: the server's -ERR text.
-      connect_error_ = nats_GetLastError(nullptr) ? nats_GetLastError(nullptr) : "";
-      return;
-    }
-    nc_.reset(nc);
-  }
+using Client = switchboard::testing::NatsTestClient;
 
-  ~Client() {
-    sub_.reset();
-    if (!nc_) return;
-    natsConnection_Close(nc_.get());
-    std::unique_lock lock(mu_);
-    if (!cv_.wait_for(lock, kDeadline, [&] { return closed_; })) {
-      ADD_FAILURE() << "no closed callback";
-    }
-    lock.unlock();
-    nc_.reset();
-  }
-  Client(const Client&) = delete;
-  Client& operator=(const Client&) = delete;
-
-  bool connected() const { return nc_ != nullptr; }
-  natsStatus status() const { return status_; }
-  const std::string& connect_error() const { return connect_error_; }
-  natsConnection* get() const { return nc_.get(); }
-
-  // Subscribes (synchronously) and flushes, so the server has it.
-  bool Subscribe(const std::string& subject) {
-    natsSubscription* sub = nullptr;
-    if (natsConnection_SubscribeSync(&sub, nc_.get(), subject.c_str()) != NATS_OK) return false;
-    sub_.reset(sub);
-    return natsConnection_Flush(nc_.get()) == NATS_OK;
-  }
-  bool Publish(const std::string& subject, const std::string& data) {
-    return natsConnection_PublishString(nc_.get(), subject.c_str(), data.c_str()) == NATS_OK &&
-           natsConnection_Flush(nc_.get()) == NATS_OK;
-  }
-  // The next message on the subscription, "" after the deadline.
-  std::string Next() {
-    natsMsg* raw = nullptr;
-    if (natsSubscription_NextMsg(&raw, sub_.get(), std::chrono::milliseconds(kDeadline).count()) !=
-        NATS_OK) {
-      return "";
-    }
-    NatsMsgPtr msg(raw);
-    return std::string(natsMsg_GetData(msg.get()),
-                       static_cast<size_t>(natsMsg_GetDataLength(msg.get())));
-  }
-  // One request/reply; the reply's body, "" at the deadline.
-  std::string Request(const std::string& subject, const std::string& body) {
-    natsMsg* raw = nullptr;
-    if (natsConnection_RequestString(&raw, nc_.get(), subject.c_str(), body.c_str(),
-                                     std::chrono::milliseconds(kDeadline).count()) != NATS_OK) {
-      return "";
-    }
-    NatsMsgPtr msg(raw);
-    return std::string(natsMsg_GetData(msg.get()),
-                       static_cast<size_t>(natsMsg_GetDataLength(msg.get())));
-  }
-  // Waits until an async error's text contains `needle`.
-  bool WaitForError(const std::string& needle) {
-    std::unique_lock lock(mu_);
-    return cv_.wait_for(lock, kDeadline, [&] {
-      for (const auto& e : errors_) {
-        if (e.find(needle) != std::string::npos) return true;
-      }
-      return false;
-    });
-  }
-  std::vector<std::string> errors() const {
-    std::lock_guard lock(mu_);
-    return errors_;
-  }
-
- private:
-  static void OnError(natsConnection* nc, natsSubscription*, natsStatus err, void* closure) {
-    auto* self = static_cast<Client*>(closure);
-    const char* text = nullptr;
-    natsConnection_GetLastError(nc, &text);
-    std::lock_guard lock(self->mu_);
-    self->errors_.push_back(std::string(natsStatus_GetText(err)) + ": " + (text ? text : ""));
-    self->cv_.notify_all();
-  }
-  static void OnClosed(natsConnection*, void* closure) {
-    auto* self = static_cast<Client*>(closure);
-    std::lock_guard lock(self->mu_);
-    self->closed_ = true;
-    self->cv_.notify_all();
-  }
-
-  NatsConnectionPtr nc_;
-  NatsSubscriptionPtr sub_;
-  natsStatus status_ = NATS_ERR;
-  std::string connect_error_;
-
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  bool closed_ = false;              // guarded by mu_
-  std::vector<std::string> errors_;  // guarded by mu_
-};
-
-class CalloutTest : public ::testing::Test {
+class CalloutTest : public switchboard::testing::NatsLibraryTest {
  protected:
-  // The raw nats.c handles below need the library open; the claim is
-  // released and nats.c joined once the suite's handles are gone.
-  static void SetUpTestSuite() { library_ = std::make_unique<pubsub::internal::NatsLibraryUse>(); }
-  static void TearDownTestSuite() {
-    library_.reset();
-    EXPECT_TRUE(pubsub::ShutdownNats().ok());
-  }
-  static inline std::unique_ptr<pubsub::internal::NatsLibraryUse> library_;
-
   void SetUp() override {
     std::string tool = TestToolPath("nats-server-callout");
     ASSERT_EQ(access(tool.c_str(), X_OK), 0)
@@ -349,8 +211,11 @@ class CalloutTest : public ::testing::Test {
     auto issuer = KeyPair::Generate(KeyType::kAccount);
     ASSERT_TRUE(issuer.ok()) << issuer.status().ToString();
     issuer_ = std::make_unique<KeyPair>(std::move(issuer).value());
-    server_ = std::make_unique<switchboard::testing::NatsServer>(
-        CalloutConfig(issuer_->public_key()), 0, tool);
+    auto config = switchboard::testing::CalloutConfig({.issuer = issuer_->public_key(),
+                                                       .authorizer_password = kAuthPassword,
+                                                       .system_password = kSysPassword});
+    ASSERT_TRUE(config.ok()) << config.status().ToString();
+    server_ = std::make_unique<switchboard::testing::NatsServer>(*config, 0, tool);
     ASSERT_TRUE(server_->ok()) << server_->Log();
     responder_ = std::make_unique<Responder>(
         server_->url(), *issuer_,
@@ -370,18 +235,6 @@ class CalloutTest : public ::testing::Test {
     server_.reset();
   }
 
-  // The server's log once it contains `needle` (or at the deadline).
-  std::string LogWith(const std::string& needle) {
-    std::string log;
-    switchboard::testing::WaitFor(
-        [&] {
-          log = server_->Log();
-          return log.find(needle) != std::string::npos;
-        },
-        kDeadline);
-    return log;
-  }
-
   std::unique_ptr<KeyPair> issuer_;
   std::unique_ptr<switchboard::testing::NatsServer> server_;
   std::unique_ptr<Responder> responder_;
@@ -389,7 +242,7 @@ class CalloutTest : public ::testing::Test {
 
 TEST_F(CalloutTest, RightPasswordRoundTripsOnItsPrefix) {
   Client client(server_->url(), "inst-a", "pw-a");
-  ASSERT_TRUE(client.connected()) << client.connect_error() << "\n" << server_->Log();
+  ASSERT_TRUE(client.connected()) << client.error() << "\n" << server_->Log();
   EXPECT_EQ(responder_->Count("allowed"), 1);
   ASSERT_TRUE(client.Subscribe("hatchet.a.*"));
   ASSERT_TRUE(client.Publish("hatchet.a.x", "hello"));
@@ -398,7 +251,7 @@ TEST_F(CalloutTest, RightPasswordRoundTripsOnItsPrefix) {
 
   // The user JWT placed it: account HATCHET (its aud), named by its name.
   Client sys(server_->url(), kSysUser, kSysPassword);
-  ASSERT_TRUE(sys.connected()) << sys.connect_error();
+  ASSERT_TRUE(sys.connected()) << sys.error();
   json connz =
       json::parse(sys.Request("$SYS.REQ.SERVER.PING.CONNZ", R"({"auth":true})"), nullptr, false);
   ASSERT_TRUE(connz.is_object()) << connz;
@@ -415,8 +268,8 @@ TEST_F(CalloutTest, RightPasswordRoundTripsOnItsPrefix) {
 TEST_F(CalloutTest, AnotherPrefixIsAPermissionViolation) {
   Client a(server_->url(), "inst-a", "pw-a");
   Client b(server_->url(), "inst-b", "pw-b");
-  ASSERT_TRUE(a.connected()) << a.connect_error() << "\n" << server_->Log();
-  ASSERT_TRUE(b.connected()) << b.connect_error() << "\n" << server_->Log();
+  ASSERT_TRUE(a.connected()) << a.error() << "\n" << server_->Log();
+  ASSERT_TRUE(b.connected()) << b.error() << "\n" << server_->Log();
   ASSERT_TRUE(b.Subscribe("hatchet.b.*"));
 
   // Publishing on b's prefix is refused, and b never sees it.
@@ -437,27 +290,27 @@ TEST_F(CalloutTest, WrongPasswordIsRefused) {
   Client client(server_->url(), "inst-a", "not-pw-a");
   EXPECT_FALSE(client.connected());
   EXPECT_EQ(client.status(), NATS_CONNECTION_AUTH_FAILED) << natsStatus_GetText(client.status());
-  EXPECT_THAT(client.connect_error(), HasSubstr("Authorization Violation"));
+  EXPECT_THAT(client.error(), HasSubstr("Authorization Violation"));
   EXPECT_EQ(responder_->Count("wrong password"), 1);
   EXPECT_EQ(responder_->Count("allowed"), 0);
-  EXPECT_THAT(LogWith("wrong password"), HasSubstr("wrong password"));
+  EXPECT_THAT(server_->LogWith("wrong password", kDeadline), HasSubstr("wrong password"));
 }
 
 TEST_F(CalloutTest, DenialErrorResponseIsRefused) {
   Client client(server_->url(), "inst-gone", "pw-gone");
   EXPECT_FALSE(client.connected());
   EXPECT_EQ(client.status(), NATS_CONNECTION_AUTH_FAILED) << natsStatus_GetText(client.status());
-  EXPECT_THAT(client.connect_error(), HasSubstr("Authorization Violation"));
+  EXPECT_THAT(client.error(), HasSubstr("Authorization Violation"));
   EXPECT_EQ(responder_->Count("denied"), 1);
   // The server logs the response's error; the client only sees the violation.
-  EXPECT_THAT(LogWith(kDeletedError), HasSubstr(kDeletedError));
-  EXPECT_THAT(client.connect_error(), ::testing::Not(HasSubstr(kDeletedError)));
+  EXPECT_THAT(server_->LogWith(kDeletedError, kDeadline), HasSubstr(kDeletedError));
+  EXPECT_THAT(client.error(), ::testing::Not(HasSubstr(kDeletedError)));
 }
 
 TEST_F(CalloutTest, LocalUsersBypassTheCallout) {
   // SYS is outside allowed_accounts: its user authenticates from the config.
   Client sys(server_->url(), kSysUser, kSysPassword);
-  ASSERT_TRUE(sys.connected()) << sys.connect_error() << "\n" << server_->Log();
+  ASSERT_TRUE(sys.connected()) << sys.error() << "\n" << server_->Log();
   EXPECT_EQ(responder_->Count("allowed") + responder_->Count("unknown user") +
                 responder_->Count("wrong password"),
             0);

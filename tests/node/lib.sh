@@ -128,3 +128,26 @@ YAML
   kubectl -n "$ns" logs "$name" 2>&1 || true
   [ "$phase" = Succeeded ]
 }
+
+# expect_isolated NS POD SECRET VICTIM -> a pod with SECRET's credentials
+# (another installation's) tries VICTIM's subjects (prefix hatchet.VICTIM)
+# both ways: the server refuses both (NATS reports permission violations
+# asynchronously: the subscriber gets nothing, the publish is dropped and
+# the client is told so).
+expect_isolated() {
+  local ns=$1 pod=$2 secret=$3 victim=$4 out
+  local intrude='switchboard pubsub probe || exit 10
+export SERVER_MSGQUEUE_PUBSUB_NATS_SUBJECT_PREFIX=hatchet.'"$victim"'
+if switchboard pubsub sub --topic roundtrip --count 1 --timeout 5s; then echo "INTRUDER READ '"$victim"'"; exit 11; fi
+echo "sub on '"$victim"' got nothing"
+switchboard pubsub pub --topic roundtrip "intruder"
+echo "pub exit code $?"'
+  if out=$(engine_pod "$ns" "$pod" "$secret" "$intrude"); then
+    pass "$pod ran with $secret"
+  else
+    fail "$pod with $secret: $out"
+  fi
+  expect_contains "$out" "sub on $victim got nothing" "$secret's subscription on $victim's subjects receives nothing"
+  expect_contains "$out" "Permissions Violation for Subscription to \\\"hatchet.$victim.roundtrip\\\"" "NATS refuses $secret's subscription to $victim's subjects"
+  expect_contains "$out" "Permissions Violation for Publish to \\\"hatchet.$victim.roundtrip\\\"" "NATS refuses $secret's publish to $victim's subjects"
+}

@@ -1,6 +1,7 @@
 #include "switchboard/operator_controller/options.h"
 
 #include "switchboard/common/flags.h"
+#include "switchboard/common/service_main.h"
 
 namespace switchboard::operator_controller {
 namespace {
@@ -11,14 +12,7 @@ Reconciles PubSubBackend and NatsServer objects (pubsub.switchboard.dev/v1alpha1
 
 // Every flag, bound to `o`: the one list both ParseOptions and Usage read.
 void Register(flags::FlagSet* set, Options* o) {
-  set->String("kubeconfig", &o->kubeconfig,
-              "kubeconfig file; default $KUBECONFIG, else in-cluster config")
-      .Metavar("PATH");
-  set->Value("namespaces", "a,b", "namespaces to watch; empty (default) = all namespaces",
-             [o](std::string_view v) {
-               o->namespaces = flags::SplitList(v);
-               return Status::Ok();
-             });
+  service::ClusterFlags(set, &o->kubeconfig, &o->namespaces);
   set->Bool("leader-elect", &o->leader_elect,
             "run leader election over a coordination.k8s.io/v1 Lease");
   set->String("lease-namespace", &o->lease_namespace,
@@ -35,17 +29,7 @@ void Register(flags::FlagSet* set, Options* o) {
                 "leader gives up leadership if it cannot renew for this long\n(default 10s)");
   set->Duration("retry-period", &o->retry_period,
                 "how often to try to acquire or renew (default 2s)");
-  auto addr = [](std::string* out) {
-    return [out](std::string_view v) {
-      auto hp = ParseHostPort(v);
-      if (hp.ok()) *out = std::string(v);
-      return hp.status();
-    };
-  };
-  set->Value("health-addr", "ADDR", "/healthz and /readyz, plain HTTP (default :8081; 0 disables)",
-             addr(&o->health_addr));
-  set->Value("metrics-addr", "ADDR", "Prometheus /metrics (default :8080; 0 disables)",
-             addr(&o->metrics_addr));
+  service::EndpointFlags(set, &o->health_addr, &o->metrics_addr);
   set->Int("workers", &o->workers, "concurrent reconciles per kind (default 8)", 1, 256);
   set->Int("probe-workers", &o->probe_workers,
            "concurrent NATS probes, off the reconcile workers (default 8)", 1, 256);
@@ -64,14 +48,9 @@ void Register(flags::FlagSet* set, Options* o) {
 }  // namespace
 
 Result<Options> ParseOptions(const std::vector<std::string>& args) {
-  Options o;
-  flags::FlagSet set(kUsage);
-  Register(&set, &o);
-  SB_RETURN_IF_ERROR(set.Parse(args));
-  if (set.help()) {
-    o.help = true;
-    return o;
-  }
+  auto parsed = flags::ParseInto<Options>(kUsage, args, Register);
+  if (!parsed.ok() || parsed->help) return parsed;
+  const Options& o = *parsed;
   if (o.lease_duration <= o.renew_deadline) {
     return Status::InvalidArgument(
         "--lease-duration must be greater than --renew-deadline (a leader must give up before "
@@ -80,14 +59,9 @@ Result<Options> ParseOptions(const std::vector<std::string>& args) {
   if (o.renew_deadline <= o.retry_period) {
     return Status::InvalidArgument("--renew-deadline must be greater than --retry-period");
   }
-  return o;
+  return parsed;
 }
 
-std::string Usage() {
-  Options o;
-  flags::FlagSet set(kUsage);
-  Register(&set, &o);
-  return set.Help() + "Addresses: host:port or :port.\n";
-}
+std::string Usage() { return flags::HelpFor<Options>(kUsage, Register); }
 
 }  // namespace switchboard::operator_controller

@@ -23,6 +23,7 @@
 #include "switchboard/operator_logic/callout.h"
 #include "switchboard/operator_logic/callout_status.h"
 #include "switchboard/pubsub/nats_pubsub.h"
+#include "switchboard/testing/nats_client.h"
 #include "switchboard/testing/nats_server.h"
 #include "switchboard/testing/net.h"
 #include "switchboard/testing/wait.h"
@@ -79,15 +80,8 @@ class FakeAuthorizer {
   bool ok_ = false;
 };
 
-class AuthorizerChecksTest : public ::testing::Test {
+class AuthorizerChecksTest : public switchboard::testing::NatsLibraryTest {
  protected:
-  static void SetUpTestSuite() { library_ = std::make_unique<pubsub::internal::NatsLibraryUse>(); }
-  static void TearDownTestSuite() {
-    library_.reset();
-    EXPECT_TRUE(pubsub::ShutdownNats().ok());
-  }
-  static inline std::unique_ptr<pubsub::internal::NatsLibraryUse> library_;
-
   void SetUp() override {
     const std::string tool = Tool("nats-server-callout");
     ASSERT_EQ(access(tool.c_str(), X_OK), 0)

@@ -17,6 +17,7 @@
 #include "switchboard/natsauth/jwt.h"
 #include "switchboard/natsauth/nkey.h"
 #include "switchboard/operator_logic/callout.h"
+#include "switchboard/testing/nats_client.h"
 #include "switchboard/testing/nats_server.h"
 #include "switchboard/testing/process.h"
 #include "switchboard/testing/temp_dir.h"
@@ -30,31 +31,13 @@ using ::testing::HasSubstr;
 using testing::NatsServer;
 using testing::TempDir;
 
-// nats_Close() is process-wide: once, at exit.
-class NatsLibrary : public ::testing::Environment {
- public:
-  void TearDown() override { nats_Close(); }
-};
-const auto* const kNatsEnv = ::testing::AddGlobalTestEnvironment(new NatsLibrary);
-
-struct OptionsDeleter {
-  void operator()(natsOptions* o) const { natsOptions_Destroy(o); }
-};
-struct ConnectionDeleter {
-  void operator()(natsConnection* c) const { natsConnection_Destroy(c); }
-};
-struct SubscriptionDeleter {
-  void operator()(natsSubscription* s) const { natsSubscription_Destroy(s); }
-};
-struct MsgDeleter {
-  void operator()(natsMsg* m) const { natsMsg_Destroy(m); }
-};
-using ConnectionPtr = std::unique_ptr<natsConnection, ConnectionDeleter>;
-using SubscriptionPtr = std::unique_ptr<natsSubscription, SubscriptionDeleter>;
-using MsgPtr = std::unique_ptr<natsMsg, MsgDeleter>;
+using pubsub::internal::NatsConnectionPtr;
+using pubsub::internal::NatsMsgPtr;
+using pubsub::internal::NatsOptionsPtr;
+using pubsub::internal::NatsSubscriptionPtr;
 
 struct Connected {
-  ConnectionPtr conn;
+  NatsConnectionPtr conn;
   natsStatus status = NATS_OK;
   std::string error;  // nats.c's last error when the connect failed
 };
@@ -65,7 +48,7 @@ Connected Connect(const std::string& url, const std::string& user, const std::st
   natsOptions* raw = nullptr;
   out.status = natsOptions_Create(&raw);
   if (out.status != NATS_OK) return out;
-  std::unique_ptr<natsOptions, OptionsDeleter> opts(raw);
+  NatsOptionsPtr opts(raw);
   natsOptions_SetURL(opts.get(), url.c_str());
   natsOptions_SetUserInfo(opts.get(), user.c_str(), password.c_str());
   natsOptions_SetTimeout(opts.get(), 10000);
@@ -80,7 +63,8 @@ Connected Connect(const std::string& url, const std::string& user, const std::st
   return out;
 }
 
-class CalloutConfigTest : public ::testing::Test {
+// Raw nats.c handles: the library stays open for the suite.
+class CalloutConfigTest : public testing::NatsLibraryTest {
  protected:
   void SetUp() override {
     tool_ = natsauth::TestToolPath("nats-server-callout");
@@ -147,7 +131,7 @@ TEST_F(CalloutConfigTest, LocalUsersLogInAndEveryoneElseGoesToTheCallout) {
   ASSERT_EQ(natsConnection_SubscribeSync(&raw_sub, auth.conn.get(),
                                          std::string(api::kAuthCalloutSubject).c_str()),
             NATS_OK);
-  SubscriptionPtr requests(raw_sub);
+  NatsSubscriptionPtr requests(raw_sub);
   ASSERT_EQ(natsConnection_FlushTimeout(auth.conn.get(), 5000), NATS_OK);
 
   natsMsg* raw_reply = nullptr;
@@ -155,7 +139,7 @@ TEST_F(CalloutConfigTest, LocalUsersLogInAndEveryoneElseGoesToTheCallout) {
                                          R"({"auth":true})", 5000),
             NATS_OK)
       << server->Log();
-  MsgPtr reply(raw_reply);
+  NatsMsgPtr reply(raw_reply);
   json connz =
       json::parse(std::string(natsMsg_GetData(reply.get()), natsMsg_GetDataLength(reply.get())),
                   nullptr, false);
@@ -176,7 +160,7 @@ TEST_F(CalloutConfigTest, LocalUsersLogInAndEveryoneElseGoesToTheCallout) {
   ASSERT_EQ(natsSubscription_NextMsg(&raw_request, requests.get(), 5000), NATS_OK)
       << "the callout was not asked\n"
       << server->Log();
-  MsgPtr request(raw_request);
+  NatsMsgPtr request(raw_request);
   EXPECT_NE(natsMsg_GetReply(request.get()), nullptr);
 
   // A local user with a wrong password is refused by the config itself.
@@ -200,7 +184,7 @@ TEST_F(CalloutConfigTest, AnAllowedUserIsNamedByItsGeneration) {
   ASSERT_EQ(natsConnection_SubscribeSync(&raw_sub, auth.conn.get(),
                                          std::string(api::kAuthCalloutSubject).c_str()),
             NATS_OK);
-  SubscriptionPtr requests(raw_sub);
+  NatsSubscriptionPtr requests(raw_sub);
   ASSERT_EQ(natsConnection_FlushTimeout(auth.conn.get(), 5000), NATS_OK);
 
   Directory directory;
@@ -214,7 +198,7 @@ TEST_F(CalloutConfigTest, AnAllowedUserIsNamedByItsGeneration) {
   auto answer_one = [&]() -> std::string {
     natsMsg* raw = nullptr;
     if (natsSubscription_NextMsg(&raw, requests.get(), 10000) != NATS_OK) return "no request";
-    MsgPtr msg(raw);
+    NatsMsgPtr msg(raw);
     const auto now = static_cast<int64_t>(std::time(nullptr));
     auto request = natsauth::DecodeAuthorizationRequest(
         std::string(natsMsg_GetData(msg.get()), natsMsg_GetDataLength(msg.get())), now,
@@ -266,7 +250,7 @@ TEST_F(CalloutConfigTest, AnAllowedUserIsNamedByItsGeneration) {
   ASSERT_EQ(natsConnection_RequestString(&raw_reply, sys.conn.get(), "$SYS.REQ.SERVER.PING.CONNZ",
                                          R"({"auth":true})", 5000),
             NATS_OK);
-  MsgPtr reply(raw_reply);
+  NatsMsgPtr reply(raw_reply);
   json connz =
       json::parse(std::string(natsMsg_GetData(reply.get()), natsMsg_GetDataLength(reply.get())),
                   nullptr, false);

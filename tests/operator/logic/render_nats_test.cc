@@ -16,6 +16,7 @@
 
 #include "switchboard/operator_logic/credentials.h"
 #include "switchboard/operator_logic/render.h"
+#include "switchboard/testing/nats_client.h"
 #include "switchboard/testing/nats_server.h"
 #include "switchboard/testing/process.h"
 #include "switchboard/testing/temp_dir.h"
@@ -30,26 +31,10 @@ using testing::NatsServer;
 using testing::TempDir;
 using testing::WaitFor;
 
-// nats_Close() is process-wide: once, at exit.
-class NatsLibrary : public ::testing::Environment {
- public:
-  void TearDown() override { nats_Close(); }
-};
-const auto* const kNatsEnv = ::testing::AddGlobalTestEnvironment(new NatsLibrary);
-
-struct OptionsDeleter {
-  void operator()(natsOptions* o) const { natsOptions_Destroy(o); }
-};
-struct ConnectionDeleter {
-  void operator()(natsConnection* c) const { natsConnection_Destroy(c); }
-};
-struct SubscriptionDeleter {
-  void operator()(natsSubscription* s) const { natsSubscription_Destroy(s); }
-};
-struct MsgDeleter {
-  void operator()(natsMsg* m) const { natsMsg_Destroy(m); }
-};
-using SubscriptionPtr = std::unique_ptr<natsSubscription, SubscriptionDeleter>;
+using pubsub::internal::NatsConnectionPtr;
+using pubsub::internal::NatsMsgPtr;
+using pubsub::internal::NatsOptionsPtr;
+using pubsub::internal::NatsSubscriptionPtr;
 
 // One nats.c connection; counts permission violations, which nats.c reports
 // only through the async error handler.
@@ -62,7 +47,7 @@ class Client {
     natsOptions* raw = nullptr;
     *status = natsOptions_Create(&raw);
     if (*status != NATS_OK) return nullptr;
-    std::unique_ptr<natsOptions, OptionsDeleter> opts(raw);
+    NatsOptionsPtr opts(raw);
     natsOptions_SetURL(opts.get(), url.c_str());
     if (!user.empty()) natsOptions_SetUserInfo(opts.get(), user.c_str(), password.c_str());
     natsOptions_SetTimeout(opts.get(), 5000);
@@ -82,11 +67,11 @@ class Client {
     return last_error_;
   }
 
-  SubscriptionPtr Subscribe(const std::string& subject) {
+  NatsSubscriptionPtr Subscribe(const std::string& subject) {
     natsSubscription* sub = nullptr;
     EXPECT_EQ(natsConnection_SubscribeSync(&sub, conn_.get(), subject.c_str()), NATS_OK);
     EXPECT_EQ(natsConnection_FlushTimeout(conn_.get(), 5000), NATS_OK);
-    return SubscriptionPtr(sub);
+    return NatsSubscriptionPtr(sub);
   }
 
   // Publishes `data` to `subject` and expects it back on `sub`.
@@ -96,7 +81,7 @@ class Client {
     }
     natsMsg* raw = nullptr;
     if (natsSubscription_NextMsg(&raw, sub, 5000) != NATS_OK) return false;
-    std::unique_ptr<natsMsg, MsgDeleter> msg(raw);
+    NatsMsgPtr msg(raw);
     return std::string(natsMsg_GetData(msg.get()), natsMsg_GetDataLength(msg.get())) == data;
   }
 
@@ -114,7 +99,7 @@ class Client {
     self->last_error_ = text != nullptr ? text : natsStatus_GetText(err);
   }
 
-  std::unique_ptr<natsConnection, ConnectionDeleter> conn_;
+  NatsConnectionPtr conn_;
   std::atomic<int> permission_errors_{0};
   std::mutex mu_;
   std::string last_error_;  // guarded by mu_
@@ -183,7 +168,8 @@ bool IncludeAndWaitForAuth(NatsServer& server, const TempDir& dir) {
                  seconds(10));
 }
 
-class RenderNatsTest : public ::testing::Test {
+// Raw nats.c handles: the library stays open for the suite.
+class RenderNatsTest : public testing::NatsLibraryTest {
  protected:
   User a_ = MakeUser("team-a-hatchet");
   User b_ = MakeUser("team-b-hatchet");

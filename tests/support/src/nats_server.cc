@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "switchboard/testing/net.h"
+#include "switchboard/testing/wait.h"
 
 namespace switchboard::testing {
 
@@ -44,6 +45,18 @@ void NatsServer::Stop() {
 bool NatsServer::Reload(const std::string& extra_config) {
   WriteConfig(extra_config);
   return proc_.Signal(SIGHUP) && proc_.running();
+}
+
+std::string NatsServer::LogWith(const std::string& needle,
+                                std::chrono::milliseconds deadline) const {
+  std::string log;
+  WaitFor(
+      [&] {
+        log = Log();
+        return log.find(needle) != std::string::npos;
+      },
+      deadline);
+  return log;
 }
 
 }  // namespace switchboard::testing

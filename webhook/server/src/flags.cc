@@ -61,26 +61,18 @@ void Register(flags::FlagSet* set, Flags* f) {
 }  // namespace
 
 std::string Usage() {
-  Flags f;
-  flags::FlagSet set(kUsage);
-  Register(&set, &f);
-  return set.Help() + "Logs are JSON lines on stderr. SIGTERM or SIGINT stops it gracefully.\n";
+  return flags::HelpFor<Flags>(kUsage, Register) +
+         "Logs are JSON lines on stderr. SIGTERM or SIGINT stops it gracefully.\n";
 }
 
 Result<Flags> ParseFlags(const std::vector<std::string>& args) {
-  Flags f;
-  flags::FlagSet set(kUsage);
-  Register(&set, &f);
-  SB_RETURN_IF_ERROR(set.Parse(args));
-  if (set.help()) {
-    f.help = true;
-    return f;
-  }
-  if (f.tls_cert_file.empty() || f.tls_key_file.empty()) {
+  auto parsed = flags::ParseInto<Flags>(kUsage, args, Register);
+  if (!parsed.ok() || parsed->help) return parsed;
+  if (parsed->tls_cert_file.empty() || parsed->tls_key_file.empty()) {
     return Status::InvalidArgument(
         "--tls-cert-file and --tls-key-file are required: the webhook serves HTTPS only");
   }
-  return f;
+  return parsed;
 }
 
 }  // namespace switchboard::webhook_server

@@ -10,7 +10,8 @@
 //   -h  --help                       help: parsing stops, help() is true
 //
 // Durations take Go's grammar (switchboard/common/duration.h); a bare
-// number other than 0 is refused, as Go refuses it. Pure: no I/O.
+// number other than 0 is refused, as Go refuses it. Addresses take
+// ParseHostPort's forms. Pure: no I/O.
 #pragma once
 
 #include <chrono>
@@ -25,6 +26,8 @@
 #include "switchboard/common/status.h"
 
 namespace switchboard::flags {
+
+struct HostPort;
 
 // Sets a flag's target from its text; a non-OK Status says what is wrong
 // with the value (the parser prefixes "--name: ").
@@ -85,6 +88,14 @@ class FlagSet {
   Flag& Duration(std::string name, std::chrono::milliseconds* target, std::string help,
                  std::chrono::milliseconds min = std::chrono::milliseconds(0),
                  std::chrono::milliseconds max = std::chrono::milliseconds::max());
+  // A comma-separated list (SplitList), replacing the target; `check`, when
+  // given, judges each item.
+  Flag& List(std::string name, std::string metavar, std::vector<std::string>* target,
+             std::string help, std::function<Status(const std::string& item)> check = nullptr);
+  // An address (ParseHostPort), metavar ADDR.
+  Flag& Address(std::string name, HostPort* target, std::string help);
+  // The same, checked and stored as given, for a caller that hands the text on.
+  Flag& Address(std::string name, std::string* target, std::string help);
   // Any other value: `set` checks and stores it.
   Flag& Value(std::string name, std::string metavar, std::string help, Setter set);
   // The services' --log-level: debug | info | warn | error, checked by
@@ -102,7 +113,7 @@ class FlagSet {
   bool help() const { return help_; }
 
   // The usage text, every flag with its help, and the duration grammar
-  // when a flag takes a duration.
+  // and the address forms when a flag takes one.
   std::string Help() const;
 
   // "12" in [min, max]; kInvalidArgument naming the range otherwise.
@@ -133,8 +144,30 @@ class FlagSet {
   std::deque<Flag> flags_;  // a deque: Flag& handed out stay valid
   std::vector<std::string>* positional_ = nullptr;
   bool has_duration_ = false;
+  bool has_address_ = false;
   bool help_ = false;
 };
+
+// A binary's whole flag list, bound by `bind(FlagSet*, T*)` in one place for
+// both ends: ParseInto parses `args` into a default T (T::help set on
+// --help, where parsing stops; the caller's own checks come after),
+// HelpFor is that list's help text.
+template <class T, class Bind>
+Result<T> ParseInto(std::string usage, const std::vector<std::string>& args, Bind&& bind) {
+  T out;
+  FlagSet set(std::move(usage));
+  bind(&set, &out);
+  SB_RETURN_IF_ERROR(set.Parse(args));
+  out.help = set.help();
+  return out;
+}
+template <class T, class Bind>
+std::string HelpFor(std::string usage, Bind&& bind) {
+  T unused;
+  FlagSet set(std::move(usage));
+  bind(&set, &unused);
+  return set.Help();
+}
 
 // A comma-separated list flag's items, trimmed of spaces, blanks dropped:
 // "a, b,,c" -> {"a", "b", "c"}.

@@ -1,14 +1,17 @@
 // What every Switchboard daemon's main does around its own work, in one
 // place so the binaries agree: a flag error exits 2 with the parser's
 // message, --help prints the usage and exits 0, --log-level applies before
-// anything logs; at the end a failed run is logged and exits 1.
+// anything logs; at the end a failed run is logged and exits 1. And the
+// flags the daemons that watch the cluster share, in one wording.
 #pragma once
 
 #include <cstdio>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "switchboard/common/flags.h"
 #include "switchboard/common/log.h"
 #include "switchboard/common/status.h"
 
@@ -37,6 +40,21 @@ std::optional<int> Preamble(std::string_view program, const Result<Options>& opt
     return 2;
   }
   return std::nullopt;
+}
+
+// --kubeconfig PATH and --namespaces a,b, as switchboard-operator and
+// switchboard-authorizer take them.
+void ClusterFlags(flags::FlagSet* set, std::string* kubeconfig,
+                  std::vector<std::string>* namespaces);
+
+// --health-addr and --metrics-addr, as those two take them (their defaults,
+// :8081 and :8080, are the callers' and named in the help). `Addr` is
+// flags::HostPort, or std::string to keep the text (flags::FlagSet::Address).
+template <class Addr>
+void EndpointFlags(flags::FlagSet* set, Addr* health, Addr* metrics) {
+  set->Address("health-addr", health,
+               "/healthz and /readyz, plain HTTP (default :8081; 0 disables)");
+  set->Address("metrics-addr", metrics, "Prometheus /metrics (default :8080; 0 disables)");
 }
 
 // The epilogue: logs how the run ended under `logger` and returns the exit

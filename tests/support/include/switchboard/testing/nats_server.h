@@ -4,6 +4,7 @@
 // nats-server-callout from the tools cache).
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <string>
 
@@ -36,6 +37,8 @@ class NatsServer {
   // Starts again on the same port with the current config.
   bool Start();
   std::string Log() const { return proc_.Log(); }
+  // The log once it contains `needle`, or as it is after `deadline`.
+  std::string LogWith(const std::string& needle, std::chrono::milliseconds deadline) const;
 
  private:
   void WriteConfig(const std::string& extra_config);

@@ -1,0 +1,80 @@
+// A raw nats.c client as an engine connects (user and password, no
+// reconnects), for tests that watch what a nats-server does to one
+// connection: the async errors it is sent (permission violations, an
+// authorization violation) and its closing. And the fixture that keeps
+// nats.c's library open for a suite's raw handles.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <nats/nats.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "nats_handles.h"
+#include "nats_library.h"
+
+namespace switchboard::testing {
+
+class NatsTestClient {
+ public:
+  // With `ca_pem`, over TLS trusting only that CA. Every wait below ends
+  // after `deadline`.
+  NatsTestClient(const std::string& url, const std::string& user, const std::string& password,
+                 const std::string& ca_pem = "",
+                 std::chrono::milliseconds deadline = std::chrono::seconds(15));
+  // Closes and waits for the closed callback, which nats.c queues behind
+  // every error callback it still owes (a failure when it does not come).
+  ~NatsTestClient();
+  NatsTestClient(const NatsTestClient&) = delete;
+  NatsTestClient& operator=(const NatsTestClient&) = delete;
+
+  bool connected() const { return nc_ != nullptr; }
+  // The connect's status, and why it failed: "<status text>: <server's -ERR text>".
+  natsStatus status() const { return status_; }
+  const std::string& error() const { return error_; }
+
+  // Subscribes (synchronously) and flushes, so the server has it.
+  bool Subscribe(const std::string& subject);
+  bool Publish(const std::string& subject, const std::string& data);
+  // The next message on the subscription, "" after the deadline.
+  std::string Next();
+  // One request/reply; the reply's body, "" at the deadline.
+  std::string Request(const std::string& subject, const std::string& body);
+  // Waits until an async error's text contains `needle`.
+  bool WaitForError(const std::string& needle);
+  bool WaitClosed();
+  std::vector<std::string> errors() const;
+
+ private:
+  static void OnError(natsConnection* nc, natsSubscription*, natsStatus err, void* closure);
+  static void OnClosed(natsConnection*, void* closure);
+
+  std::chrono::milliseconds deadline_;
+  pubsub::internal::NatsConnectionPtr nc_;
+  pubsub::internal::NatsSubscriptionPtr sub_;
+  natsStatus status_ = NATS_ERR;
+  std::string error_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool closed_ = false;              // guarded by mu_
+  std::vector<std::string> errors_;  // guarded by mu_
+};
+
+// For a suite whose raw nats.c handles need the library open: the claim is
+// released, and nats.c joined, once the suite's handles are gone.
+class NatsLibraryTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite();
+  static void TearDownTestSuite();
+
+ private:
+  static inline std::unique_ptr<pubsub::internal::NatsLibraryUse> library_;
+};
+
+}  // namespace switchboard::testing

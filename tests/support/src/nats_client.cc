@@ -1,0 +1,128 @@
+#include "switchboard/testing/nats_client.h"
+
+#include "switchboard/pubsub/nats_pubsub.h"
+
+namespace switchboard::testing {
+namespace {
+
+std::string Body(natsMsg* msg) {
+  return std::string(natsMsg_GetData(msg), static_cast<size_t>(natsMsg_GetDataLength(msg)));
+}
+
+}  // namespace
+
+NatsTestClient::NatsTestClient(const std::string& url, const std::string& user,
+                               const std::string& password, const std::string& ca_pem,
+                               std::chrono::milliseconds deadline)
+    : deadline_(deadline) {
+  natsOptions* raw = nullptr;
+  if (natsOptions_Create(&raw) != NATS_OK) return;
+  pubsub::internal::NatsOptionsPtr opts(raw);
+  if (!ca_pem.empty() &&
+      (natsOptions_SetSecure(opts.get(), true) != NATS_OK ||
+       natsOptions_SetCATrustedCertificates(opts.get(), ca_pem.c_str()) != NATS_OK)) {
+    error_ = "setting the CA failed";
+    return;
+  }
+  if (natsOptions_SetURL(opts.get(), url.c_str()) != NATS_OK ||
+      natsOptions_SetUserInfo(opts.get(), user.c_str(), password.c_str()) != NATS_OK ||
+      natsOptions_SetAllowReconnect(opts.get(), false) != NATS_OK ||
+      natsOptions_SetErrorHandler(opts.get(), &NatsTestClient::OnError, this) != NATS_OK ||
+      natsOptions_SetClosedCB(opts.get(), &NatsTestClient::OnClosed, this) != NATS_OK) {
+    error_ = "setting options failed";
+    return;
+  }
+  natsConnection* nc = nullptr;
+  status_ = natsConnection_Connect(&nc, opts.get());
+  if (status_ != NATS_OK) {
+    // The calling thread's last error: the server's -ERR text.
+    const char* text = nats_GetLastError(nullptr);
+    error_ = std::string(natsStatus_GetText(status_)) + ": " + (text ? text : "");
+    return;
+  }
+  nc_.reset(nc);
+}
+
+NatsTestClient::~NatsTestClient() {
+  sub_.reset();
+  if (!nc_) return;
+  natsConnection_Close(nc_.get());
+  EXPECT_TRUE(WaitClosed()) << "no closed callback";
+  nc_.reset();
+}
+
+bool NatsTestClient::Subscribe(const std::string& subject) {
+  natsSubscription* sub = nullptr;
+  if (natsConnection_SubscribeSync(&sub, nc_.get(), subject.c_str()) != NATS_OK) return false;
+  sub_.reset(sub);
+  return natsConnection_Flush(nc_.get()) == NATS_OK;
+}
+
+bool NatsTestClient::Publish(const std::string& subject, const std::string& data) {
+  return natsConnection_PublishString(nc_.get(), subject.c_str(), data.c_str()) == NATS_OK &&
+         natsConnection_Flush(nc_.get()) == NATS_OK;
+}
+
+std::string NatsTestClient::Next() {
+  natsMsg* raw = nullptr;
+  if (natsSubscription_NextMsg(&raw, sub_.get(), deadline_.count()) != NATS_OK) return "";
+  pubsub::internal::NatsMsgPtr msg(raw);
+  return Body(msg.get());
+}
+
+std::string NatsTestClient::Request(const std::string& subject, const std::string& body) {
+  natsMsg* raw = nullptr;
+  if (natsConnection_RequestString(&raw, nc_.get(), subject.c_str(), body.c_str(),
+                                   deadline_.count()) != NATS_OK) {
+    return "";
+  }
+  pubsub::internal::NatsMsgPtr msg(raw);
+  return Body(msg.get());
+}
+
+bool NatsTestClient::WaitForError(const std::string& needle) {
+  std::unique_lock lock(mu_);
+  return cv_.wait_for(lock, deadline_, [&] {
+    for (const auto& e : errors_) {
+      if (e.find(needle) != std::string::npos) return true;
+    }
+    return false;
+  });
+}
+
+bool NatsTestClient::WaitClosed() {
+  std::unique_lock lock(mu_);
+  return cv_.wait_for(lock, deadline_, [&] { return closed_; });
+}
+
+std::vector<std::string> NatsTestClient::errors() const {
+  std::lock_guard lock(mu_);
+  return errors_;
+}
+
+void NatsTestClient::OnError(natsConnection* nc, natsSubscription*, natsStatus err, void* closure) {
+  auto* self = static_cast<NatsTestClient*>(closure);
+  const char* text = nullptr;
+  natsConnection_GetLastError(nc, &text);
+  std::lock_guard lock(self->mu_);
+  self->errors_.push_back(std::string(natsStatus_GetText(err)) + ": " + (text ? text : ""));
+  self->cv_.notify_all();
+}
+
+void NatsTestClient::OnClosed(natsConnection*, void* closure) {
+  auto* self = static_cast<NatsTestClient*>(closure);
+  std::lock_guard lock(self->mu_);
+  self->closed_ = true;
+  self->cv_.notify_all();
+}
+
+void NatsLibraryTest::SetUpTestSuite() {
+  library_ = std::make_unique<pubsub::internal::NatsLibraryUse>();
+}
+
+void NatsLibraryTest::TearDownTestSuite() {
+  library_.reset();
+  EXPECT_TRUE(pubsub::ShutdownNats().ok());
+}
+
+}  // namespace switchboard::testing
