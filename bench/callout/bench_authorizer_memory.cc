@@ -279,7 +279,8 @@ int main(int argc, char** argv) {
     const int extra = have++;
     const bool created = CreateInstallation(c, ns, cluster.urls(), extra);
     std::vector<bench::StormTarget> target(
-        4, {.port = cluster.client_port(0), .user = User(ns, extra), .password = Password(extra)});
+        4,
+        {.ports = {cluster.client_port(0)}, .user = User(ns, extra), .password = Password(extra)});
     bench::Storm connect(target);
     auto up = connect.RunUntilAllUp(60s);
     std::printf(
