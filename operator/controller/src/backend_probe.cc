@@ -68,6 +68,20 @@ Result<Action> BackendReconciler::Impl::Probe(NatsProbe p) {
     f.load_patience_left =
         std::chrono::duration_cast<std::chrono::milliseconds>(load.patience - load.user_waiting);
   }
+  // What a refusal is judged on, here and in the pool's retries (the code,
+  // message and the credentials' age at the refusal come from the probe).
+  logic::ProbeFailureFacts failure;
+  failure.user = plan.probe.username;
+  failure.server = f.server;
+  failure.user_in_config = p.probe_user_in;
+  failure.load = f.load;
+  failure.user_waiting = load.user_waiting;
+  failure.load_window = ctx.reload_window;
+  failure.has_status = st.is_object() && st.contains("conditions");
+  failure.reload_retry = ctx.reload_retry;
+  failure.failure_retry = std::min(ctx.probe_interval, std::chrono::milliseconds(10s));
+  failure.auth_callout = f.auth_callout;
+  failure.authorizer_window = ctx.authorizer_sync_window;
   auto outcome = ctx.probes->Latest(key);
   if (outcome && outcome->fingerprint == fingerprint) {
     logic::ProbeFacts::Outcome o;
@@ -75,23 +89,15 @@ Result<Action> BackendReconciler::Impl::Probe(NatsProbe p) {
     o.fallback_ok = outcome->fallback_ok;
     o.age = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
                                                                   outcome->at);
+    o.failure = failure;
     o.failure.code = outcome->primary.code();
     o.failure.probe_message = outcome->primary.message();
-    o.failure.user = plan.probe.username;
-    o.failure.server = f.server;
-    o.failure.user_in_config = p.probe_user_in;
-    o.failure.load = f.load;
     // How old the credentials were when the probe was refused, not now: a
     // reconcile that runs late must not turn a refusal inside the window
     // into one after it.
-    o.failure.user_waiting = f.auth_callout
-                                 ? std::max(std::chrono::milliseconds(0), load.user_waiting - o.age)
-                                 : load.user_waiting;
-    o.failure.load_window = ctx.reload_window;
-    o.failure.reload_retry = ctx.reload_retry;
-    o.failure.failure_retry = std::min(ctx.probe_interval, std::chrono::milliseconds(10s));
-    o.failure.auth_callout = f.auth_callout;
-    o.failure.authorizer_window = ctx.authorizer_sync_window;
+    if (f.auth_callout) {
+      o.failure.user_waiting = std::max(std::chrono::milliseconds(0), load.user_waiting - o.age);
+    }
     f.outcome = o;
   } else {
     outcome.reset();
@@ -152,6 +158,13 @@ Result<Action> BackendReconciler::Impl::Probe(NatsProbe p) {
         job.fallback = job.primary;
         job.fallback->username = plan.env.username;
         job.fallback->password = plan.env.password;
+      }
+      if (f.auth_callout) {
+        // The pool probes a refusal again itself while the authorizers may
+        // still be catching up (DecideProbeRetry), so this backend comes
+        // back through the work queue once, with the final outcome.
+        job.retry = failure;
+        job.credentials_since = std::chrono::steady_clock::now() - load.user_waiting;
       }
       ctx.probes->Submit(key, std::move(job));
       // The pool enqueues this backend when the probe is done; the status

@@ -116,6 +116,17 @@ ProbeFailureStep DecideProbeFailure(const ProbeFailureFacts& f) {
   return s;
 }
 
+std::optional<milliseconds> DecideProbeRetry(const ProbeFailureFacts& f) {
+  if (!f.auth_callout || f.code == StatusCode::kOk) return std::nullopt;
+  const ProbeFailureStep s = DecideProbeFailure(f);
+  // Past the usual sync window the user is told (AuthorizerPending in the
+  // status), so the reconcile takes the outcome and retries from there.
+  if (s.reason != reasons::kAuthorizerPending || f.user_waiting >= f.authorizer_window) {
+    return std::nullopt;
+  }
+  return s.retry;
+}
+
 namespace {
 
 // Time left of a stored passing probe that describes this very setup.

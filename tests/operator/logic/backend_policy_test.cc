@@ -460,6 +460,65 @@ TEST(DecideProbeFailure, AuthCalloutRetrySchedule) {
   EXPECT_LT(probes, 60);  // bounded: about one a second on average
 }
 
+// The pool retries exactly what DecideProbeFailure calls AuthorizerPending,
+// after that step's retry; everything else is the final outcome.
+TEST(DecideProbeRetry, Table) {
+  const auto kAuth = StatusCode::kUnauthenticated;
+  ProbeFailureFacts file_mode = Refused(kAuth, ConfigLoad::kPending, 0, false, true);
+  struct Case {
+    const char* name;
+    ProbeFailureFacts facts;
+    std::optional<milliseconds> retry;
+  } cases[] = {
+      {"a refusal just after the write: again soon", CalloutRefused(kAuth, 100, false),
+       milliseconds(500)},
+      {"the retry grows with the credentials' age", CalloutRefused(kAuth, 4800, false),
+       milliseconds(600)},
+      {"a backend with a status, inside the window: in the pool too (no flap)",
+       CalloutRefused(kAuth, 4000, true), milliseconds(500)},
+      {"the last retry inside the window", CalloutRefused(kAuth, 4999, false), milliseconds(624)},
+      {"past the sync window: the reconcile reports AuthorizerPending",
+       CalloutRefused(kAuth, 5000, false), std::nullopt},
+      {"past the window, with a status", CalloutRefused(kAuth, 30000, true), std::nullopt},
+      {"past the patience: the reconcile (AuthFailed)", CalloutRefused(kAuth, 60000), std::nullopt},
+      {"a permission refusal while young", CalloutRefused(StatusCode::kPermissionDenied, 10),
+       milliseconds(500)},
+      {"a timeout while young", CalloutRefused(StatusCode::kTimeout, 10), milliseconds(500)},
+      {"unreachable: final at once", CalloutRefused(StatusCode::kUnavailable, 0), std::nullopt},
+      {"max_payload too small: final at once", CalloutRefused(StatusCode::kFailedPrecondition, 0),
+       std::nullopt},
+      {"file mode: the reconcile decides (a reload to wait for)", file_mode, std::nullopt},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(DecideProbeRetry(c.facts), c.retry);
+    // One rule: a retry in the pool is what the reconcile would have called
+    // AuthorizerPending, after the same interval.
+    auto step = DecideProbeFailure(c.facts);
+    EXPECT_EQ(c.retry.has_value(), c.facts.auth_callout &&
+                                       step.reason == reasons::kAuthorizerPending &&
+                                       c.facts.user_waiting < c.facts.authorizer_window);
+    if (c.retry) {
+      EXPECT_EQ(*c.retry, step.retry);
+    }
+  }
+  // Followed from the first refusal, the pool's schedule ends with the
+  // window: what the reconcile then reads is a reported AuthorizerPending.
+  milliseconds waiting{0};
+  int probes = 0;
+  while (auto after =
+             DecideProbeRetry(CalloutRefused(kAuth, static_cast<int>(waiting.count()), false))) {
+    waiting += *after;
+    ASSERT_LT(++probes, 1000);
+  }
+  EXPECT_GE(waiting, seconds(5));
+  EXPECT_LT(waiting, seconds(7));
+  auto reported =
+      DecideProbeFailure(CalloutRefused(kAuth, static_cast<int>(waiting.count()), false));
+  EXPECT_EQ(reported.reason, reasons::kAuthorizerPending);
+  EXPECT_TRUE(reported.report);
+}
+
 TEST(DecideProbe, AuthCalloutTable) {
   const auto kAuth = StatusCode::kUnauthenticated;
   const auto failing = nlohmann::json{

@@ -117,6 +117,18 @@ struct ProbeFailureStep {
 // failure_retry.
 ProbeFailureStep DecideProbeFailure(const ProbeFailureFacts& facts);
 
+// Whether the probe pool takes a refused probe again itself, and when:
+// while DecideProbeFailure calls it AuthorizerPending (AuthCallout) and the
+// credentials are younger than authorizer_window (the authorizers' usual
+// sync time), after that step's retry. Those retries stay inside the pool,
+// so a reconcile reads one outcome (a pass, a refusal past the window,
+// another error) instead of going back through the work queue for each
+// one; past the window the reconcile reports AuthorizerPending and retries
+// as DecideProbeFailure says. nullopt: the reconcile takes it. `facts` as
+// DecideProbeFailure's, with user_waiting the credentials' age at the
+// refusal.
+std::optional<std::chrono::milliseconds> DecideProbeRetry(const ProbeFailureFacts& facts);
+
 // ---- the probe ----
 
 struct ProbeFacts {
