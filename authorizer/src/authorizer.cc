@@ -174,6 +174,17 @@ struct Authorizer::Impl {
 #endif
   }
 
+  // Rebuild, counted and timed in the metrics; returns how long it took.
+  std::chrono::steady_clock::duration TimedRebuild(kube::MultiStore& servers,
+                                                   kube::MultiStore& backends,
+                                                   kube::MultiStore& secrets, Metrics* metrics) {
+    const auto started = std::chrono::steady_clock::now();
+    Rebuild(servers, backends, secrets, metrics);
+    const auto took = std::chrono::steady_clock::now() - started;
+    metrics->ObserveRebuild(std::chrono::duration<double>(took).count());
+    return took;
+  }
+
   Status Run();
 };
 
@@ -268,7 +279,7 @@ Status Authorizer::Impl::Run() {
     log::Info(
         kLogger, "caches synced",
         {{"servers", servers.Size()}, {"backends", backends.Size()}, {"secrets", secrets.Size()}});
-    Rebuild(servers, backends, secrets, &metrics);
+    TimedRebuild(servers, backends, secrets, &metrics);
     synced = true;
   }
   while (!stop) {
@@ -276,11 +287,7 @@ Status Authorizer::Impl::Run() {
     // once, and the pause after a rebuild (RebuildPause) gathers the
     // changes that arrive meanwhile into the next one.
     if (!WaitForChange(-1)) continue;
-    const auto started = std::chrono::steady_clock::now();
-    Rebuild(servers, backends, secrets, &metrics);
-    const auto took = std::chrono::steady_clock::now() - started;
-    metrics.ObserveRebuild(std::chrono::duration<double>(took).count());
-    WaitForStop(RebuildPause(took));
+    WaitForStop(RebuildPause(TimedRebuild(servers, backends, secrets, &metrics)));
   }
 
   log::Info(kLogger, "stopping: draining every NatsServer's session");

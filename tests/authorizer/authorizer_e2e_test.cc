@@ -185,6 +185,27 @@ TEST(AuthorizerE2E, AuthorizesABackendsUserAndClosesItOnceItsSecretIsGone) {
     EXPECT_THAT(text, HasSubstr("switchboard_authorizer_subscribed{name=\"nats\",namespace=\"" +
                                 ns + "\"} 1"));
 
+    // A status write changes nothing a decision reads: it wakes no rebuild.
+    // A new backend after it, on the same watch, does: exactly one more.
+    auto rebuilds = [&] {
+      auto [code, metrics] = process.Fetch("/metrics");
+      const std::string name = "switchboard_authorizer_rebuild_duration_seconds_count ";
+      const auto at = metrics.find(name);
+      return code == 200 && at != std::string::npos ? std::stol(metrics.substr(at + name.size()))
+                                                    : -1L;
+    };
+    const std::string rv = Get("pubsubbackend", ns, "team-a")["metadata"]["resourceVersion"];
+    const long before = rebuilds();
+    ASSERT_GE(before, 1) << "the first rebuild after the caches synced";
+    auto patched = Kubectl({"patch", "pubsubbackend", "team-a", "-n", ns, "--subresource=status",
+                            "--type=merge", "-p", R"({"status":{"observedGeneration":7}})"});
+    ASSERT_EQ(patched.exit_code, 0) << patched.err;
+    ASSERT_NE(Get("pubsubbackend", ns, "team-a")["metadata"]["resourceVersion"], rv)
+        << "the patch must be a real write, or this checks nothing";
+    Apply(BackendYaml(ns, "team-b", ns, "nats", "hatchet.team-b"));
+    ASSERT_TRUE(testing::WaitFor([&] { return rebuilds() > before; }, kDeadline));
+    EXPECT_EQ(rebuilds(), before + 1) << "the status write woke a rebuild of its own";
+
     // The installation goes: refused from then on, its connection closed.
     Kubectl({"delete", "secret", "-n", ns, "team-a-nats-credentials"});
     EXPECT_TRUE(engine.WaitClosed()) << authorizer.Log();
