@@ -57,6 +57,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench_paths.h"
 #include "storm.h"
 #include "switchboard/common/base64.h"
 #include "switchboard/kube/client.h"
@@ -75,17 +76,8 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-std::string SelfDir() {
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  std::string p(buf, n > 0 ? static_cast<size_t>(n) : 0);
-  return p.substr(0, p.rfind('/'));
-}
-
-std::string ToolsBin() {
-  const char* t = std::getenv("SWITCHBOARD_TOOLS_DIR");
-  return std::string(t && *t ? t : SWITCHBOARD_SOURCE_DIR "/.cache/tools") + "/bin";
-}
+using bench::SelfDir;
+using bench::ToolsBin;
 
 double Seconds(Clock::time_point since) {
   return std::chrono::duration<double>(Clock::now() - since).count();
