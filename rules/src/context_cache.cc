@@ -57,6 +57,21 @@ ContextCache::ContextCache(List list, Shape shape)
     : list_(std::move(list)), shape_(std::move(shape)) {}
 ContextCache::~ContextCache() = default;
 
+void ContextCache::Observe(const nlohmann::json* before, const nlohmann::json* after) {
+  // Only a backend's facts are compared: they are copies of a few fields.
+  // A NatsServer's facts borrow the object itself (the rules read all of
+  // it), and a kind this cache does not index is left to Snapshot().
+  if (before == nullptr || after == nullptr || api::KindOf(*before) != api::kKindBackend ||
+      api::KindOf(*after) != api::kKindBackend) {
+    Invalidate();
+    return;
+  }
+  auto facts = [this](const nlohmann::json& o) {
+    return shape_ ? CrossIndex::FactsOf(shape_(o)) : CrossIndex::FactsOf(o);
+  };
+  if (!(facts(*before) == facts(*after))) Invalidate();
+}
+
 uint64_t ContextCache::builds() const {
   std::lock_guard lock(mu_);
   return builds_;

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <thread>
 
 namespace {
@@ -157,3 +158,56 @@ TEST(ContextCache, ConcurrentCallersShareOneBuild) {
 }
 
 }  // namespace
+
+// Observe: an event invalidates only when what the rules read of the object
+// may have changed; a snapshot that stays current is not listed again.
+TEST(ContextCache, ObserveListsAgainOnlyWhenTheRulesReadSomethingNew) {
+  std::vector<ObjectPtr> objects;
+  int lists = 0;
+  ContextCache cache([&] {
+    ++lists;
+    return objects;
+  });
+  json b = Backend("a", "x", "hatchet.one", "5", "2026-01-01T00:00:00Z");
+  objects = {std::make_shared<const json>(Server()), std::make_shared<const json>(b)};
+  cache.Snapshot();
+  ASSERT_EQ(lists, 1);
+
+  struct Case {
+    std::string name;
+    std::function<void(json&)> change;
+    bool lists_again;
+  };
+  const std::vector<Case> cases = {
+      {"status conditions and a new resourceVersion",
+       [](json& o) {
+         o["status"] = {{"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}};
+       },
+       false},
+      {"a finalizer", [](json& o) { o["metadata"]["finalizers"] = {"switchboard.dev/x"}; }, false},
+      {"the subject prefix", [](json& o) { o["spec"]["nats"]["subjectPrefix"] = "hatchet.two"; },
+       true},
+      {"status.username (the name a backend holds)",
+       [](json& o) { o["status"]["username"] = "hatchet_x"; }, true},
+      {"the server reference", [](json& o) { o["spec"]["nats"]["serverRef"]["name"] = "other"; },
+       true},
+  };
+  for (const auto& c : cases) {
+    json after = b;
+    after["metadata"]["resourceVersion"] = "6";
+    c.change(after);
+    const int before = lists;
+    cache.Observe(&b, &after);
+    cache.Snapshot();
+    EXPECT_EQ(lists - before, c.lists_again ? 1 : 0) << c.name;
+  }
+  // An added, a deleted and a NatsServer's changed object always do.
+  const json server = Server();
+  for (auto [before, after] : std::vector<std::pair<const json*, const json*>>{
+           {nullptr, &b}, {&b, nullptr}, {&server, &server}}) {
+    const int n = lists;
+    cache.Observe(before, after);
+    cache.Snapshot();
+    EXPECT_EQ(lists - n, 1);
+  }
+}

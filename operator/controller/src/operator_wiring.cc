@@ -34,7 +34,8 @@ void WireCaches(const OperatorCaches& caches, ConfigIndex* configs,
         Observer([refused](const CacheEvent& e) { refused->Observe(e); }));
   }
   if (rules_context) {
-    auto invalidate = Observer([rules_context](const CacheEvent&) { rules_context->Invalidate(); });
+    auto invalidate = Observer(
+        [rules_context](const CacheEvent& e) { rules_context->Observe(e.before, e.after); });
     caches.backends->AddEventHandler(invalidate);
     caches.servers->AddEventHandler(invalidate);
   }

@@ -64,6 +64,16 @@ class ContextCache {
   // handlers call it.
   void Invalidate() { generation_.fetch_add(1, std::memory_order_acq_rel); }
 
+  // A watched cache changed this object (`before` null: added; `after`
+  // null: deleted): invalidates only when what the rules read of it may
+  // have changed. A PubSubBackend's status write, its finalizer or its
+  // resourceVersion alone leaves the snapshot current, so the next
+  // Snapshot() does not list the whole cache again: with thousands of
+  // backends each reconcile's status write would otherwise cost every
+  // later reconcile an O(N) listing. Thread-safe; cache event handlers call
+  // it.
+  void Observe(const nlohmann::json* before, const nlohmann::json* after);
+
   // The snapshot of the cache as of the last Invalidate() before this call.
   // Never null. Thread-safe; the listing and any rebuild run under the
   // cache's own lock, once for all concurrent callers.
