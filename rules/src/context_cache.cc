@@ -57,15 +57,40 @@ ContextCache::ContextCache(List list, Shape shape)
     : list_(std::move(list)), shape_(std::move(shape)) {}
 ContextCache::~ContextCache() = default;
 
+namespace {
+
+// Equal but for status and metadata.resourceVersion: what the rules read
+// of a NatsServer (all of it but its status, which they never read).
+bool SameButStatus(const nlohmann::json& a, const nlohmann::json& b) {
+  if (!a.is_object() || !b.is_object()) return a == b;
+  auto strip = [](const nlohmann::json& o) {
+    nlohmann::json c = o;
+    c.erase("status");
+    if (auto m = c.find("metadata"); m != c.end() && m->is_object()) m->erase("resourceVersion");
+    return c;
+  };
+  return strip(a) == strip(b);
+}
+
+}  // namespace
+
 void ContextCache::Observe(const nlohmann::json* before, const nlohmann::json* after) {
-  // Only a backend's facts are compared: they are copies of a few fields.
-  // A NatsServer's facts borrow the object itself (the rules read all of
-  // it), and a kind this cache does not index is left to Snapshot().
-  if (before == nullptr || after == nullptr || api::KindOf(*before) != api::kKindBackend ||
-      api::KindOf(*after) != api::kKindBackend) {
+  if (before == nullptr || after == nullptr || api::KindOf(*before) != api::KindOf(*after)) {
     Invalidate();
     return;
   }
+  const std::string kind = api::KindOf(*after);
+  if (kind == api::kKindServer) {
+    // A server's facts borrow the whole object: any change but its status
+    // (its installations count, written on every burst of backends).
+    if (!SameButStatus(*before, *after)) Invalidate();
+    return;
+  }
+  if (kind != api::kKindBackend) {
+    Invalidate();
+    return;
+  }
+  // A backend's facts are copies of a few fields: compare those.
   auto facts = [this](const nlohmann::json& o) {
     return shape_ ? CrossIndex::FactsOf(shape_(o)) : CrossIndex::FactsOf(o);
   };

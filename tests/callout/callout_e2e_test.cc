@@ -284,6 +284,12 @@ TEST_F(CalloutE2E, LifecycleWithoutReloadsIsolationAndAuthorizerFaults) {
   ASSERT_TRUE(testing::WaitFor([&] { return ReadyCount() == n; }, 240s, 500ms))
       << ReadyCount() << " of " << n << " Ready; " << Name(0) << ": "
       << Get("psb", ns, Name(0)).value("status", json()).dump();
+  // The server's count follows: its reconciles are spaced
+  // (callout_status_interval) during the burst, and the last one, deferred
+  // after the last change, must still run.
+  EXPECT_TRUE(testing::WaitFor([&] { return Server()["status"].value("installations", -1) == n; },
+                               30s, 200ms))
+      << Server()["status"].dump(2);
   const auto load_times = LoadTimes();
   for (const auto& t : load_times) ASSERT_TRUE(t.has_value());
 

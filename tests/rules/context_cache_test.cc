@@ -201,13 +201,26 @@ TEST(ContextCache, ObserveListsAgainOnlyWhenTheRulesReadSomethingNew) {
     cache.Snapshot();
     EXPECT_EQ(lists - before, c.lists_again ? 1 : 0) << c.name;
   }
-  // An added, a deleted and a NatsServer's changed object always do.
+  // A NatsServer: its status alone does not, its spec does.
   const json server = Server();
-  for (auto [before, after] : std::vector<std::pair<const json*, const json*>>{
-           {nullptr, &b}, {&b, nullptr}, {&server, &server}}) {
+  json counted = server;
+  counted["metadata"]["resourceVersion"] = "2";
+  counted["status"] = {{"installations", 3}};
+  json respec = counted;
+  respec["spec"]["url"] = "nats://other:4222";
+  // An added and a deleted object always do.
+  struct Event {
+    const json* before;
+    const json* after;
+    bool lists_again;
+  };
+  for (const Event& e : std::vector<Event>{{&server, &counted, false},
+                                           {&counted, &respec, true},
+                                           {nullptr, &b, true},
+                                           {&b, nullptr, true}}) {
     const int n = lists;
-    cache.Observe(before, after);
+    cache.Observe(e.before, e.after);
     cache.Snapshot();
-    EXPECT_EQ(lists - n, 1);
+    EXPECT_EQ(lists - n, e.lists_again ? 1 : 0);
   }
 }

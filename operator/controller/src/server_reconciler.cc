@@ -32,6 +32,13 @@ namespace reasons = ::switchboard::operator_logic::reasons;
 struct ServerReconciler::State {
   std::mutex mu;
   std::map<std::string, std::chrono::steady_clock::time_point> last_write;
+  // AuthCallout: when each server was last reconciled, and at which
+  // generation; only to space reconciles (callout_status_interval).
+  struct Run {
+    std::chrono::steady_clock::time_point at;
+    int64_t generation = 0;
+  };
+  std::map<std::string, Run> last_callout;
 };
 
 ServerReconciler::ServerReconciler(ReconcileContext ctx)
@@ -227,6 +234,10 @@ Result<Action> ServerReconciler::Reconcile(const std::string& key) {
 }
 
 void ServerReconciler::ForgetCallout(const std::string& key) {
+  {
+    std::lock_guard lock(state_->mu);
+    state_->last_callout.erase(key);
+  }
   if (ctx_.authorizer_checks) ctx_.authorizer_checks->Forget(key);
   if (const auto slash = key.find('/'); ctx_.metrics && slash != std::string::npos) {
     ctx_.metrics->ForgetAuthorizers(key.substr(0, slash), key.substr(slash + 1));
@@ -244,6 +255,21 @@ Result<Action> ServerReconciler::Callout(const std::string& key, const json& obj
   const int64_t gen = GenerationOf(obj);
   const std::string uid = UidOf(obj);
   const json previous = StatusOf(obj);
+  {
+    // A spec change goes through at once; anything else at most once per
+    // interval (the deferred reconcile sees every change until then).
+    std::lock_guard lock(state_->mu);
+    const auto at = std::chrono::steady_clock::now();
+    auto it = state_->last_callout.find(key);
+    if (it != state_->last_callout.end() && it->second.generation == gen) {
+      const auto since = at - it->second.at;
+      if (since < ctx_.callout_status_interval) {
+        return Action::RequeueAfter(std::chrono::duration_cast<std::chrono::milliseconds>(
+            ctx_.callout_status_interval - since));
+      }
+    }
+    state_->last_callout[key] = {at, gen};
+  }
   const std::string now = logic::FormatTime(logic::Clock::now());
   logic::CalloutServerStatusInput in;
   in.generation = gen;

@@ -14,8 +14,9 @@ ClusterContext::ClusterContext(kube::Client* client)
       }) {
   kube::StoreEventHandler bump;
   bump.on_add = [this](const kube::ObjectPtr&) { context_.Invalidate(); };
-  bump.on_update = [this](const kube::ObjectPtr&, const kube::ObjectPtr&) {
-    context_.Invalidate();
+  // A status write changes nothing the rules read: no relisting for it.
+  bump.on_update = [this](const kube::ObjectPtr& before, const kube::ObjectPtr& after) {
+    context_.Observe(before.get(), after.get());
   };
   bump.on_delete = [this](const kube::ObjectPtr&) { context_.Invalidate(); };
   backends_.store().AddEventHandler(bump);

@@ -67,7 +67,8 @@ class ContextCache {
   // A watched cache changed this object (`before` null: added; `after`
   // null: deleted): invalidates only when what the rules read of it may
   // have changed. A PubSubBackend's status write, its finalizer or its
-  // resourceVersion alone leaves the snapshot current, so the next
+  // resourceVersion alone, or a NatsServer's status write (its
+  // installations count), leaves the snapshot current, so the next
   // Snapshot() does not list the whole cache again: with thousands of
   // backends each reconcile's status write would otherwise cost every
   // later reconcile an O(N) listing. Thread-safe; cache event handlers call

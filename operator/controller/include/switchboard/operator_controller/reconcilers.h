@@ -100,6 +100,14 @@ struct ReconcileContext {
   // write makes the NATS servers reload, and a burst of new backends must
   // not become a burst of reloads.
   std::chrono::milliseconds min_write_interval{1000};
+  // An AuthCallout server's reconciles, when only what its backends hold
+  // changed (its generation did not), are at least this far apart: each
+  // collects the whole directory (O(N)) for the installations count in its
+  // status, and every new backend, credentials and env Secret wakes it.
+  // Nothing a backend needs waits on it (the authorizers serve new users
+  // from their own caches); a wake-up inside the interval is deferred to
+  // its end, never dropped.
+  std::chrono::milliseconds callout_status_interval{1000};
   // A finalizer waits this long for a render without its users.
   std::chrono::milliseconds cleanup_timeout{60000};
   std::string ca_dir;  // where NatsServer CA bundles are written for probes
