@@ -253,13 +253,13 @@ done : {
 
 Informer::Informer(Client* client, ResourceRef resource, std::string ns, WatcherOptions opts)
     : watcher_(client, std::move(resource), std::move(ns), std::move(opts),
-               [this](const WatcherEvent& ev) {
+               [this](WatcherEvent& ev) {
                  switch (ev.type) {
                    case WatcherEvent::Type::kRestarted:
-                     store_.Replace(ev.objects);
+                     store_.Replace(std::move(ev.objects));
                      break;
                    case WatcherEvent::Type::kApplied:
-                     store_.Upsert(ev.object);
+                     store_.Upsert(std::move(ev.object));
                      break;
                    case WatcherEvent::Type::kDeleted:
                      store_.Remove(ev.object);

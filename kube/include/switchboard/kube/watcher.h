@@ -64,12 +64,14 @@ struct WatcherOptions {
 
 class Watcher {
  public:
-  using Handler = std::function<void(const WatcherEvent&)>;
+  using Handler = std::function<void(WatcherEvent&)>;
 
   // `client` must outlive the watcher. `ns` empty: all namespaces.
   // `handler` runs on the watcher's thread, one event at a time, in order;
-  // keep it short (update a cache, enqueue keys). Exceptions it throws are
-  // logged and swallowed.
+  // keep it short (update a cache, enqueue keys). It may move the objects
+  // out of the event (the watcher drops the event after it): a cache that
+  // copied them would hold every listed object twice for a moment. Exceptions
+  // it throws are logged and swallowed.
   Watcher(Client* client, ResourceRef resource, std::string ns, WatcherOptions opts,
           Handler handler);
   ~Watcher();  // Stop()
