@@ -4,6 +4,7 @@
 #include <random>
 
 #include "switchboard/common/log.h"
+#include "switchboard/kube/packed_object.h"
 
 namespace switchboard::kube {
 
@@ -86,6 +87,7 @@ void Watcher::Shape(json& object) const {
   if (!object.is_object()) return;
   if (opts_.trim_bookkeeping) TrimBookkeeping(object);
   if (opts_.transform) opts_.transform(object);
+  if (opts_.pack) object = PackObject(object);
 }
 
 void Watcher::Emit(WatcherEvent& ev) {

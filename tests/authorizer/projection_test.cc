@@ -16,6 +16,7 @@
 #include "switchboard/authorizer/served.h"
 #include "switchboard/common/base64.h"
 #include "switchboard/kube/cache_shapes.h"
+#include "switchboard/kube/packed_object.h"
 #include "switchboard/natsauth/nkey.h"
 #include "switchboard/operator_logic/callout.h"
 #include "switchboard/operator_logic/cluster_render.h"
@@ -173,6 +174,25 @@ std::string Build(const World& w) {
   return Describe(BuildServedServer(w.server, backends, lookup));
 }
 
+// As the authorizer's caches keep them: projected, then packed
+// (kube::PackObject, WatcherOptions::pack), read through
+// BuildServedServerFromCache, which unpacks one backend at a time.
+std::string BuildFromPackedCache(const World& projected) {
+  std::vector<kube::ObjectPtr> backends;
+  for (const auto& b : projected.backends) {
+    backends.push_back(std::make_shared<const json>(kube::PackObject(b)));
+  }
+  std::map<std::string, kube::ObjectPtr> secrets;
+  for (const auto& [key, s] : projected.secrets) {
+    secrets[key] = std::make_shared<const json>(kube::PackObject(s));
+  }
+  auto lookup = [&](std::string_view ns, std::string_view name) -> kube::ObjectPtr {
+    auto it = secrets.find(std::string(ns) + "/" + std::string(name));
+    return it == secrets.end() ? nullptr : it->second;
+  };
+  return Describe(BuildServedServerFromCache(projected.server, backends, lookup));
+}
+
 World Projected(World w) {
   ProjectServer(w.server);
   for (auto& b : w.backends) ProjectBackend(b);
@@ -291,6 +311,7 @@ TEST(ProjectionTest, TheServedServerIsTheSameFromProjectedObjects) {
     const std::string from_full = Build(full);
     EXPECT_THAT(from_full, HasSubstr(c.expect));
     EXPECT_EQ(Build(Projected(full)), from_full);
+    EXPECT_EQ(BuildFromPackedCache(Projected(full)), from_full);
     // The operator's cache shape, which the decisions were written for,
     // reads the same too.
     World compact = full;

@@ -60,6 +60,12 @@ struct WatcherOptions {
   // metadata.name, .namespace and .resourceVersion (the store's key and
   // change detection). Runs on the watcher's thread; empty: none.
   std::function<void(json&)> transform;
+  // After the transform, replace each object by its packed form
+  // (packed_object.h): handlers and the store see packed objects and
+  // unpack what they read (UnpackObject). For a large cache that is read
+  // rarely: it holds a byte string per object instead of a std::map node
+  // per member.
+  bool pack = false;
 };
 
 class Watcher {
@@ -89,7 +95,7 @@ class Watcher {
  private:
   void Run();
   bool Sleep(std::chrono::milliseconds d);  // false when stopping
-  void Shape(json& object) const;           // trim_bookkeeping, then transform, in place
+  void Shape(json& object) const;           // trim_bookkeeping, transform, pack, in place
   void Emit(WatcherEvent& ev);              // shapes a watched object, then calls the handler
 
   Client* client_;
