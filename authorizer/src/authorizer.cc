@@ -257,10 +257,12 @@ Status Authorizer::Impl::Run() {
   bo.page_size = kListPageSize;
   bo.transform = ProjectBackend;
   bo.pack = true;
+  bo.parse_keep = BackendFields();
   kube::MultiStore backends(client.get(), kube::resources::PubSubBackend(), opts.namespaces, bo);
   kube::WatcherOptions no;
   no.page_size = kListPageSize;
   no.transform = ProjectServer;
+  no.parse_keep = ServerFields();
   kube::MultiStore servers(client.get(), kube::resources::NatsServer(), opts.namespaces, no);
   kube::WatcherOptions so;
   so.page_size = kListPageSize;
@@ -268,6 +270,7 @@ Status Authorizer::Impl::Run() {
                       std::string(operator_logic::kManagedByValue);
   so.transform = ProjectSecret;
   so.pack = true;
+  so.parse_keep = SecretFields();
   kube::MultiStore secrets(client.get(), kube::resources::Secret(), opts.namespaces, so);
   kube::StoreEventHandler wake{
       [this](const kube::ObjectPtr&) { Wake(); },

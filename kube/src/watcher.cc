@@ -145,6 +145,7 @@ void Watcher::Run() {
         lo.label_selector = opts_.label_selector;
         lo.field_selector = opts_.field_selector;
         lo.limit = opts_.page_size;
+        if (!opts_.parse_keep.keeps_everything()) lo.keep = &opts_.parse_keep;
         CallOptions co;
         co.timeout = opts_.list_timeout;
         // Each item is shaped as its page arrives, so a relist never holds
@@ -177,6 +178,7 @@ void Watcher::Run() {
         wo.label_selector = opts_.label_selector;
         wo.field_selector = opts_.field_selector;
         wo.allow_watch_bookmarks = true;
+        if (!opts_.parse_keep.keeps_everything()) wo.keep = &opts_.parse_keep;
         // Spread watch ends over [t, 1.5t) so many watchers do not all
         // reconnect at once (client-go does the same).
         if (opts_.watch_timeout_seconds > 0) {

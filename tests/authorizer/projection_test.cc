@@ -200,6 +200,18 @@ World Projected(World w) {
   return w;
 }
 
+// Parsed as a watcher with parse_keep parses it (the text as the API
+// server sends it, only the masked members), then projected.
+World MaskedThenProjected(World w) {
+  auto masked = [](json& obj, const kube::FieldMask& mask) {
+    obj = kube::ParseMasked(obj.dump(), mask);
+  };
+  masked(w.server, ServerFields());
+  for (auto& b : w.backends) masked(b, BackendFields());
+  for (auto& [key, s] : w.secrets) masked(s, SecretFields());
+  return Projected(w);
+}
+
 logic::Time At(int s) { return logic::Time(std::chrono::seconds(1'800'000'000 + s)); }
 
 TEST(ProjectionTest, TheServedServerIsTheSameFromProjectedObjects) {
@@ -312,6 +324,13 @@ TEST(ProjectionTest, TheServedServerIsTheSameFromProjectedObjects) {
     EXPECT_THAT(from_full, HasSubstr(c.expect));
     EXPECT_EQ(Build(Projected(full)), from_full);
     EXPECT_EQ(BuildFromPackedCache(Projected(full)), from_full);
+    // The projection of a masked parse is the projection of the whole
+    // object, object by object (not only what the served server shows).
+    const World projected = Projected(full), masked = MaskedThenProjected(full);
+    EXPECT_EQ(masked.server, projected.server);
+    EXPECT_EQ(masked.backends, projected.backends);
+    EXPECT_EQ(masked.secrets, projected.secrets);
+    EXPECT_EQ(Build(masked), from_full);
     // The operator's cache shape, which the decisions were written for,
     // reads the same too.
     World compact = full;

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "switchboard/kube/client.h"
+#include "switchboard/kube/field_mask.h"
 #include "switchboard/kube/store.h"
 
 namespace switchboard::kube {
@@ -66,6 +67,12 @@ struct WatcherOptions {
   // rarely: it holds a byte string per object instead of a std::map node
   // per member.
   bool pack = false;
+  // Parse-time: of each listed or watched object only these members are
+  // parsed at all (field_mask.h), before the trim and the transform, so the
+  // API's whole object never exists in memory. The transform must give
+  // the same result on the masked object: keep at least what it keeps
+  // and what it reads to decide. Default: everything.
+  FieldMask parse_keep;
 };
 
 class Watcher {
