@@ -17,11 +17,13 @@
 // change logs nothing, so a running process cannot say when it has all N)
 // one more installation is created and authenticated through the server
 // (the decision works, and every binary rebuilt once after a change), and
+// after --settle-ms (the later writes may still wake a rebuild)
 // VmRSS and VmHWM are read from /proc. The processes are stopped before the
 // next step.
 //
 //   bench_authorizer_memory --kubeconfig PATH [--steps 1000,5000,10000]
 //                           [--binaries ENTRY,ENTRY] [--threads 8] [--namespace NS]
+//                           [--settle-ms 3000]
 //
 // --binaries: comma-separated entries, each run side by side. An entry is
 // words separated by spaces: leading NAME=VALUE words are added to that
@@ -56,6 +58,7 @@
 #include "switchboard/operator_logic/callout.h"
 #include "switchboard/operator_logic/credentials.h"
 #include "switchboard/operator_logic/env.h"
+#include "switchboard/operator_logic/objects.h"
 #include "switchboard/operator_logic/secrets.h"
 #include "switchboard/testing/nats_cluster.h"
 #include "switchboard/testing/net.h"
@@ -173,6 +176,20 @@ bool CreateInstallation(kube::Client& c, const std::string& ns, const std::strin
   return c.UpdateStatus(kube::resources::PubSubBackend(), s).ok();
 }
 
+// Credentials Secrets in `ns`: the installations a Directory holds.
+int CountCredentials(kube::Client& c, const std::string& ns) {
+  kube::ListOptions lo;
+  lo.label_selector =
+      std::string(logic::kManagedByLabel) + "=" + std::string(logic::kManagedByValue);
+  auto listed = c.ListAll(kube::resources::Secret(), ns, lo);
+  if (!listed.ok()) return -1;
+  int n = 0;
+  for (const json& s : (*listed)["items"]) {
+    n += s["metadata"].value("name", "").ends_with("-nats-credentials") ? 1 : 0;
+  }
+  return n;
+}
+
 // Creates installations [from, to) from `threads` threads; the failures.
 int CreateRange(kube::Client& c, const std::string& ns, const std::string& url, int from, int to,
                 int threads) {
@@ -197,6 +214,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> binaries;
   std::string reuse_ns;
   int threads = 8;
+  int settle_ms = 3000;
   for (int i = 1; i < argc; i++) {
     if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
       std::printf(
@@ -206,7 +224,8 @@ int main(int argc, char** argv) {
           "  (environment words first), e.g. \"MALLOC_ARENA_MAX=2 "
           "build/bin/switchboard-authorizer\";\n"
           "  default: the switchboard-authorizer beside this binary\n"
-          "--namespace: use and keep NS; installations already there are not created again\n");
+          "--namespace: use and keep NS; installations already there are not created again\n"
+          "--settle-ms: wait after the connects before reading VmRSS (default 3000)\n");
       return 0;
     }
   }
@@ -222,6 +241,8 @@ int main(int argc, char** argv) {
     } else if (a == "--binaries") {
       // ';' separates entries when an entry needs commas (MALLOC_CONF).
       binaries = Split(v, v.find(';') != std::string::npos ? ';' : ',');
+    } else if (a == "--settle-ms") {
+      settle_ms = std::atoi(v.c_str());
     } else if (a == "--threads") {
       threads = std::atoi(v.c_str());
     } else {
@@ -258,8 +279,13 @@ int main(int argc, char** argv) {
   if (reused) {
     auto listed = c.ListAll(kube::resources::PubSubBackend(), ns);
     if (!listed.ok()) return 1;
-    have = static_cast<int>((*listed)["items"].size());
-    std::printf("namespace %s: %d installations already there\n", ns.c_str(), have);
+    // The next index: backends are named b0 ... in creation order (one
+    // whose later writes failed still holds its name).
+    for (const json& b : (*listed)["items"]) {
+      const std::string name = b["metadata"].value("name", "");
+      if (name.size() > 1) have = std::max(have, std::atoi(name.c_str() + 1) + 1);
+    }
+    std::printf("namespace %s: backends up to b%d already there\n", ns.c_str(), have - 1);
   }
 
   // The NatsServer, its callout Secret and a server on the static config.
@@ -332,7 +358,10 @@ int main(int argc, char** argv) {
       r.proc = testing::Process({argv, b.env, {}, r.log, ""});
       running.push_back(std::move(r));
     }
-    const std::string serving = "\"installations\":" + std::to_string(have);
+    // The Directory holds every backend with its credentials Secret; a
+    // write that failed under load may have left one without.
+    const int installed = CountCredentials(c, ns);
+    const std::string serving = "\"installations\":" + std::to_string(installed);
     for (auto& r : running) {
       const bool up = testing::WaitFor(
           [&] {
@@ -347,8 +376,13 @@ int main(int argc, char** argv) {
     }
     // One more installation: every process rebuilds after a change, and its
     // credentials authenticate through the server (a callout decision).
-    const int extra = have++;
-    const bool created = CreateInstallation(c, ns, cluster.urls(), extra);
+    // One retry under a new name when a write failed (a loaded API server).
+    int extra = have++;
+    bool created = CreateInstallation(c, ns, cluster.urls(), extra);
+    if (!created) {
+      extra = have++;
+      created = CreateInstallation(c, ns, cluster.urls(), extra);
+    }
     std::vector<bench::StormTarget> target(
         4,
         {.ports = {cluster.client_port(0)}, .user = User(ns, extra), .password = Password(extra)});
@@ -358,9 +392,13 @@ int main(int argc, char** argv) {
         "step %d: installation %d created %s, %d of 4 connects authenticated (%d refusals%s%s)\n",
         n, extra, created ? "ok" : "FAILED", up.up, up.auth_refusals,
         up.first_refusal.empty() ? "" : ": ", up.first_refusal.c_str());
+    // The writes after the credentials Secret (the env Secret, the status)
+    // may still wake a rebuild; read the steady state after it.
+    std::this_thread::sleep_for(std::chrono::milliseconds(settle_ms));
     for (auto& r : running) {
-      std::printf("step %d (%d installations): %s: VmRSS %.1f MiB, VmHWM %.1f MiB\n", n, have,
-                  r.binary.c_str(), bench::ProcessStatusKb(r.proc.pid(), "VmRSS") / 1024.0,
+      std::printf("step %d (%d installations): %s: VmRSS %.1f MiB, VmHWM %.1f MiB\n", n,
+                  installed + (created ? 1 : 0), r.binary.c_str(),
+                  bench::ProcessStatusKb(r.proc.pid(), "VmRSS") / 1024.0,
                   bench::ProcessStatusKb(r.proc.pid(), "VmHWM") / 1024.0);
     }
     std::fflush(stdout);
