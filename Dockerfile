@@ -33,7 +33,7 @@ RUN for i in 1 2 3 4; do \
       apt-get update -qq \
       && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
            ca-certificates libnats3.4 libcpp-httplib0.11 libyaml-0-2 \
-           libprometheus-cpp-core1.0 libdeflate0 libssl3 zlib1g libcrypt1 libjemalloc2 \
+           libprometheus-cpp-core1.0 libdeflate0 libssl3 zlib1g libcrypt1 \
       && break; \
       if [ "$i" = 4 ]; then echo "retry: runtime apt-get failed after 4 attempts" >&2; exit 1; fi; \
       d=$((5 << (i - 1))); echo "retry: runtime apt-get failed (attempt $i/4); retrying in ${d}s" >&2; sleep "$d"; \

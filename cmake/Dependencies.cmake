@@ -15,5 +15,3 @@ pkg_check_modules(NATS REQUIRED IMPORTED_TARGET libnats)
 pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
 pkg_check_modules(DEFLATE REQUIRED IMPORTED_TARGET libdeflate)
 pkg_check_modules(LIBCRYPT REQUIRED IMPORTED_TARGET libcrypt)
-# The authorizer's binary allocates with jemalloc (authorizer/CMakeLists.txt).
-pkg_check_modules(JEMALLOC REQUIRED IMPORTED_TARGET jemalloc)

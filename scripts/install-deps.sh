@@ -11,7 +11,7 @@ packages=(
   libnats-dev nats-server
   libcpp-httplib-dev libboost-dev nlohmann-json3-dev libyaml-dev libssl-dev
   prometheus-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libdeflate-dev zlib1g-dev libcrypt-dev libjemalloc-dev
+  libdeflate-dev zlib1g-dev libcrypt-dev
   clang clang-format libclang-rt-14-dev
   kubernetes-client
   gzip procps iproute2 wrk jq python3-yaml time

@@ -24,11 +24,6 @@
 #include "switchboard/kube/resource.h"
 #include "switchboard/operator_logic/objects.h"
 
-// jemalloc's control interface, when the binary links jemalloc
-// (src/allocator.cc); null otherwise.
-extern "C" int mallctl(const char* name, void* oldp, size_t* oldlenp, void* newp, size_t newlen)
-    __attribute__((weak));
-
 namespace switchboard::authorizer {
 namespace {
 
@@ -164,16 +159,9 @@ struct Authorizer::Impl {
   }
 
   // A rebuild frees a whole Directory and the watchers free every list
-  // page; an allocator keeps such memory, so without this the resident
-  // size keeps the high-water mark of every burst. The binary allocates
-  // with jemalloc (src/allocator.cc): purge its arenas at once; with the
-  // system allocator (the tests), glibc's malloc_trim.
+  // page; glibc keeps such memory in each thread's arena, so without this
+  // the resident size keeps the high-water mark of every burst.
   static void ReturnFreedMemory() {
-    if (&mallctl != nullptr) {
-      constexpr const char* kPurgeAllArenas = "arena.4096.purge";  // MALLCTL_ARENAS_ALL
-      mallctl(kPurgeAllArenas, nullptr, nullptr, nullptr, 0);
-      return;
-    }
 #ifdef __GLIBC__
     ::malloc_trim(0);
 #endif
