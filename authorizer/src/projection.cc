@@ -140,4 +140,36 @@ void ProjectSecret(json& secret) {
   }
 }
 
+kube::FieldMask BackendFields() {
+  return kube::FieldMask::Keep({{"metadata", "name"},
+                                {"metadata", "namespace"},
+                                {"metadata", "uid"},
+                                {"metadata", "resourceVersion"},
+                                {"metadata", "creationTimestamp"},
+                                {"metadata", "deletionTimestamp"},
+                                {"spec", "kind"},
+                                {"spec", "nats", "serverRef", "name"},
+                                {"spec", "nats", "serverRef", "namespace"},
+                                {"spec", "nats", "subjectPrefix"}});
+}
+
+kube::FieldMask ServerFields() {
+  return kube::FieldMask::Keep({{"metadata", "name"},
+                                {"metadata", "namespace"},
+                                {"metadata", "uid"},
+                                {"metadata", "resourceVersion"},
+                                {"spec"}});
+}
+
+kube::FieldMask SecretFields() {
+  return kube::FieldMask::Keep(
+      {{"metadata", "name"},
+       {"metadata", "namespace"},
+       {"metadata", "resourceVersion"},
+       {"metadata", "labels", std::string(operator_logic::kManagedByLabel)},
+       {"metadata", "annotations", std::string(operator_logic::kSecretConflictAnnotation)},
+       {"metadata", "ownerReferences", "uid"},
+       {"data"}});
+}
+
 }  // namespace switchboard::authorizer

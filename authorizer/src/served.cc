@@ -1,9 +1,11 @@
 #include "switchboard/authorizer/served.h"
 
 #include <algorithm>
+#include <list>
 
 #include "switchboard/api/constants.h"
 #include "switchboard/api/views.h"
+#include "switchboard/kube/packed_object.h"
 #include "switchboard/operator_logic/objects.h"
 
 namespace switchboard::authorizer {
@@ -16,8 +18,10 @@ bool ServedServer::SameConnections(const ServedServer& other) const {
          ca == other.ca;
 }
 
-Result<ServedServer> BuildServedServer(const json& server, const std::vector<const json*>& backends,
-                                       const logic::SecretLookup& secret) {
+namespace {
+
+Result<ServedServer> Build(const json& server, const logic::BackendSource& backends,
+                           const logic::SecretLookup& secret) {
   api::NatsServerView view(server);
   ServedServer out;
   out.ns = view.ns();
@@ -57,6 +61,44 @@ Result<ServedServer> BuildServedServer(const json& server, const std::vector<con
   if (!directory.ok()) return directory.status();
   out.directory = std::make_shared<const logic::Directory>(std::move(directory).value());
   return out;
+}
+
+}  // namespace
+
+Result<ServedServer> BuildServedServer(const json& server, const std::vector<const json*>& backends,
+                                       const logic::SecretLookup& secret) {
+  return Build(server, logic::BackendsOf(backends), secret);
+}
+
+Result<ServedServer> BuildServedServerFromCache(const json& server,
+                                                const std::vector<kube::ObjectPtr>& backends,
+                                                const CachedSecret& secret) {
+  // What the lookup unpacked: while a backend is visited, for that visit
+  // only (BackendSource's contract); outside one (the callout Secret), for
+  // the whole build. std::list: the pointers handed out stay valid.
+  std::list<json> held, visit_held;
+  bool visiting = false;
+  auto lookup = [&](std::string_view ns, std::string_view name) -> const json* {
+    kube::ObjectPtr s = secret(ns, name);
+    if (!s) return nullptr;
+    std::list<json>& into = visiting ? visit_held : held;
+    into.push_back(kube::UnpackObject(*s));
+    return &into.back();
+  };
+  auto source = [&](const logic::BackendVisitor& visit) {
+    for (const kube::ObjectPtr& b : backends) {
+      if (!b) continue;
+      visiting = true;
+      if (kube::IsPackedObject(*b)) {
+        visit(kube::UnpackObject(*b));
+      } else {
+        visit(*b);
+      }
+      visiting = false;
+      visit_held.clear();
+    }
+  };
+  return Build(server, source, lookup);
 }
 
 bool Selected(const json& server, const std::vector<std::string>& only) {

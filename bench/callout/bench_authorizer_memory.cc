@@ -17,17 +17,35 @@
 // change logs nothing, so a running process cannot say when it has all N)
 // one more installation is created and authenticated through the server
 // (the decision works, and every binary rebuilt once after a change), and
+// after --settle-ms (the later writes may still wake a rebuild)
 // VmRSS and VmHWM are read from /proc. The processes are stopped before the
 // next step.
 //
 //   bench_authorizer_memory --kubeconfig PATH [--steps 1000,5000,10000]
-//                           [--binaries PATH,PATH] [--threads 8]
+//                           [--binaries ENTRY,ENTRY] [--threads 8] [--namespace NS]
+//                           [--settle-ms 3000]
+//
+// --binaries: comma-separated entries, each run side by side. An entry is
+// words separated by spaces: leading NAME=VALUE words are added to that
+// binary's environment, the rest is its command, e.g.
+//   --binaries "build/bin/switchboard-authorizer,MALLOC_ARENA_MAX=2
+//   build/bin/switchboard-authorizer"
+// (the authorizer's flags are appended); entries are separated by ';'
+// instead when the list contains one (MALLOC_CONF values have commas). Default: this build's
+// switchboard-authorizer.
+// --namespace: use (and keep) that namespace; when it exists, the
+// installations already in it count (b0 ... b<n-1>) and only the missing
+// ones are created, so a second run at 10,000 does not write 40,000 objects
+// again (the NatsServer's URL and callout Secret are rewritten for this
+// run's nats-server). Default: a new namespace, deleted at the end.
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -40,6 +58,7 @@
 #include "switchboard/operator_logic/callout.h"
 #include "switchboard/operator_logic/credentials.h"
 #include "switchboard/operator_logic/env.h"
+#include "switchboard/operator_logic/objects.h"
 #include "switchboard/operator_logic/secrets.h"
 #include "switchboard/testing/nats_cluster.h"
 #include "switchboard/testing/net.h"
@@ -60,10 +79,10 @@ namespace {
 using bench::SelfDir;
 using bench::ToolsBin;
 
-std::vector<std::string> Split(const std::string& s) {
+std::vector<std::string> Split(const std::string& s, char sep = ',') {
   std::vector<std::string> out;
   std::stringstream in(s);
-  for (std::string part; std::getline(in, part, ',');) {
+  for (std::string part; std::getline(in, part, sep);) {
     if (!part.empty()) out.push_back(part);
   }
   return out;
@@ -78,6 +97,28 @@ double Seconds(Clock::time_point since) {
 const std::string& Hash() {
   static const std::string h = *logic::BcryptHash("x", 4);
   return h;
+}
+
+// One --binaries entry: leading NAME=VALUE words are environment, the rest
+// the command.
+struct Binary {
+  std::string label;
+  std::map<std::string, std::string> env;
+  std::vector<std::string> command;
+};
+
+Binary ParseBinary(const std::string& entry) {
+  Binary b{entry, {}, {}};
+  std::stringstream in(entry);
+  for (std::string word; in >> word;) {
+    const size_t eq = word.find('=');
+    if (b.command.empty() && eq != std::string::npos && eq > 0 && word.find('/') > eq) {
+      b.env[word.substr(0, eq)] = word.substr(eq + 1);
+    } else {
+      b.command.push_back(word);
+    }
+  }
+  return b;
 }
 
 std::string User(const std::string& ns, int i) { return ns + "-b" + std::to_string(i); }
@@ -135,6 +176,20 @@ bool CreateInstallation(kube::Client& c, const std::string& ns, const std::strin
   return c.UpdateStatus(kube::resources::PubSubBackend(), s).ok();
 }
 
+// Credentials Secrets in `ns`: the installations a Directory holds.
+int CountCredentials(kube::Client& c, const std::string& ns) {
+  kube::ListOptions lo;
+  lo.label_selector =
+      std::string(logic::kManagedByLabel) + "=" + std::string(logic::kManagedByValue);
+  auto listed = c.ListAll(kube::resources::Secret(), ns, lo);
+  if (!listed.ok()) return -1;
+  int n = 0;
+  for (const json& s : (*listed)["items"]) {
+    n += s["metadata"].value("name", "").ends_with("-nats-credentials") ? 1 : 0;
+  }
+  return n;
+}
+
 // Creates installations [from, to) from `threads` threads; the failures.
 int CreateRange(kube::Client& c, const std::string& ns, const std::string& url, int from, int to,
                 int threads) {
@@ -157,16 +212,37 @@ int main(int argc, char** argv) {
   std::string kubeconfig;
   std::vector<int> steps = {1000, 5000, 10000};
   std::vector<std::string> binaries;
+  std::string reuse_ns;
   int threads = 8;
+  int settle_ms = 3000;
+  for (int i = 1; i < argc; i++) {
+    if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
+      std::printf(
+          "bench_authorizer_memory --kubeconfig PATH [--steps 1000,5000,10000]\n"
+          "    [--binaries ENTRY,ENTRY] [--threads 8] [--namespace NS]\n"
+          "--binaries: entries run side by side; an entry is [NAME=VALUE ...] COMMAND [ARGS]\n"
+          "  (environment words first), e.g. \"MALLOC_ARENA_MAX=2 "
+          "build/bin/switchboard-authorizer\";\n"
+          "  default: the switchboard-authorizer beside this binary\n"
+          "--namespace: use and keep NS; installations already there are not created again\n"
+          "--settle-ms: wait after the connects before reading VmRSS (default 3000)\n");
+      return 0;
+    }
+  }
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
-    if (a == "--kubeconfig") {
+    if (a == "--namespace") {
+      reuse_ns = v;
+    } else if (a == "--kubeconfig") {
       kubeconfig = v;
     } else if (a == "--steps") {
       steps.clear();
       for (const auto& s : Split(v)) steps.push_back(std::atoi(s.c_str()));
     } else if (a == "--binaries") {
-      binaries = Split(v);
+      // ';' separates entries when an entry needs commas (MALLOC_CONF).
+      binaries = Split(v, v.find(';') != std::string::npos ? ';' : ',');
+    } else if (a == "--settle-ms") {
+      settle_ms = std::atoi(v.c_str());
     } else if (a == "--threads") {
       threads = std::atoi(v.c_str());
     } else {
@@ -190,12 +266,26 @@ int main(int argc, char** argv) {
   auto made = kube::Client::New(*config);
   if (!made.ok()) return 1;
   kube::Client& c = **made;
-  const std::string ns = "bench-memory-" + std::to_string(getpid());
-  if (!c.Create(kube::resources::Namespace(),
+  const std::string ns = reuse_ns.empty() ? "bench-memory-" + std::to_string(getpid()) : reuse_ns;
+  const bool reused = !reuse_ns.empty() && c.Get(kube::resources::Namespace(), "", ns).ok();
+  if (!reused &&
+      !c.Create(kube::resources::Namespace(),
                 {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}})
            .ok()) {
     std::fprintf(stderr, "namespace %s could not be created\n", ns.c_str());
     return 1;
+  }
+  int have = 0;
+  if (reused) {
+    auto listed = c.ListAll(kube::resources::PubSubBackend(), ns);
+    if (!listed.ok()) return 1;
+    // The next index: backends are named b0 ... in creation order (one
+    // whose later writes failed still holds its name).
+    for (const json& b : (*listed)["items"]) {
+      const std::string name = b["metadata"].value("name", "");
+      if (name.size() > 1) have = std::max(have, std::atoi(name.c_str() + 1) + 1);
+    }
+    std::printf("namespace %s: backends up to b%d already there\n", ns.c_str(), have - 1);
   }
 
   // The NatsServer, its callout Secret and a server on the static config.
@@ -213,54 +303,72 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "nats-server: %s\n", cluster.error().c_str());
     return 1;
   }
-  auto server =
-      c.Create(kube::resources::NatsServer(),
-               {{"apiVersion", "pubsub.switchboard.dev/v1alpha1"},
-                {"kind", "NatsServer"},
-                {"metadata", {{"name", "bench"}, {"namespace", ns}}},
-                {"spec", {{"url", cluster.urls()}, {"provisioning", {{"mode", "AuthCallout"}}}}}});
+  const json server_object = {
+      {"apiVersion", "pubsub.switchboard.dev/v1alpha1"},
+      {"kind", "NatsServer"},
+      {"metadata", {{"name", "bench"}, {"namespace", ns}}},
+      {"spec", {{"url", cluster.urls()}, {"provisioning", {{"mode", "AuthCallout"}}}}}};
+  auto server = c.Get(kube::resources::NatsServer(), ns, "bench");
+  if (server.ok()) {
+    json updated = *server;
+    updated["spec"] = server_object["spec"];
+    server = c.Update(kube::resources::NatsServer(), updated);
+  } else {
+    server = c.Create(kube::resources::NatsServer(), server_object);
+  }
   if (!server.ok()) return 1;
   const logic::OwnerObject server_owner{ns, "bench", (*server)["metadata"].value("uid", "")};
-  if (!c.Create(
-            kube::resources::Secret(),
-            logic::CalloutSecret(server_owner, switchboard::api::DefaultCalloutSecretName("bench"),
-                                 logic::EncodeCalloutKeys(plan->keys)))
-           .ok()) {
+  const std::string callout_name = switchboard::api::DefaultCalloutSecretName("bench");
+  json callout =
+      logic::CalloutSecret(server_owner, callout_name, logic::EncodeCalloutKeys(plan->keys));
+  if (auto old = c.Get(kube::resources::Secret(), ns, callout_name); old.ok()) {
+    callout["metadata"]["resourceVersion"] = (*old)["metadata"]["resourceVersion"];
+    if (!c.Update(kube::resources::Secret(), callout).ok()) return 1;
+  } else if (!c.Create(kube::resources::Secret(), callout).ok()) {
     return 1;
   }
 
   testing::TempDir dir;
-  int have = 0;
   for (int n : steps) {
     const auto start = Clock::now();
     const int failed = CreateRange(c, ns, cluster.urls(), have, n, threads);
-    std::printf("step %d: created %d installations in %.1f s (%d failed writes)\n", n, n - have,
-                Seconds(start), failed);
+    std::printf("step %d: created %d installations in %.1f s (%d failed writes)\n", n,
+                std::max(0, n - have), Seconds(start), failed);
     std::fflush(stdout);
-    have = n;
+    have = std::max(have, n);
     struct Running {
       std::string binary, log;
       testing::Process proc;
     };
     std::vector<Running> running;
     for (size_t k = 0; k < binaries.size(); k++) {
-      Running r{binaries[k],
+      const Binary b = ParseBinary(binaries[k]);
+      Running r{b.label,
                 dir.path() + "/authorizer-" + std::to_string(n) + "-" + std::to_string(k) + ".log",
                 {}};
-      r.proc = testing::Process(
-          {{binaries[k], "--kubeconfig", kubeconfig, "--namespaces", ns, "--servers", ns + "/bench",
-            "--health-addr", "0", "--metrics-addr", "0"},
-           {},
-           {},
-           r.log,
-           ""});
+      std::vector<std::string> argv = b.command;
+      for (const char* a :
+           {"--kubeconfig", kubeconfig.c_str(), "--namespaces", ns.c_str(), "--servers"}) {
+        argv.emplace_back(a);
+      }
+      for (const std::string& a : {ns + "/bench", std::string("--health-addr"), std::string("0"),
+                                   std::string("--metrics-addr"), std::string("0")}) {
+        argv.push_back(a);
+      }
+      r.proc = testing::Process({argv, b.env, {}, r.log, ""});
       running.push_back(std::move(r));
     }
-    const std::string serving = "\"installations\":" + std::to_string(n);
+    // The Directory holds every backend with its credentials Secret; a
+    // write that failed under load may have left one without.
+    const int installed = CountCredentials(c, ns);
+    const std::string serving = "\"installations\":" + std::to_string(installed);
     for (auto& r : running) {
       const bool up = testing::WaitFor(
-          [&] { return testing::ReadFile(r.log).find(serving) != std::string::npos; }, 300s, 200ms);
-      if (!up) {
+          [&] {
+            return !r.proc.running() || testing::ReadFile(r.log).find(serving) != std::string::npos;
+          },
+          300s, 200ms);
+      if (!up || !r.proc.running()) {
         std::fprintf(stderr, "%s never logged %s; its log: %s\n", r.binary.c_str(), serving.c_str(),
                      r.log.c_str());
         return 1;
@@ -268,8 +376,13 @@ int main(int argc, char** argv) {
     }
     // One more installation: every process rebuilds after a change, and its
     // credentials authenticate through the server (a callout decision).
-    const int extra = have++;
-    const bool created = CreateInstallation(c, ns, cluster.urls(), extra);
+    // One retry under a new name when a write failed (a loaded API server).
+    int extra = have++;
+    bool created = CreateInstallation(c, ns, cluster.urls(), extra);
+    if (!created) {
+      extra = have++;
+      created = CreateInstallation(c, ns, cluster.urls(), extra);
+    }
     std::vector<bench::StormTarget> target(
         4,
         {.ports = {cluster.client_port(0)}, .user = User(ns, extra), .password = Password(extra)});
@@ -279,15 +392,19 @@ int main(int argc, char** argv) {
         "step %d: installation %d created %s, %d of 4 connects authenticated (%d refusals%s%s)\n",
         n, extra, created ? "ok" : "FAILED", up.up, up.auth_refusals,
         up.first_refusal.empty() ? "" : ": ", up.first_refusal.c_str());
+    // The writes after the credentials Secret (the env Secret, the status)
+    // may still wake a rebuild; read the steady state after it.
+    std::this_thread::sleep_for(std::chrono::milliseconds(settle_ms));
     for (auto& r : running) {
-      std::printf("step %d: %s: VmRSS %.1f MiB, VmHWM %.1f MiB\n", n, r.binary.c_str(),
+      std::printf("step %d (%d installations): %s: VmRSS %.1f MiB, VmHWM %.1f MiB\n", n,
+                  installed + (created ? 1 : 0), r.binary.c_str(),
                   bench::ProcessStatusKb(r.proc.pid(), "VmRSS") / 1024.0,
                   bench::ProcessStatusKb(r.proc.pid(), "VmHWM") / 1024.0);
     }
     std::fflush(stdout);
     for (auto& r : running) r.proc.Stop();
   }
-  if (!c.Delete(kube::resources::Namespace(), "", ns).ok()) {
+  if (reuse_ns.empty() && !c.Delete(kube::resources::Namespace(), "", ns).ok()) {
     std::fprintf(stderr, "namespace %s was not deleted\n", ns.c_str());
   }
   return 0;

@@ -1,5 +1,7 @@
 #include "switchboard/kube/client.h"
 
+#include "switchboard/kube/field_mask.h"
+
 namespace switchboard::kube {
 
 Result<std::unique_ptr<Client>> Client::New(const Config& config) {
@@ -17,7 +19,8 @@ void Client::SetWarningHandler(std::function<void(const std::string&)> handler) 
   warning_handler_ = std::move(handler);
 }
 
-Result<json> Client::Do(const HttpRequest& req, const CallOptions& call) {
+Result<json> Client::Do(const HttpRequest& req, const CallOptions& call,
+                        const FieldMask* keep_items) {
   auto timeout = call.timeout.count() > 0 ? call.timeout : config_.timeout;
   auto res = transport_->Send(req, timeout);
   if (!res.ok()) return res.status();
@@ -28,7 +31,8 @@ Result<json> Client::Do(const HttpRequest& req, const CallOptions& call) {
   Status s = StatusFromResponse(res->status, res->body);
   if (!s.ok()) return s;
   if (res->body.empty()) return json(nullptr);
-  json body = json::parse(res->body, nullptr, /*allow_exceptions=*/false);
+  json body = keep_items != nullptr ? ParseMasked(res->body, *keep_items, "items")
+                                    : json::parse(res->body, nullptr, /*allow_exceptions=*/false);
   if (body.is_discarded()) {
     return Status::Internal(req.method + " " + req.path + ": response is not JSON");
   }
@@ -49,7 +53,7 @@ Result<json> Client::GetSubresource(const ResourceRef& r, std::string_view ns,
 
 Result<json> Client::List(const ResourceRef& r, std::string_view ns, const ListOptions& opts,
                           const CallOptions& call) {
-  return Do(request::List(r, ns, opts), call);
+  return Do(request::List(r, ns, opts), call, opts.keep);
 }
 
 Result<json> Client::ListAll(const ResourceRef& r, std::string_view ns, ListOptions opts,
@@ -164,7 +168,7 @@ Status Client::Watch(const ResourceRef& r, std::string_view ns, const WatchOptio
       request::Watch(r, ns, opts),
       [&](std::string_view chunk) {
         return decoder.Feed(chunk, [&](std::string_view line) {
-          auto ev = ParseWatchEvent(line);
+          auto ev = ParseWatchEvent(line, opts.keep);
           if (!ev.ok()) {
             parse_error = ev.status();
             return false;

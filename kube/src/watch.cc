@@ -1,5 +1,6 @@
 #include "switchboard/kube/watch.h"
 
+#include "switchboard/kube/field_mask.h"
 #include "switchboard/kube/request.h"
 
 namespace switchboard::kube {
@@ -20,8 +21,9 @@ std::string_view WatchEventTypeName(WatchEventType t) {
   return "UNKNOWN";
 }
 
-Result<WatchEvent> ParseWatchEvent(std::string_view line) {
-  json j = json::parse(line, nullptr, /*allow_exceptions=*/false);
+Result<WatchEvent> ParseWatchEvent(std::string_view line, const FieldMask* keep) {
+  json j = keep != nullptr ? ParseMasked(line, *keep, "object")
+                           : json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object() || !j.contains("type") || !j["type"].is_string()) {
     return Status::Internal("watch: malformed event line: " + std::string(line.substr(0, 200)));
   }

@@ -4,6 +4,7 @@
 #include <random>
 
 #include "switchboard/common/log.h"
+#include "switchboard/kube/packed_object.h"
 
 namespace switchboard::kube {
 
@@ -86,6 +87,7 @@ void Watcher::Shape(json& object) const {
   if (!object.is_object()) return;
   if (opts_.trim_bookkeeping) TrimBookkeeping(object);
   if (opts_.transform) opts_.transform(object);
+  if (opts_.pack) object = PackObject(object);
 }
 
 void Watcher::Emit(WatcherEvent& ev) {
@@ -143,6 +145,7 @@ void Watcher::Run() {
         lo.label_selector = opts_.label_selector;
         lo.field_selector = opts_.field_selector;
         lo.limit = opts_.page_size;
+        if (!opts_.parse_keep.keeps_everything()) lo.keep = &opts_.parse_keep;
         CallOptions co;
         co.timeout = opts_.list_timeout;
         // Each item is shaped as its page arrives, so a relist never holds
@@ -175,6 +178,7 @@ void Watcher::Run() {
         wo.label_selector = opts_.label_selector;
         wo.field_selector = opts_.field_selector;
         wo.allow_watch_bookmarks = true;
+        if (!opts_.parse_keep.keeps_everything()) wo.keep = &opts_.parse_keep;
         // Spread watch ends over [t, 1.5t) so many watchers do not all
         // reconnect at once (client-go does the same).
         if (opts_.watch_timeout_seconds > 0) {
@@ -253,13 +257,13 @@ done : {
 
 Informer::Informer(Client* client, ResourceRef resource, std::string ns, WatcherOptions opts)
     : watcher_(client, std::move(resource), std::move(ns), std::move(opts),
-               [this](const WatcherEvent& ev) {
+               [this](WatcherEvent& ev) {
                  switch (ev.type) {
                    case WatcherEvent::Type::kRestarted:
-                     store_.Replace(ev.objects);
+                     store_.Replace(std::move(ev.objects));
                      break;
                    case WatcherEvent::Type::kApplied:
-                     store_.Upsert(ev.object);
+                     store_.Upsert(std::move(ev.object));
                      break;
                    case WatcherEvent::Type::kDeleted:
                      store_.Remove(ev.object);

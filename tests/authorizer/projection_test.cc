@@ -16,6 +16,7 @@
 #include "switchboard/authorizer/served.h"
 #include "switchboard/common/base64.h"
 #include "switchboard/kube/cache_shapes.h"
+#include "switchboard/kube/packed_object.h"
 #include "switchboard/natsauth/nkey.h"
 #include "switchboard/operator_logic/callout.h"
 #include "switchboard/operator_logic/cluster_render.h"
@@ -173,11 +174,42 @@ std::string Build(const World& w) {
   return Describe(BuildServedServer(w.server, backends, lookup));
 }
 
+// As the authorizer's caches keep them: projected, then packed
+// (kube::PackObject, WatcherOptions::pack), read through
+// BuildServedServerFromCache, which unpacks one backend at a time.
+std::string BuildFromPackedCache(const World& projected) {
+  std::vector<kube::ObjectPtr> backends;
+  for (const auto& b : projected.backends) {
+    backends.push_back(std::make_shared<const json>(kube::PackObject(b)));
+  }
+  std::map<std::string, kube::ObjectPtr> secrets;
+  for (const auto& [key, s] : projected.secrets) {
+    secrets[key] = std::make_shared<const json>(kube::PackObject(s));
+  }
+  auto lookup = [&](std::string_view ns, std::string_view name) -> kube::ObjectPtr {
+    auto it = secrets.find(std::string(ns) + "/" + std::string(name));
+    return it == secrets.end() ? nullptr : it->second;
+  };
+  return Describe(BuildServedServerFromCache(projected.server, backends, lookup));
+}
+
 World Projected(World w) {
   ProjectServer(w.server);
   for (auto& b : w.backends) ProjectBackend(b);
   for (auto& [key, s] : w.secrets) ProjectSecret(s);
   return w;
+}
+
+// Parsed as a watcher with parse_keep parses it (the text as the API
+// server sends it, only the masked members), then projected.
+World MaskedThenProjected(World w) {
+  auto masked = [](json& obj, const kube::FieldMask& mask) {
+    obj = kube::ParseMasked(obj.dump(), mask);
+  };
+  masked(w.server, ServerFields());
+  for (auto& b : w.backends) masked(b, BackendFields());
+  for (auto& [key, s] : w.secrets) masked(s, SecretFields());
+  return Projected(w);
 }
 
 logic::Time At(int s) { return logic::Time(std::chrono::seconds(1'800'000'000 + s)); }
@@ -291,6 +323,14 @@ TEST(ProjectionTest, TheServedServerIsTheSameFromProjectedObjects) {
     const std::string from_full = Build(full);
     EXPECT_THAT(from_full, HasSubstr(c.expect));
     EXPECT_EQ(Build(Projected(full)), from_full);
+    EXPECT_EQ(BuildFromPackedCache(Projected(full)), from_full);
+    // The projection of a masked parse is the projection of the whole
+    // object, object by object (not only what the served server shows).
+    const World projected = Projected(full), masked = MaskedThenProjected(full);
+    EXPECT_EQ(masked.server, projected.server);
+    EXPECT_EQ(masked.backends, projected.backends);
+    EXPECT_EQ(masked.secrets, projected.secrets);
+    EXPECT_EQ(Build(masked), from_full);
     // The operator's cache shape, which the decisions were written for,
     // reads the same too.
     World compact = full;

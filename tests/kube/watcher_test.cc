@@ -10,6 +10,7 @@
 #include <deque>
 #include <mutex>
 
+#include "switchboard/kube/packed_object.h"
 #include "switchboard/testing/wait.h"
 
 namespace switchboard::kube {
@@ -167,6 +168,45 @@ TEST(Watcher, TransformShapesWhatTheStoreHolds) {
   EXPECT_FALSE(listed_whole.load()) << "the listed object reached the store untransformed";
   EXPECT_EQ((*inf.store().Get("ns/a"))["data"], (json{{"keep", "2"}}));
   EXPECT_EQ(inf.watcher().lists(), 1);
+  inf.Stop();
+}
+
+// pack: the store holds what the transform left, packed, for listed and
+// watched objects alike (and a watched deletion removes by the same key).
+TEST(Watcher, PackKeepsTheTransformedObjectPacked) {
+  Harness h;
+  json big = Cm("a", "5");
+  big["data"] = {{"keep", "1"}, {"drop", "x"}};
+  json other = Cm("b", "6");
+  h.transport->lists.push_back(HttpResponse{200, ListBody({big, other}, "10"), {}});
+  json changed = Cm("a", "11");
+  changed["data"] = {{"keep", "2"}, {"drop", "y"}};
+  h.transport->streams.push_back(
+      {Line("MODIFIED", changed) + Line("DELETED", Cm("b", "12")), true});
+  WatcherOptions o = FastOptions();
+  o.transform = [](json& obj) {
+    if (obj.contains("data")) obj["data"].erase("drop");
+  };
+  o.pack = true;
+  Informer inf(h.client.get(), resources::ConfigMap(), "ns", o);
+  std::atomic<int> listed_packed{0};
+  inf.store().AddEventHandler(
+      {[&](const ObjectPtr& obj) { listed_packed += IsPackedObject(*obj) ? 1 : 0; }, {}, {}});
+  inf.Start();
+  ASSERT_TRUE(WaitFor(
+      [&] {
+        auto a = inf.store().Get("ns/a");
+        return a && CachedVersionOf(*a) == "11" && !inf.store().Get("ns/b");
+      },
+      5s));
+  EXPECT_EQ(listed_packed.load(), 2);
+  const ObjectPtr a = inf.store().Get("ns/a");
+  ASSERT_TRUE(IsPackedObject(*a));
+  json expect = changed;
+  expect["data"].erase("drop");
+  expect["apiVersion"] = "v1";
+  expect["kind"] = "ConfigMap";
+  EXPECT_EQ(UnpackObject(*a), expect);
   inf.Stop();
 }
 

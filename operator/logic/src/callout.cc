@@ -364,6 +364,11 @@ Result<std::string> RenderCalloutConfig(const CalloutConfigInput& in) {
 Result<Directory> CollectDirectory(const nlohmann::json& server,
                                    const std::vector<const nlohmann::json*>& backends,
                                    const SecretLookup& secret) {
+  return CollectDirectory(server, BackendsOf(backends), secret);
+}
+
+Result<Directory> CollectDirectory(const nlohmann::json& server, const BackendSource& backends,
+                                   const SecretLookup& secret) {
   api::NatsServerView sv(server);
   Directory dir;
   dir.server_ns = sv.ns();

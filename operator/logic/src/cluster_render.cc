@@ -13,55 +13,63 @@ namespace switchboard::operator_logic {
 namespace internal {
 
 std::vector<SelectedBackend> SelectBackends(const api::NatsServerView& sv,
-                                            const std::vector<const nlohmann::json*>& backends,
+                                            const BackendSource& backends,
                                             const SecretLookup& secret,
                                             std::vector<std::string>& skipped) {
   const api::ObjectKey server_key = sv.key();
   std::vector<SelectedBackend> selected;
-  for (const nlohmann::json* b : backends) {
-    if (b == nullptr) continue;
+  backends([&](const nlohmann::json& backend) {
+    const nlohmann::json* b = &backend;
     api::BackendView bv(*b);
-    if (bv.bound_server() != server_key) continue;
+    if (bv.bound_server() != server_key) return;
     const std::string key = bv.key().ToString();
     if (api::IsDeleting(*b)) {
       skipped.push_back(key + ": being deleted");
-      continue;
+      return;
     }
     if (!sv.AllowsNamespace(bv.ns())) {
       skipped.push_back(key + ": namespace not admitted by spec.allowedNamespaces");
-      continue;
+      return;
     }
     const std::string secret_name = api::DefaultCredentialsSecretName(bv.name());
     const nlohmann::json* s = secret(bv.ns(), secret_name);
     if (s == nullptr) {
       skipped.push_back(key + ": no credentials Secret yet");
-      continue;
+      return;
     }
     if (CheckOwnership(*s, api::UidOf(*b)) != Ownership::kOwned) {
       skipped.push_back(key + ": Secret " + secret_name + " is not owned by it");
-      continue;
+      return;
     }
     if (api::HasAnnotation(*s, kSecretConflictAnnotation)) {
       skipped.push_back(key + ": SecretConflict");
-      continue;
+      return;
     }
     auto data = DecodeSecretData(*s);
     if (!data.ok()) {
       skipped.push_back(key + ": " + data.status().message());
-      continue;
+      return;
     }
     auto state = DecodeState(*data);
     if (!state.ok()) {
       skipped.push_back(key + ": " + state.status().message());
-      continue;
+      return;
     }
     selected.push_back({bv.ns(), bv.name(), bv.subject_prefix(), api::CreationTimeOf(*b),
                         std::move(state).value()});
-  }
+  });
   return selected;
 }
 
 }  // namespace internal
+
+BackendSource BackendsOf(const std::vector<const nlohmann::json*>& backends) {
+  return [&backends](const BackendVisitor& visit) {
+    for (const nlohmann::json* b : backends) {
+      if (b != nullptr) visit(*b);
+    }
+  };
+}
 
 Result<ClusterRenderInput> CollectInstallations(const nlohmann::json& server,
                                                 const std::vector<const nlohmann::json*>& backends,
@@ -80,7 +88,8 @@ Result<ClusterRenderInput> CollectInstallations(const nlohmann::json& server,
   if (!isolation.ok()) return isolation.status();
   out.input.isolation = *isolation;
 
-  for (internal::SelectedBackend& b : internal::SelectBackends(sv, backends, secret, out.skipped)) {
+  for (internal::SelectedBackend& b :
+       internal::SelectBackends(sv, BackendsOf(backends), secret, out.skipped)) {
     Installation inst;
     inst.ns = std::move(b.ns);
     inst.name = std::move(b.name);

@@ -26,7 +26,7 @@ struct SelectedBackend {
 // credentials Secret that decodes and is not marked SecretConflict. Every
 // other backend bound to it gets a line in `skipped`.
 std::vector<SelectedBackend> SelectBackends(const api::NatsServerView& server,
-                                            const std::vector<const nlohmann::json*>& backends,
+                                            const BackendSource& backends,
                                             const SecretLookup& secret,
                                             std::vector<std::string>& skipped);
 

@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "switchboard/kube/field_mask.h"
+
 namespace switchboard::authorizer {
 
 // A PubSubBackend: metadata.{name, namespace, uid, resourceVersion,
@@ -39,5 +41,14 @@ void ProjectServer(nlohmann::json& server);
 // DecodeSecretData refuses the projected Secret as it refuses the full one.
 // An env or config Secret keeps only its name.
 void ProjectSecret(nlohmann::json& secret);
+
+// What the watchers parse of each object at all (kube::WatcherOptions::
+// parse_keep), so that the API's whole object is never built: what the
+// projection above keeps, and a Secret's whole data (ProjectSecret reads
+// each value to decide). ProjectionTest requires the projection of a
+// masked parse to be the projection of the whole object.
+kube::FieldMask BackendFields();
+kube::FieldMask ServerFields();
+kube::FieldMask SecretFields();
 
 }  // namespace switchboard::authorizer

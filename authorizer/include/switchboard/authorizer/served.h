@@ -6,6 +6,7 @@
 // the request path reads whichever snapshot it took.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "switchboard/common/status.h"
+#include "switchboard/kube/store.h"
 #include "switchboard/natsauth/nkey.h"
 #include "switchboard/operator_logic/callout.h"
 #include "switchboard/operator_logic/cluster_render.h"
@@ -48,6 +50,15 @@ struct ServedServer {
 Result<ServedServer> BuildServedServer(const nlohmann::json& server,
                                        const std::vector<const nlohmann::json*>& backends,
                                        const operator_logic::SecretLookup& secret);
+
+// The same from the caches as the authorizer keeps them: backends and
+// Secrets packed (kube::PackObject) or not, each unpacked only while its
+// backend is visited (operator_logic::BackendSource), so a rebuild never
+// holds more than one backend and its Secret unpacked.
+using CachedSecret = std::function<kube::ObjectPtr(std::string_view ns, std::string_view name)>;
+Result<ServedServer> BuildServedServerFromCache(const nlohmann::json& server,
+                                                const std::vector<kube::ObjectPtr>& backends,
+                                                const CachedSecret& secret);
 
 // Whether the authorizer serves `server`: in AuthCallout mode and, when
 // `only` is not empty, named there as "ns/name".

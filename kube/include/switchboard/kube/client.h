@@ -107,7 +107,9 @@ class Client {
   Result<json> Raw(const HttpRequest& req, const CallOptions& call = {});
 
  private:
-  Result<json> Do(const HttpRequest& req, const CallOptions& call);
+  // `keep_items`: parse each of a List's items keeping only those members.
+  Result<json> Do(const HttpRequest& req, const CallOptions& call,
+                  const FieldMask* keep_items = nullptr);
 
   Config config_;
   std::unique_ptr<Transport> transport_;

@@ -9,6 +9,8 @@
 
 namespace switchboard::kube {
 
+class FieldMask;  // field_mask.h
+
 // Every call: deadline and where to put admission warnings.
 struct CallOptions {
   // Whole-request deadline; zero means the Config's default timeout.
@@ -24,6 +26,9 @@ struct ListOptions {
   int64_t limit = 0;             // page size; 0: everything in one response
   std::string continue_token;    // from the previous page's metadata.continue
   std::string resource_version;  // "" (most recent, quorum read) or "0" (any, from cache)
+  // Not sent: when set, each item of a page is parsed keeping only these
+  // members (ParseMasked); must outlive the call.
+  const FieldMask* keep = nullptr;
 };
 
 struct WatchOptions {
@@ -34,6 +39,9 @@ struct WatchOptions {
   // Server-side end of the watch (the server closes the stream after it);
   // 0: server default. The client's read timeout is derived from it.
   int64_t timeout_seconds = 290;
+  // Not sent: when set, each event's object is parsed keeping only these
+  // members (ParseMasked); must outlive the call.
+  const FieldMask* keep = nullptr;
 };
 
 // Create / Update / UpdateStatus.

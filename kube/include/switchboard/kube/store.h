@@ -1,6 +1,8 @@
 // A thread-safe cache of objects keyed "namespace/name", fed by one writer
 // (a Watcher) and read by many. Objects are immutable shared snapshots, so a
-// reader's copy stays valid while the cache moves on.
+// reader's copy stays valid while the cache moves on. They may be packed
+// (packed_object.h, WatcherOptions::pack): the store keys them alike, and
+// hands them out (and to its handlers) as they are, packed.
 #pragma once
 
 #include <chrono>

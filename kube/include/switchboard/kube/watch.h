@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "switchboard/common/status.h"
+#include "switchboard/kube/options.h"
 #include "switchboard/kube/resource.h"
 
 namespace switchboard::kube {
@@ -22,7 +23,8 @@ struct WatchEvent {
 };
 
 // Parses one line of a watch stream: {"type":"ADDED","object":{...}}.
-Result<WatchEvent> ParseWatchEvent(std::string_view line);
+// With `keep`, the object is parsed keeping only those members.
+Result<WatchEvent> ParseWatchEvent(std::string_view line, const FieldMask* keep = nullptr);
 
 // Splits a byte stream into lines across chunk boundaries.
 class WatchLineDecoder {

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "switchboard/kube/client.h"
+#include "switchboard/kube/field_mask.h"
 #include "switchboard/kube/store.h"
 
 namespace switchboard::kube {
@@ -60,16 +61,30 @@ struct WatcherOptions {
   // metadata.name, .namespace and .resourceVersion (the store's key and
   // change detection). Runs on the watcher's thread; empty: none.
   std::function<void(json&)> transform;
+  // After the transform, replace each object by its packed form
+  // (packed_object.h): handlers and the store see packed objects and
+  // unpack what they read (UnpackObject). For a large cache that is read
+  // rarely: it holds a byte string per object instead of a std::map node
+  // per member.
+  bool pack = false;
+  // Parse-time: of each listed or watched object only these members are
+  // parsed at all (field_mask.h), before the trim and the transform, so the
+  // API's whole object never exists in memory. The transform must give
+  // the same result on the masked object: keep at least what it keeps
+  // and what it reads to decide. Default: everything.
+  FieldMask parse_keep;
 };
 
 class Watcher {
  public:
-  using Handler = std::function<void(const WatcherEvent&)>;
+  using Handler = std::function<void(WatcherEvent&)>;
 
   // `client` must outlive the watcher. `ns` empty: all namespaces.
   // `handler` runs on the watcher's thread, one event at a time, in order;
-  // keep it short (update a cache, enqueue keys). Exceptions it throws are
-  // logged and swallowed.
+  // keep it short (update a cache, enqueue keys). It may move the objects
+  // out of the event (the watcher drops the event after it): a cache that
+  // copied them would hold every listed object twice for a moment. Exceptions
+  // it throws are logged and swallowed.
   Watcher(Client* client, ResourceRef resource, std::string ns, WatcherOptions opts,
           Handler handler);
   ~Watcher();  // Stop()
@@ -87,7 +102,7 @@ class Watcher {
  private:
   void Run();
   bool Sleep(std::chrono::milliseconds d);  // false when stopping
-  void Shape(json& object) const;           // trim_bookkeeping, then transform, in place
+  void Shape(json& object) const;           // trim_bookkeeping, transform, pack, in place
   void Emit(WatcherEvent& ev);              // shapes a watched object, then calls the handler
 
   Client* client_;

@@ -157,6 +157,9 @@ struct Directory {
 Result<Directory> CollectDirectory(const nlohmann::json& server,
                                    const std::vector<const nlohmann::json*>& backends,
                                    const SecretLookup& secret);
+// The same from backends visited one at a time (BackendSource).
+Result<Directory> CollectDirectory(const nlohmann::json& server, const BackendSource& backends,
+                                   const SecretLookup& secret);
 
 enum class Denial { kNone, kUnknownUser, kWrongPassword, kPasswordRetired, kNoCredentials };
 std::string_view DenialReason(Denial denial);  // "UnknownUser", ...: metric label

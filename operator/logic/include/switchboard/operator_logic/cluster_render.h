@@ -39,6 +39,16 @@ inline constexpr std::string_view kSecretConflictAnnotation =
 using SecretLookup =
     std::function<const nlohmann::json*(std::string_view ns, std::string_view name)>;
 
+// The backends one at a time, for a cache that does not keep them as JSON
+// objects (the authorizer's packed caches): calls `visit` once per
+// backend, with an object valid during that call. While a backend is
+// visited, the decisions use a Secret the SecretLookup returned only until
+// that visit returns, so the lookup may hand out one it unpacked for it.
+using BackendVisitor = std::function<void(const nlohmann::json& backend)>;
+using BackendSource = std::function<void(const BackendVisitor& visit)>;
+// A source over `backends` (nulls skipped).
+BackendSource BackendsOf(const std::vector<const nlohmann::json*>& backends);
+
 struct ClusterRenderInput {
   RenderInput input;
   std::vector<std::string> skipped;  // "<ns>/<name>: why"; never a secret
