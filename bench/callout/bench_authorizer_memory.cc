@@ -99,27 +99,8 @@ const std::string& Hash() {
   return h;
 }
 
-// One --binaries entry: leading NAME=VALUE words are environment, the rest
-// the command.
-struct Binary {
-  std::string label;
-  std::map<std::string, std::string> env;
-  std::vector<std::string> command;
-};
-
-Binary ParseBinary(const std::string& entry) {
-  Binary b{entry, {}, {}};
-  std::stringstream in(entry);
-  for (std::string word; in >> word;) {
-    const size_t eq = word.find('=');
-    if (b.command.empty() && eq != std::string::npos && eq > 0 && word.find('/') > eq) {
-      b.env[word.substr(0, eq)] = word.substr(eq + 1);
-    } else {
-      b.command.push_back(word);
-    }
-  }
-  return b;
-}
+using bench::Binary;
+using bench::ParseBinary;
 
 std::string User(const std::string& ns, int i) { return ns + "-b" + std::to_string(i); }
 std::string Password(int i) { return "bench-password-" + std::to_string(i) + "-0123456789abcdef"; }

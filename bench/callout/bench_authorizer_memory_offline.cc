@@ -58,25 +58,8 @@ std::vector<std::string> Split(const std::string& s, char sep) {
   return out;
 }
 
-struct Binary {
-  std::string label;
-  std::map<std::string, std::string> env;
-  std::vector<std::string> command;
-};
-
-Binary ParseBinary(const std::string& entry) {
-  Binary b{entry, {}, {}};
-  std::stringstream in(entry);
-  for (std::string word; in >> word;) {
-    const size_t eq = word.find('=');
-    if (b.command.empty() && eq != std::string::npos && eq > 0 && word.find('/') > eq) {
-      b.env[word.substr(0, eq)] = word.substr(eq + 1);
-    } else {
-      b.command.push_back(word);
-    }
-  }
-  return b;
-}
+using bench::Binary;
+using bench::ParseBinary;
 
 long StatusKb(pid_t pid, const std::string& field) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/status");

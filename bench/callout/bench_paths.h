@@ -6,7 +6,10 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <map>
+#include <sstream>
 #include <string>
+#include <vector>
 
 namespace switchboard::bench {
 
@@ -20,6 +23,28 @@ inline std::string SelfDir() {
 inline std::string ToolsBin() {
   const char* t = std::getenv("SWITCHBOARD_TOOLS_DIR");
   return std::string(t && *t ? t : SWITCHBOARD_SOURCE_DIR "/.cache/tools") + "/bin";
+}
+
+// One --binaries entry of the memory benches: leading NAME=VALUE words are
+// its environment, the rest the command.
+struct Binary {
+  std::string label;
+  std::map<std::string, std::string> env;
+  std::vector<std::string> command;
+};
+
+inline Binary ParseBinary(const std::string& entry) {
+  Binary b{entry, {}, {}};
+  std::stringstream in(entry);
+  for (std::string word; in >> word;) {
+    const size_t eq = word.find('=');
+    if (b.command.empty() && eq != std::string::npos && eq > 0 && word.find('/') > eq) {
+      b.env[word.substr(0, eq)] = word.substr(eq + 1);
+    } else {
+      b.command.push_back(word);
+    }
+  }
+  return b;
 }
 
 }  // namespace switchboard::bench
