@@ -157,6 +157,33 @@ export_oci() {
 
 have() { bh inspect --type image "$1" >/dev/null 2>&1; }
 
+# need_space DIR MIB WHAT -> dies, naming DIR and what needs it, when the
+# file system of DIR has less than MIB MiB free.
+need_space() {
+  local free
+  free=$(df -Pm "$1" | awk 'NR == 2 { print $4 }')
+  [ -n "$free" ] && [ "$free" -ge "$2" ] && return 0
+  die "$1 has ${free:-an unknown number of} MiB free; $3 needs at least $2 MiB: free some space (df -h $1)"
+}
+
+# bootstrap_base DIR -> DIR/rootfs.tar from mmdebstrap. Its full output goes
+# to DIR/mmdebstrap.log; on failure the log's last lines (apt's own error:
+# a 404, a hash sum mismatch, no space) are printed, where --quiet printed
+# only "apt download failed".
+bootstrap_base() {
+  local dir=$1
+  rm -f "$dir/rootfs.tar"
+  if mmdebstrap --variant=minbase --mode=root --format=tar \
+    --aptopt='Acquire::Retries "3"' bookworm "$dir/rootfs.tar" </dev/null >"$dir/mmdebstrap.log" 2>&1; then
+    return 0
+  fi
+  log "mmdebstrap failed; the last lines of its log:"
+  grep -v '^I: \|^Get:' "$dir/mmdebstrap.log" | tail -n 40 | sed 's/^/  /' >&2
+  df -h "${TMPDIR:-/tmp}" "$dir" | sed 's/^/  /' >&2
+  tail -n 1 "$dir/mmdebstrap.log" >&2
+  return 1
+}
+
 # ---------------------------------------------------------------- bases
 
 # The Dockerfile says FROM debian:bookworm and debian:bookworm-slim; the
@@ -170,11 +197,19 @@ build_bases() {
   log "making debian:bookworm from Debian's packages (mmdebstrap, about 2 min)"
   local tmp c
   tmp=$(mktemp -d "$images/.base.XXXXXX")
+  # A full disk fails mmdebstrap within seconds as "apt download failed",
+  # every attempt alike: say so before trying.
+  need_space "${TMPDIR:-/tmp}" 1024 "mmdebstrap's chroot"
+  need_space "$images" 1024 "the base image's tarball"
+  mkdir -p "$storage"
+  need_space "$storage" 2048 "buildah's storage"
   # apt inside mmdebstrap retries each file itself (the option stays in the
   # bases' apt.conf.d, so the Dockerfile's apt-get does too); retry reruns
-  # the whole bootstrap when that was not enough.
-  retry "images: mmdebstrap bookworm" mmdebstrap --quiet --variant=minbase --mode=root --format=tar \
-    --aptopt='Acquire::Retries "3"' bookworm "$tmp/rootfs.tar" >&2
+  # the whole bootstrap when that was not enough, over about two minutes
+  # (six attempts): a mirror caught mid-sync answers 404s or hash sum
+  # mismatches for longer than the default half minute.
+  SWITCHBOARD_RETRY_ATTEMPTS=${SWITCHBOARD_RETRY_ATTEMPTS:-6} \
+    retry "images: mmdebstrap bookworm" bootstrap_base "$tmp"
   c=$(bh from scratch)
   bh add "$c" "$tmp/rootfs.tar" / >/dev/null
   bh config --cmd /bin/bash --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$c"
