@@ -18,11 +18,10 @@ namespace {
 
 // What is indexed of one object in a build.
 struct Item {
-  int group = 1;     // servers 0, backends 1, Secrets 2: ContextIndex(Context)'s order
-  ObjectPtr object;  // servers and Secrets
-  const CrossIndex::Facts* old = nullptr;  // facts reused from the current index
-  CrossIndex::Facts facts;                 // facts read now (when `old` is null)
-  const CrossIndex::Facts& Facts() const { return old ? *old : facts; }
+  int group = 1;             // servers 0, backends 1, Secrets 2: ContextIndex(Context)'s order
+  ObjectPtr object;          // servers and Secrets
+  CrossIndex::FactsPtr old;  // facts shared with the current index
+  CrossIndex::Facts facts;   // facts read now (when `old` is null)
 };
 
 }  // namespace
@@ -53,8 +52,18 @@ ContextSnapshot::ContextSnapshot(
     : kept_(std::move(built.first)), index_(std::move(built.second)) {}
 ContextSnapshot::~ContextSnapshot() = default;
 
+// Backend changes recorded by Observe() and not yet indexed: the last
+// facts of each (null: deleted) and the resourceVersion they were read from.
+struct ContextCache::Changes {
+  struct Change {
+    CrossIndex::FactsPtr facts;
+    std::string version;
+  };
+  std::unordered_map<std::string, Change> by_id;  // kind/namespace/name
+};
+
 ContextCache::ContextCache(List list, Shape shape)
-    : list_(std::move(list)), shape_(std::move(shape)) {}
+    : list_(std::move(list)), shape_(std::move(shape)), changes_(std::make_unique<Changes>()) {}
 ContextCache::~ContextCache() = default;
 
 namespace {
@@ -74,27 +83,46 @@ bool SameButStatus(const nlohmann::json& a, const nlohmann::json& b) {
 
 }  // namespace
 
+namespace {
+
+std::string IdOf(std::string_view kind, const nlohmann::json& object) {
+  return std::string(kind) + "/" + api::NamespaceOf(object) + "/" + api::NameOf(object);
+}
+
+}  // namespace
+
 void ContextCache::Observe(const nlohmann::json* before, const nlohmann::json* after) {
-  if (before == nullptr || after == nullptr || api::KindOf(*before) != api::KindOf(*after)) {
+  if (before == nullptr && after == nullptr) return;
+  if (before != nullptr && after != nullptr && api::KindOf(*before) != api::KindOf(*after)) {
     Invalidate();
     return;
   }
-  const std::string kind = api::KindOf(*after);
+  const nlohmann::json& object = after ? *after : *before;
+  const std::string kind = api::KindOf(object);
   if (kind == api::kKindServer) {
     // A server's facts borrow the whole object: any change but its status
     // (its installations count, written on every burst of backends).
-    if (!SameButStatus(*before, *after)) Invalidate();
+    if (before == nullptr || after == nullptr || !SameButStatus(*before, *after)) Invalidate();
     return;
   }
   if (kind != api::kKindBackend) {
     Invalidate();
     return;
   }
-  // A backend's facts are copies of a few fields: compare those.
+  // A backend's facts are copies of a few fields: compare those, and carry
+  // the new ones to the next snapshot.
   auto facts = [this](const nlohmann::json& o) {
     return shape_ ? CrossIndex::FactsOf(shape_(o)) : CrossIndex::FactsOf(o);
   };
-  if (!(facts(*before) == facts(*after))) Invalidate();
+  CrossIndex::FactsPtr next;
+  if (after != nullptr) {
+    next = std::make_shared<const CrossIndex::Facts>(facts(*after));
+    if (before != nullptr && facts(*before) == *next) return;
+  }
+  Changes::Change change{std::move(next), after ? api::ResourceVersionOf(*after) : ""};
+  std::string id = IdOf(kind, object);
+  std::lock_guard lock(changes_mu_);
+  changes_->by_id.insert_or_assign(std::move(id), std::move(change));
 }
 
 uint64_t ContextCache::builds() const {
@@ -102,25 +130,77 @@ uint64_t ContextCache::builds() const {
   return builds_;
 }
 
+uint64_t ContextCache::listings() const {
+  std::lock_guard lock(mu_);
+  return listings_;
+}
+
+std::unique_ptr<ContextCache::Changes> ContextCache::TakeChanges() {
+  auto empty = std::make_unique<Changes>();
+  std::lock_guard lock(changes_mu_);
+  std::swap(empty, changes_);
+  return empty;
+}
+
 std::shared_ptr<const ContextSnapshot> ContextCache::Snapshot() {
   // Read before listing: an event during the listing bumps it again, and
   // the next call lists once more.
   const uint64_t generation = generation_.load(std::memory_order_acquire);
   std::lock_guard lock(mu_);
-  if (snapshot_ && generation == built_generation_) return snapshot_;
+  // Taken before any listing: a change recorded meanwhile is in the cache
+  // the listing reads and is applied again next time (replacing an
+  // object's facts with the same facts changes nothing).
+  std::unique_ptr<Changes> changes = TakeChanges();
+  if (snapshot_ && generation == built_generation_) {
+    if (changes->by_id.empty()) return snapshot_;
+    if (auto next = Apply(*changes)) return next;
+    return Relist(generation, /*compact=*/true);
+  }
+  return Relist(generation, /*compact=*/false);
+}
+
+std::shared_ptr<const ContextSnapshot> ContextCache::Apply(const Changes& changes) {
+  const CrossIndex& current = snapshot_->index().impl();
+  // Each change leaves a removed id behind: past about as many as there are
+  // objects, a listing builds a compact index instead (O(N) once per ~N
+  // changes).
+  if (current.removed() + changes.by_id.size() > entries_.size() + 64) return nullptr;
+  auto index = std::make_unique<CrossIndex>(current);
+  for (const auto& [id, change] : changes.by_id) {
+    auto it = entries_.find(id);
+    if (it != entries_.end()) index->Remove(it->second.id);
+    if (change.facts) {
+      Entry e;
+      e.version = change.version;
+      e.id = index->Add(change.facts);
+      entries_.insert_or_assign(id, std::move(e));
+    } else if (it != entries_.end()) {
+      entries_.erase(it);
+    }
+  }
+  index->Seal();
+  std::vector<ObjectPtr> kept = snapshot_->kept_;
+  snapshot_ =
+      std::make_shared<const ContextSnapshot>(std::make_pair(std::move(kept), std::move(index)));
+  ++builds_;
+  return snapshot_;
+}
+
+std::shared_ptr<const ContextSnapshot> ContextCache::Relist(uint64_t generation, bool compact) {
+  ++listings_;
   const CrossIndex* current = snapshot_ ? &snapshot_->index().impl() : nullptr;
   std::vector<ObjectPtr> objects = list_();
   std::unordered_map<std::string, Entry> next;
   next.reserve(objects.size());
   std::vector<std::pair<std::string, Item>> items;
   items.reserve(objects.size());
-  bool changed = !snapshot_;
+  bool changed = !snapshot_ || compact;
   for (auto& o : objects) {
     if (!o) continue;
     const std::string kind = api::KindOf(*o);
     const bool secret = kind == "Secret";
     if (!secret && kind != api::kKindBackend && kind != api::kKindServer) continue;
-    std::string id = kind + "/" + api::NamespaceOf(*o) + "/" + api::NameOf(*o);
+    std::string id = IdOf(kind, *o);
     Entry e;
     e.version = api::ResourceVersionOf(*o);
     e.secret = secret;
@@ -129,7 +209,7 @@ std::shared_ptr<const ContextSnapshot> ContextCache::Snapshot() {
     const bool known = it != entries_.end() && current && it->second.secret == secret;
     if (known && !e.version.empty() && it->second.version == e.version) {
       item.object = it->second.object;
-      if (!secret) item.old = &current->FactsAt(it->second.id);
+      if (!secret) item.old = current->SharedFactsAt(it->second.id);
     } else {
       if (shape_) o = std::make_shared<const nlohmann::json>(shape_(*o));
       if (secret) {
@@ -168,7 +248,7 @@ std::shared_ptr<const ContextSnapshot> ContextCache::Snapshot() {
     if (item.group == 2) {
       index->AddSecret(*item.object);
     } else {
-      e.id = index->Add(item.Facts());
+      e.id = item.old ? index->Add(item.old) : index->Add(std::move(item.facts));
     }
   }
   index->Seal();

@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <set>
+#include <utility>
 
 #include "switchboard/api/constants.h"
 #include "switchboard/api/json_fields.h"
@@ -116,8 +117,10 @@ CrossIndex::Facts CrossIndex::FactsOf(const nlohmann::json& object) {
   return f;
 }
 
+const CrossIndex::Facts CrossIndex::kNoFacts{};
+
 std::string CrossIndex::Describe(size_t id) const {
-  const Facts& f = facts_[id];
+  const Facts& f = FactsAt(id);
   return std::string(f.kind) + " " + f.key.ToString();
 }
 
@@ -131,7 +134,7 @@ size_t CrossIndex::Winner(const Facts& facts, const std::vector<size_t>& ids, bo
   size_t winner = SIZE_MAX;
   api::ClaimAge best = age(facts);
   for (size_t id : ids) {
-    api::ClaimAge theirs = age(facts_[id]);
+    api::ClaimAge theirs = age(FactsAt(id));
     if (api::KeepsClaim(theirs, best)) {
       best = theirs;
       winner = id;
@@ -146,9 +149,14 @@ uint64_t CrossIndex::Hash(std::string_view a, std::string_view b) {
 }
 
 void CrossIndex::Multimap::Seal() {
-  if (!std::is_sorted(entries_.begin(), entries_.end())) {
-    std::sort(entries_.begin(), entries_.end());
-  }
+  auto mid = std::is_sorted_until(entries_.begin(), entries_.end());
+  if (mid == entries_.end()) return;
+  std::sort(mid, entries_.end());
+  std::inplace_merge(entries_.begin(), mid, entries_.end());
+}
+
+void CrossIndex::Multimap::RemoveId(uint32_t id) {
+  std::erase_if(entries_, [id](const Entry& e) { return e.id == id; });
 }
 
 void CrossIndex::Reserve(size_t n) {
@@ -162,10 +170,27 @@ void CrossIndex::Seal() {
   for (Multimap* m : {&by_prefix_, &by_ancestor_, &by_username_, &by_server_, &claims_}) m->Seal();
 }
 
-size_t CrossIndex::Add(Facts facts) {
+size_t CrossIndex::Add(Facts facts) { return Add(std::make_shared<const Facts>(std::move(facts))); }
+
+void CrossIndex::Remove(size_t id) {
+  if (id >= facts_.size() || !facts_[id]) return;
+  const Facts& f = *facts_[id];
+  const auto id32 = static_cast<uint32_t>(id);
+  for (Multimap* m : {&by_prefix_, &by_ancestor_, &by_username_, &by_server_, &claims_}) {
+    m->RemoveId(id32);
+  }
+  if (f.kind == api::kKindServer) {
+    auto it = servers_.find(f.key.ToString());
+    if (it != servers_.end() && it->second == f.object) servers_.erase(it);
+  }
+  facts_[id] = nullptr;
+  ++removed_;
+}
+
+size_t CrossIndex::Add(FactsPtr facts) {
   size_t id = facts_.size();
-  if (facts.kind.empty()) return id;
-  const Facts& f = facts_.emplace_back(std::move(facts));
+  const Facts& f = *facts_.emplace_back(std::move(facts));
+  if (f.kind.empty()) return id;
   for (size_t c = 0; c < f.claims.size(); ++c) {
     claims_.Add(Hash(f.key.ns, f.claims[c].secret), id, static_cast<uint32_t>(c));
   }
@@ -203,7 +228,7 @@ void CrossIndex::CheckClaims(const Facts& facts, Sink& sink) const {
     ClaimText my = TextOf(mine.kind);
     std::set<size_t> named;
     claims_.ForEach(Hash(ns, mine.secret), [&](size_t id, uint32_t claim) {
-      const Facts& owner = facts_[id];
+      const Facts& owner = FactsAt(id);
       const Claim& theirs = owner.claims[claim];
       if (owner.key.ns != ns || theirs.secret != mine.secret) return;  // a hash collision
       ClaimText other = TextOf(theirs.kind);
@@ -279,7 +304,7 @@ void CrossIndex::CheckBackend(const Facts& facts, Sink& sink) const {
   // `length` characters of theirs when length > 0) on this server.
   auto with_prefix = [&](const Multimap& map, std::string_view key, bool ancestor, Ids& out) {
     map.ForEach(Hash(server, key), [&](size_t id, uint32_t length) {
-      const Facts& f = facts_[id];
+      const Facts& f = FactsAt(id);
       std::string_view theirs = f.prefix;
       if (ancestor) theirs = theirs.substr(0, length);
       if (f.server == server && theirs == key && f.key != facts.key) out.push_back(id);
@@ -299,7 +324,7 @@ void CrossIndex::CheckBackend(const Facts& facts, Sink& sink) const {
   // does not keep it (api/claims.h: the newer) is refused, naming the one
   // that does.
   auto kept_by = [&](size_t winner, size_t others, bool prefix_claim) {
-    api::ClaimAge mine = AgeOf(facts, prefix_claim), theirs = AgeOf(facts_[winner], prefix_claim);
+    api::ClaimAge mine = AgeOf(facts, prefix_claim), theirs = AgeOf(FactsAt(winner), prefix_claim);
     std::string why = !theirs.created
                           ? "neither is created yet: the smaller namespace/name keeps it"
                       : !mine.created ? "it already holds it and keeps it"
@@ -332,7 +357,7 @@ void CrossIndex::CheckBackend(const Facts& facts, Sink& sink) const {
   Ids users;
   if (!username.empty()) {
     by_username_.ForEach(Hash(server, username), [&](size_t id, uint32_t status) {
-      const Facts& f = facts_[id];
+      const Facts& f = FactsAt(id);
       const std::string& theirs = status ? f.status_username : f.username;
       if (f.server == server && theirs == username && f.key != facts.key) users.push_back(id);
     });
@@ -352,7 +377,7 @@ void CrossIndex::CheckServer(const Facts& facts, Sink& sink) const {
   std::string self = facts.key.ToString();
   std::vector<std::string> excluded;
   by_server_.ForEach(Hash(self), [&](size_t id, uint32_t) {
-    const Facts& f = facts_[id];
+    const Facts& f = FactsAt(id);
     if (f.server == self && !v.AllowsNamespace(f.key.ns)) {
       excluded.push_back("PubSubBackend " + f.key.ToString());
     }

@@ -1,16 +1,21 @@
 // Private: what cross-object rules need from the other objects, indexed so
 // one lookup answers "who else on this server uses this prefix?". Each
 // object is read once (views: defaults applied on read) into small Facts,
-// which the index owns; only NatsServers (and Secrets) are borrowed whole,
-// and those must outlive the index. Objects are identified by
-// namespace/name; the object under validation is never compared with an
-// entry of its own key.
+// which the index shares (immutable: a copy of the index shares them too);
+// only NatsServers (and Secrets) are borrowed whole, and those must outlive
+// the index. Objects are identified by namespace/name; the object under
+// validation is never compared with an entry of its own key.
+//
+// An index is copyable in O(N) pointer and integer copies, and a copy can
+// take one object out (Remove) and put others in (Add, Seal): that is how
+// rules::ContextCache makes the next snapshot after one backend changed
+// without reading every object again.
 #pragma once
 
 #include <algorithm>
 #include <compare>
 #include <cstdint>
-#include <deque>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -74,9 +79,21 @@ class CrossIndex {
 
   // Room for about n objects (avoids regrowing while a big input is added).
   void Reserve(size_t n);
-  // Indexes a PubSubBackend or NatsServer (other kinds are ignored); returns
-  // its id for Check(). A NatsServer's `object` must outlive the index.
+  using FactsPtr = std::shared_ptr<const Facts>;
+  // Indexes a PubSubBackend or NatsServer (other kinds get an id and no
+  // entry); returns its id for Check(). A NatsServer's `object` must
+  // outlive the index.
   size_t Add(Facts facts);
+  size_t Add(FactsPtr facts);
+  // Takes the object indexed under `id` out: no rule sees it any more, and
+  // its id is never reused (FactsAt(id) is then an empty Facts). O(N) in
+  // entries moved, no object read. Call Seal() before the next Check().
+  void Remove(size_t id);
+  // Ids given out (removed ones included) and ids removed: a caller that
+  // keeps removing compacts by building a new index when removed() grows
+  // past the live count.
+  size_t ids() const { return facts_.size(); }
+  size_t removed() const { return removed_; }
   void AddSecret(const nlohmann::json& object);
   // Makes the index ready for Check(); call after the last Add (again after
   // adding more).
@@ -84,10 +101,11 @@ class CrossIndex {
 
   // Rules for a (defaulted, namespaced) object against the indexed others.
   void Check(const Facts& facts, Sink& sink) const;
-  void Check(size_t id, Sink& sink) const { Check(facts_[id], sink); }
+  void Check(size_t id, Sink& sink) const { Check(FactsAt(id), sink); }
   // The facts indexed under an id Add() returned (rules::ContextCache
   // compares an object's new facts with them).
-  const Facts& FactsAt(size_t id) const { return facts_[id]; }
+  const Facts& FactsAt(size_t id) const { return facts_[id] ? *facts_[id] : kNoFacts; }
+  const FactsPtr& SharedFactsAt(size_t id) const { return facts_[id]; }
 
  private:
   // Ids of facts_ by the hash of a key, as one sorted vector: 16 bytes an
@@ -100,7 +118,11 @@ class CrossIndex {
     void Add(uint64_t hash, size_t id, uint32_t extra = 0) {
       entries_.push_back({hash, static_cast<uint32_t>(id), extra});
     }
+    // Sorts what was added since the last Seal into place (a sort of the
+    // new entries and one merge: O(N) after a few Adds, not O(N log N)).
     void Seal();
+    // Drops every entry of `id`; the rest stay in order.
+    void RemoveId(uint32_t id);
     // f(id, extra) for each entry with this hash, in the order added.
     template <typename F>
     void ForEach(uint64_t hash, const F& f) const {
@@ -131,7 +153,10 @@ class CrossIndex {
   void CheckBackend(const Facts& facts, Sink& sink) const;
   void CheckServer(const Facts& facts, Sink& sink) const;
 
-  std::deque<Facts> facts_;
+  static const Facts kNoFacts;
+
+  std::vector<FactsPtr> facts_;  // by id; null once removed
+  size_t removed_ = 0;
   std::unordered_map<std::string, const nlohmann::json*> servers_;  // "ns/name"
   Multimap by_prefix_;                                              // server, prefix
   Multimap by_ancestor_;  // server, proper ancestor of the prefix (extra: its length)

@@ -4,7 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <thread>
 
 namespace {
@@ -192,14 +196,23 @@ TEST(ContextCache, ObserveListsAgainOnlyWhenTheRulesReadSomethingNew) {
       {"the server reference", [](json& o) { o["spec"]["nats"]["serverRef"]["name"] = "other"; },
        true},
   };
+  // A backend's changes are carried into the next snapshot without a
+  // listing: a new index when the rules read something new, none otherwise.
   for (const auto& c : cases) {
     json after = b;
     after["metadata"]["resourceVersion"] = "6";
     c.change(after);
     const int before = lists;
+    const uint64_t builds = cache.builds();
+    auto old = cache.Snapshot();
     cache.Observe(&b, &after);
+    auto now = cache.Snapshot();
+    EXPECT_EQ(lists, before) << c.name;
+    EXPECT_EQ(cache.builds() - builds, c.lists_again ? 1u : 0u) << c.name;
+    EXPECT_EQ(now != old, c.lists_again) << c.name;
+    // Put back, as the next event would.
+    cache.Observe(&after, &b);
     cache.Snapshot();
-    EXPECT_EQ(lists - before, c.lists_again ? 1 : 0) << c.name;
   }
   // A NatsServer: its status alone does not, its spec does.
   const json server = Server();
@@ -208,7 +221,8 @@ TEST(ContextCache, ObserveListsAgainOnlyWhenTheRulesReadSomethingNew) {
   counted["status"] = {{"installations", 3}};
   json respec = counted;
   respec["spec"]["url"] = "nats://other:4222";
-  // An added and a deleted object always do.
+  // An added or deleted server does; an added or deleted backend is
+  // carried alone.
   struct Event {
     const json* before;
     const json* after;
@@ -216,11 +230,173 @@ TEST(ContextCache, ObserveListsAgainOnlyWhenTheRulesReadSomethingNew) {
   };
   for (const Event& e : std::vector<Event>{{&server, &counted, false},
                                            {&counted, &respec, true},
-                                           {nullptr, &b, true},
-                                           {&b, nullptr, true}}) {
+                                           {nullptr, &server, true},
+                                           {&server, nullptr, true},
+                                           {nullptr, &b, false},
+                                           {&b, nullptr, false}}) {
     const int n = lists;
     cache.Observe(e.before, e.after);
     cache.Snapshot();
     EXPECT_EQ(lists - n, e.lists_again ? 1 : 0);
+  }
+}
+
+namespace {
+
+// The objects of a cache as a whole Context (servers, then backends).
+Context WholeContext(const std::map<std::string, json>& objects) {
+  Context whole;
+  for (const auto& [key, o] : objects) {
+    if (o["kind"] == "NatsServer") whole.servers.push_back(o);
+  }
+  for (const auto& [key, o] : objects) {
+    if (o["kind"] == "PubSubBackend") whole.backends.push_back(o);
+  }
+  return whole;
+}
+
+std::vector<std::string> Warnings(const Report& r) {
+  std::vector<std::string> out;
+  for (const auto& f : r.warnings) out.push_back(f.ToString());
+  return out;
+}
+
+}  // namespace
+
+// A snapshot carried forward one backend change at a time judges every
+// object as an index built from the whole set does, step after step: adds,
+// prefix moves onto another's prefix and away, nested prefixes, a rotation's
+// status.username, deletions, and enough changes to compact the index.
+TEST(ContextCache, CarriedChangesJudgeAsAWholeRebuild) {
+  std::map<std::string, json> objects;  // by kind/namespace/name, as the store would
+  int lists = 0;
+  ContextCache cache([&] {
+    ++lists;
+    std::vector<ObjectPtr> out;
+    for (const auto& [key, o] : objects) out.push_back(std::make_shared<const json>(o));
+    return out;
+  });
+  auto key = [](const json& o) {
+    return o["kind"].get<std::string>() + "/" + o["metadata"]["namespace"].get<std::string>() +
+           "/" + o["metadata"]["name"].get<std::string>();
+  };
+  int version = 10;
+  // The store changes first, then the handler observes, as kube::Store does.
+  auto put = [&](json o) {
+    o["metadata"]["resourceVersion"] = std::to_string(++version);
+    const std::string k = key(o);
+    auto it = objects.find(k);
+    std::optional<json> before;
+    if (it != objects.end()) before = it->second;
+    objects[k] = o;
+    cache.Observe(before ? &*before : nullptr, &objects[k]);
+  };
+  auto drop = [&](const std::string& k) {
+    json before = objects.at(k);
+    objects.erase(k);
+    cache.Observe(&before, nullptr);
+  };
+  auto check = [&](const std::string& step) {
+    auto snap = cache.Snapshot();
+    Context whole = WholeContext(objects);
+    for (const auto& [k, o] : objects) {
+      Report carried = Validate(o, snap->index(), Operation::kCreate, nullptr, "default");
+      Report direct = Validate(o, whole, Operation::kCreate, nullptr, "default");
+      EXPECT_EQ(Errors(carried), Errors(direct)) << step << ": " << k;
+      EXPECT_EQ(Warnings(carried), Warnings(direct)) << step << ": " << k;
+    }
+  };
+
+  put(Server());
+  check("server");
+  const int lists_at_start = lists;
+  auto backend = [](int i, const std::string& prefix) {
+    return Backend("ns" + std::to_string(i % 3), "b" + std::to_string(i), prefix, "",
+                   "2026-01-0" + std::to_string(1 + i % 9) + "T00:00:00Z");
+  };
+  for (int i = 0; i < 6; ++i) put(backend(i, "hatchet.p" + std::to_string(i)));
+  check("six added");
+  put(backend(4, "hatchet.p1"));  // onto b1's prefix: the newer one is refused
+  check("b4 onto b1's prefix");
+  put(backend(5, "hatchet.p1.sub"));  // nested under b1's
+  check("b5 nested");
+  json rotating = backend(2, "hatchet.p2");
+  rotating["status"]["username"] = "ns2-b2-r1";
+  put(rotating);
+  check("b2 rotating");
+  json taker = backend(3, "hatchet.p3");
+  taker["spec"]["nats"]["credentials"]["username"] = "ns2-b2-r1";  // b2's current user
+  put(taker);
+  check("b3 takes b2's rotated user name");
+  drop(key(backend(1, "")));
+  check("b1 deleted: b4 keeps hatchet.p1");
+  put(backend(4, "hatchet.p4"));
+  check("b4 back");
+  EXPECT_EQ(lists, lists_at_start) << "backend changes alone never list the cache";
+  // Many more changes than objects: the index is compacted by a listing,
+  // and judges the same.
+  for (int round = 0; round < 100; ++round) {
+    put(backend(round % 6 == 1 ? 7 : round % 6, "hatchet.r" + std::to_string(round % 4)));
+    cache.Snapshot();
+  }
+  check("after 100 changes");
+  EXPECT_GT(lists, lists_at_start);
+  EXPECT_LT(lists, lists_at_start + 10);
+  // A server's change still lists.
+  json narrowed = Server();
+  narrowed["spec"]["allowedNamespaces"] = {{"from", "List"}, {"names", {"ns0"}}};
+  const int before_server = lists;
+  put(narrowed);
+  check("server allows ns0 only");
+  EXPECT_EQ(lists, before_server + 1);
+}
+
+// Events recorded while another thread takes snapshots end up in the
+// snapshot taken after the last of them.
+TEST(ContextCache, ChangesObservedDuringSnapshotsAreNotLost) {
+  std::mutex mu;
+  std::map<std::string, json> objects;
+  ContextCache cache([&] {
+    std::lock_guard lock(mu);
+    std::vector<ObjectPtr> out;
+    for (const auto& [k, o] : objects) out.push_back(std::make_shared<const json>(o));
+    return out;
+  });
+  {
+    json s = Server();
+    std::lock_guard lock(mu);
+    objects["s"] = s;
+  }
+  cache.Invalidate();
+  std::atomic<bool> done{false};
+  std::thread reader([&] {
+    while (!done.load()) cache.Snapshot();
+  });
+  for (int i = 0; i < 200; ++i) {
+    json b = Backend("a", "x" + std::to_string(i % 20), "hatchet.x" + std::to_string(i % 20),
+                     std::to_string(100 + i), "2026-01-01T00:00:00Z");
+    json before;
+    bool had = false;
+    {
+      std::lock_guard lock(mu);
+      auto it = objects.find("x" + std::to_string(i % 20));
+      had = it != objects.end();
+      if (had) before = it->second;
+      objects["x" + std::to_string(i % 20)] = b;
+    }
+    if (i % 7 == 0) {
+      cache.Invalidate();
+    } else {
+      cache.Observe(had ? &before : nullptr, &b);
+    }
+  }
+  done = true;
+  reader.join();
+  // Every backend's final prefix is there: a second backend on it is refused.
+  auto snap = cache.Snapshot();
+  for (int k = 0; k < 20; ++k) {
+    json probe =
+        Backend("b", "probe", "hatchet.x" + std::to_string(k), "1", "2027-01-01T00:00:00Z");
+    EXPECT_FALSE(Validate(probe, snap->index(), Operation::kCreate, nullptr, "default").ok()) << k;
   }
 }

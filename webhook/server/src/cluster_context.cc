@@ -13,12 +13,13 @@ ClusterContext::ClusterContext(kube::Client* client)
         return all;
       }) {
   kube::StoreEventHandler bump;
-  bump.on_add = [this](const kube::ObjectPtr&) { context_.Invalidate(); };
-  // A status write changes nothing the rules read: no relisting for it.
+  // A status write changes nothing the rules read, and a backend's other
+  // changes are carried into the next snapshot alone: no relisting for them.
+  bump.on_add = [this](const kube::ObjectPtr& o) { context_.Observe(nullptr, o.get()); };
   bump.on_update = [this](const kube::ObjectPtr& before, const kube::ObjectPtr& after) {
     context_.Observe(before.get(), after.get());
   };
-  bump.on_delete = [this](const kube::ObjectPtr&) { context_.Invalidate(); };
+  bump.on_delete = [this](const kube::ObjectPtr& o) { context_.Observe(o.get(), nullptr); };
   backends_.store().AddEventHandler(bump);
   servers_.store().AddEventHandler(bump);
   auto on_error = [](const Status& s) {

@@ -26,7 +26,7 @@ class ClusterContext : public webhook_admission::ContextSource {
   // mutable: reading a store is const in spirit, Informer::store() is not.
   mutable kube::Informer backends_;
   mutable kube::Informer servers_;
-  // Invalidated by every cache event; synchronised internally.
+  // Told of every cache event (Observe); synchronised internally.
   mutable rules::ContextCache context_;
 };
 

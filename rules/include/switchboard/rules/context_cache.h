@@ -39,14 +39,19 @@ class ContextSnapshot {
   const ContextIndex& index() const { return index_; }
 
  private:
+  friend class ContextCache;  // the next snapshot keeps what this one borrows
   std::vector<ObjectPtr> kept_;
   ContextIndex index_;  // borrows kept_ (declared first)
 };
 
-// Snapshots of a changing cache. A cache event calls Invalidate(); the next
-// Snapshot() lists the cache again, reads only the objects whose
-// resourceVersion changed, and builds a new index only when what the rules
-// read of them changed (a status write, say, changes nothing they read).
+// Snapshots of a changing cache. A cache event calls Observe(): a
+// PubSubBackend's change is carried into the next snapshot on its own (the
+// current index copied, that one object taken out and put back in: O(N)
+// pointer copies, nothing listed or read again), anything else calls
+// Invalidate(), after which the next Snapshot() lists the cache again,
+// reads only the objects whose resourceVersion changed, and builds a new
+// index only when what the rules read of them changed (a status write, say,
+// changes nothing they read).
 class ContextCache {
  public:
   // How an object from the cache is judged: as the API server shows it.
@@ -65,14 +70,15 @@ class ContextCache {
   void Invalidate() { generation_.fetch_add(1, std::memory_order_acq_rel); }
 
   // A watched cache changed this object (`before` null: added; `after`
-  // null: deleted): invalidates only when what the rules read of it may
-  // have changed. A PubSubBackend's status write, its finalizer or its
-  // resourceVersion alone, or a NatsServer's status write (its
-  // installations count), leaves the snapshot current, so the next
-  // Snapshot() does not list the whole cache again: with thousands of
-  // backends each reconcile's status write would otherwise cost every
-  // later reconcile an O(N) listing. Thread-safe; cache event handlers call
-  // it.
+  // null: deleted), after the cache holds the change. A PubSubBackend's
+  // status write, its finalizer or its resourceVersion alone, or a
+  // NatsServer's status write (its installations count), leaves the
+  // snapshot current. Any other change of a PubSubBackend (added, deleted,
+  // a new prefix or status.username) is recorded and applied to the next
+  // snapshot alone: with thousands of backends, each new one would
+  // otherwise cost the next reconcile an O(N) listing and index build, and
+  // a burst of N new ones O(N^2). Other changes invalidate. Thread-safe;
+  // cache event handlers call it (in order per object, as informers do).
   void Observe(const nlohmann::json* before, const nlohmann::json* after);
 
   // The snapshot of the cache as of the last Invalidate() before this call.
@@ -81,8 +87,10 @@ class ContextCache {
   std::shared_ptr<const ContextSnapshot> Snapshot();
 
   // How many indexes were built (tests: a change that touches nothing the
-  // rules read builds none).
+  // rules read builds none), and how many of them from a listing of the
+  // whole cache (the rest carried recorded backend changes into a copy).
   uint64_t builds() const;
+  uint64_t listings() const;
 
  private:
   // One object known to the current snapshot.
@@ -95,12 +103,26 @@ class ContextCache {
     ObjectPtr object;  // kept for a NatsServer or a Secret: the index borrows them
   };
 
+  // PubSubBackends changed since they were last indexed (context_cache.cc).
+  struct Changes;
+
+  std::unique_ptr<Changes> TakeChanges();
+  // The next snapshot: the current one with `changes` applied; null when the
+  // current index has so many removed ids that a listing should compact it.
+  std::shared_ptr<const ContextSnapshot> Apply(const Changes& changes);
+  // A snapshot from a listing of the whole cache; a new index even when
+  // nothing the rules read changed when `compact` (one without removed ids).
+  std::shared_ptr<const ContextSnapshot> Relist(uint64_t generation, bool compact);
+
   const List list_;
   const Shape shape_;
   std::atomic<uint64_t> generation_{1};
+  std::mutex changes_mu_;
+  std::unique_ptr<Changes> changes_;  // guarded by changes_mu_
   mutable std::mutex mu_;
   uint64_t built_generation_ = 0;                    // guarded by mu_
   uint64_t builds_ = 0;                              // guarded by mu_
+  uint64_t listings_ = 0;                            // guarded by mu_
   std::unordered_map<std::string, Entry> entries_;   // by kind/namespace/name; guarded by mu_
   std::shared_ptr<const ContextSnapshot> snapshot_;  // guarded by mu_
 };
