@@ -42,6 +42,12 @@ Result<WatchEvent> ParseWatchEvent(std::string_view line, const FieldMask* keep)
   } else {
     return Status::Internal("watch: unknown event type \"" + type + "\"");
   }
+  if (ev.type == WatchEventType::kError && keep != nullptr) {
+    // An ERROR's object is a Status, not the watched kind: the mask would
+    // drop its code, and a 410 (resourceVersion too old, the relist signal)
+    // would read as a plain failure, retried from the same version forever.
+    return ParseWatchEvent(line, nullptr);
+  }
   if (auto it = j.find("object"); it != j.end()) ev.object = std::move(*it);
   if (ev.type == WatchEventType::kError) {
     ev.error = StatusFromStatusObject(ev.object, 500);

@@ -96,13 +96,14 @@ TEST(FieldMask, NotJsonIsDiscardedAndAnErrorEventStillParses) {
   const FieldMask m = FieldMask::Keep({{"metadata", "name"}});
   EXPECT_TRUE(ParseMasked("{\"metadata\": {\"name\": ", m).is_discarded());
   EXPECT_TRUE(ParseMasked("not json", m, "items").is_discarded());
-  // An ERROR event's object is a Status: masked like any object, the
-  // event keeps its type and the watcher still sees a failure.
+  // An ERROR event's object is a Status: never masked, so the watcher
+  // sees its code (410 Gone is what makes it relist).
   auto ev = ParseWatchEvent(
       R"({"type":"ERROR","object":{"kind":"Status","code":410,"reason":"Expired"}})", &m);
   ASSERT_TRUE(ev.ok());
   EXPECT_EQ(ev->type, WatchEventType::kError);
-  EXPECT_FALSE(ev->error.ok());
+  EXPECT_EQ(ev->error.code(), StatusCode::kGone) << ev->error.message();
+  EXPECT_EQ(ev->object.value("code", 0), 410);
 }
 
 }  // namespace

@@ -144,6 +144,31 @@ TEST(Watcher, RelistsOnGoneAndStoreFollows) {
   EXPECT_NE(paths[1].find("allowWatchBookmarks=true"), std::string::npos);
 }
 
+// The same with parse_keep (the authorizer's caches): a masked parse must
+// not mask the ERROR's Status, or the 410 reads as a plain failure and the
+// watcher retries the expired version forever instead of relisting.
+TEST(Watcher, RelistsOnGoneWhenParsingMasked) {
+  Harness h;
+  h.transport->lists.push_back(HttpResponse{200, ListBody({Cm("a", "5")}, "10"), {}});
+  h.transport->streams.push_back(
+      {Line("ERROR",
+            {{"kind", "Status"}, {"code", 410}, {"reason", "Expired"}, {"message", "too old"}}),
+       false});
+  h.transport->lists.push_back(HttpResponse{200, ListBody({Cm("b", "18")}, "20"), {}});
+  h.transport->streams.push_back({Line("ADDED", Cm("c", "21")), true});
+  WatcherOptions o = FastOptions();
+  o.parse_keep = FieldMask::Keep({{"metadata"}});
+  Informer inf(h.client.get(), resources::ConfigMap(), "ns", o);
+  std::atomic<int> errors{0};
+  inf.OnError([&](const Status&) { errors.fetch_add(1); });
+  inf.Start();
+  ASSERT_TRUE(WaitFor([&] { return inf.store().Size() == 2 && inf.store().Get("ns/c"); }, 5s));
+  EXPECT_EQ(inf.store().Keys(), (std::vector<std::string>{"ns/b", "ns/c"}));
+  EXPECT_EQ(inf.watcher().lists(), 2);
+  EXPECT_EQ(errors.load(), 0) << "410 is a relist, not an error";
+  inf.Stop();
+}
+
 TEST(Watcher, TransformShapesWhatTheStoreHolds) {
   Harness h;
   json big = Cm("a", "5");
