@@ -58,6 +58,7 @@ struct ContextCache::Changes {
   struct Change {
     CrossIndex::FactsPtr facts;
     std::string version;
+    uint64_t seq = 0;  // when it was observed (ContextCache::observed_)
   };
   std::unordered_map<std::string, Change> by_id;  // kind/namespace/name
 };
@@ -122,6 +123,7 @@ void ContextCache::Observe(const nlohmann::json* before, const nlohmann::json* a
   Changes::Change change{std::move(next), after ? api::ResourceVersionOf(*after) : ""};
   std::string id = IdOf(kind, object);
   std::lock_guard lock(changes_mu_);
+  change.seq = ++observed_;
   changes_->by_id.insert_or_assign(std::move(id), std::move(change));
 }
 
@@ -147,13 +149,11 @@ std::shared_ptr<const ContextSnapshot> ContextCache::Snapshot() {
   // the next call lists once more.
   const uint64_t generation = generation_.load(std::memory_order_acquire);
   std::lock_guard lock(mu_);
-  // Taken before any listing: a change recorded meanwhile is in the cache
-  // the listing reads and is applied again next time (replacing an
-  // object's facts with the same facts changes nothing).
-  std::unique_ptr<Changes> changes = TakeChanges();
   if (snapshot_ && generation == built_generation_) {
+    std::unique_ptr<Changes> changes = TakeChanges();
     if (changes->by_id.empty()) return snapshot_;
     if (auto next = Apply(*changes)) return next;
+    // The changes taken are in the cache the listing reads.
     return Relist(generation, /*compact=*/true);
   }
   return Relist(generation, /*compact=*/false);
@@ -189,7 +189,21 @@ std::shared_ptr<const ContextSnapshot> ContextCache::Apply(const Changes& change
 std::shared_ptr<const ContextSnapshot> ContextCache::Relist(uint64_t generation, bool compact) {
   ++listings_;
   const CrossIndex* current = snapshot_ ? &snapshot_->index().impl() : nullptr;
+  // A change observed before the listing starts is in what it reads (a
+  // cache calls Observe after it holds the change), or an older version of
+  // what it reads: drop those. One observed during the listing stays, to be
+  // applied next time (the same facts again, or newer ones).
+  uint64_t listed_after;
+  {
+    std::lock_guard lock(changes_mu_);
+    listed_after = observed_;
+  }
   std::vector<ObjectPtr> objects = list_();
+  {
+    std::lock_guard lock(changes_mu_);
+    std::erase_if(changes_->by_id,
+                  [listed_after](const auto& c) { return c.second.seq <= listed_after; });
+  }
   std::unordered_map<std::string, Entry> next;
   next.reserve(objects.size());
   std::vector<std::pair<std::string, Item>> items;

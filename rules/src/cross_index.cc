@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "switchboard/api/constants.h"
@@ -155,10 +156,6 @@ void CrossIndex::Multimap::Seal() {
   std::inplace_merge(entries_.begin(), mid, entries_.end());
 }
 
-void CrossIndex::Multimap::RemoveId(uint32_t id) {
-  std::erase_if(entries_, [id](const Entry& e) { return e.id == id; });
-}
-
 void CrossIndex::Reserve(size_t n) {
   by_prefix_.Reserve(n);
   by_username_.Reserve(n);
@@ -167,7 +164,13 @@ void CrossIndex::Reserve(size_t n) {
 }
 
 void CrossIndex::Seal() {
-  for (Multimap* m : {&by_prefix_, &by_ancestor_, &by_username_, &by_server_, &claims_}) m->Seal();
+  for (Multimap* m : {&by_prefix_, &by_ancestor_, &by_username_, &by_server_, &claims_}) {
+    if (unsealed_removals_) {
+      m->RemoveIf([this](uint32_t id) { return facts_[id] == nullptr; });
+    }
+    m->Seal();
+  }
+  unsealed_removals_ = false;
 }
 
 size_t CrossIndex::Add(Facts facts) { return Add(std::make_shared<const Facts>(std::move(facts))); }
@@ -175,10 +178,8 @@ size_t CrossIndex::Add(Facts facts) { return Add(std::make_shared<const Facts>(s
 void CrossIndex::Remove(size_t id) {
   if (id >= facts_.size() || !facts_[id]) return;
   const Facts& f = *facts_[id];
-  const auto id32 = static_cast<uint32_t>(id);
-  for (Multimap* m : {&by_prefix_, &by_ancestor_, &by_username_, &by_server_, &claims_}) {
-    m->RemoveId(id32);
-  }
+  // Its multimap entries go in the next Seal, all removals in one pass.
+  unsealed_removals_ = true;
   if (f.kind == api::kKindServer) {
     auto it = servers_.find(f.key.ToString());
     if (it != servers_.end() && it->second == f.object) servers_.erase(it);
@@ -226,14 +227,23 @@ void CrossIndex::CheckClaims(const Facts& facts, Sink& sink) const {
   const std::string& ns = facts.key.ns;
   for (const auto& mine : facts.claims) {
     ClaimText my = TextOf(mine.kind);
-    std::set<size_t> named;
+    // Who else claims it, named in key order: the same names whatever order
+    // the objects were indexed in (rules::ContextCache appends a changed one).
+    std::vector<std::pair<size_t, uint32_t>> others;
     claims_.ForEach(Hash(ns, mine.secret), [&](size_t id, uint32_t claim) {
       const Facts& owner = FactsAt(id);
       const Claim& theirs = owner.claims[claim];
       if (owner.key.ns != ns || theirs.secret != mine.secret) return;  // a hash collision
-      ClaimText other = TextOf(theirs.kind);
-      if (owner.key == facts.key || !(my.writes || other.writes)) return;
-      if (!named.insert(id).second || named.size() > kMaxNamed) return;
+      if (owner.key == facts.key || !(my.writes || TextOf(theirs.kind).writes)) return;
+      others.emplace_back(id, claim);
+    });
+    std::sort(others.begin(), others.end(), [this](const auto& a, const auto& b) {
+      return std::tie(FactsAt(a.first).key, a.second) < std::tie(FactsAt(b.first).key, b.second);
+    });
+    std::set<size_t> named;
+    for (const auto& [id, claim] : others) {
+      if (!named.insert(id).second || named.size() > kMaxNamed) continue;
+      ClaimText other = TextOf(FactsAt(id).claims[claim].kind);
       std::string fix = my.field == "metadata.name"
                             ? "rename one of them, or give this backend a passwordSecretRef"
                             : "use a different Secret name";
@@ -241,7 +251,7 @@ void CrossIndex::CheckClaims(const Facts& facts, Sink& sink) const {
                  "Secret " + api::QualifiedName(ns, mine.secret) + " is " + std::string(my.role) +
                      " of this object and also " + std::string(other.role) + " of " + Describe(id) +
                      "; Switchboard writes it, so they would overwrite each other: " + fix);
-    });
+    }
   }
 }
 
@@ -310,7 +320,10 @@ void CrossIndex::CheckBackend(const Facts& facts, Sink& sink) const {
       if (f.server == server && theirs == key && f.key != facts.key) out.push_back(id);
     });
   };
-  auto names = [&](const Ids& ids) {
+  // Named in key order (see CheckClaims).
+  auto names = [&](Ids ids) {
+    std::sort(ids.begin(), ids.end(),
+              [this](size_t a, size_t b) { return FactsAt(a).key < FactsAt(b).key; });
     std::string out;
     for (size_t k = 0; k < ids.size() && k < kMaxNamed; ++k) {
       if (k) out += ", ";
@@ -383,6 +396,7 @@ void CrossIndex::CheckServer(const Facts& facts, Sink& sink) const {
     }
   });
   if (excluded.empty()) return;
+  std::sort(excluded.begin(), excluded.end());
   std::string list;
   for (size_t k = 0; k < excluded.size() && k < kMaxNamed; ++k)
     list += (k ? ", " : "") + excluded[k];

@@ -86,8 +86,9 @@ class CrossIndex {
   size_t Add(Facts facts);
   size_t Add(FactsPtr facts);
   // Takes the object indexed under `id` out: no rule sees it any more, and
-  // its id is never reused (FactsAt(id) is then an empty Facts). O(N) in
-  // entries moved, no object read. Call Seal() before the next Check().
+  // its id is never reused (FactsAt(id) is then an empty Facts). Its index
+  // entries go in the next Seal(), one pass for any number of removals:
+  // call Seal() before the next Check().
   void Remove(size_t id);
   // Ids given out (removed ones included) and ids removed: a caller that
   // keeps removing compacts by building a new index when removed() grows
@@ -121,8 +122,11 @@ class CrossIndex {
     // Sorts what was added since the last Seal into place (a sort of the
     // new entries and one merge: O(N) after a few Adds, not O(N log N)).
     void Seal();
-    // Drops every entry of `id`; the rest stay in order.
-    void RemoveId(uint32_t id);
+    // Drops every entry whose id `gone(id)` says; the rest stay in order.
+    template <typename F>
+    void RemoveIf(const F& gone) {
+      std::erase_if(entries_, [&](const Entry& e) { return gone(e.id); });
+    }
     // f(id, extra) for each entry with this hash, in the order added.
     template <typename F>
     void ForEach(uint64_t hash, const F& f) const {
@@ -157,6 +161,7 @@ class CrossIndex {
 
   std::vector<FactsPtr> facts_;  // by id; null once removed
   size_t removed_ = 0;
+  bool unsealed_removals_ = false;  // multimap entries of removed ids remain
   std::unordered_map<std::string, const nlohmann::json*> servers_;  // "ns/name"
   Multimap by_prefix_;                                              // server, prefix
   Multimap by_ancestor_;  // server, proper ancestor of the prefix (extra: its length)

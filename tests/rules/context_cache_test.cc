@@ -332,6 +332,29 @@ TEST(ContextCache, CarriedChangesJudgeAsAWholeRebuild) {
   check("b1 deleted: b4 keeps hatchet.p1");
   put(backend(4, "hatchet.p4"));
   check("b4 back");
+  // More than three others nested with one prefix: the three named are the
+  // same whatever order the backends were indexed in (b10, changed last,
+  // gets the newest id here and the oldest in a whole rebuild).
+  for (int i = 10; i < 15; ++i)
+    put(backend(i, i == 10 ? "hatchet.n" : "hatchet.n.s" + std::to_string(i)));
+  json moved = backend(11, "hatchet.n.s11");
+  moved["status"]["username"] = "ns2-b11-r1";
+  put(moved);
+  put(backend(10, "hatchet.n.s10"));
+  put(backend(15, "hatchet.n"));
+  check("five nested under hatchet.n");
+  // Two backends writing one env Secret, one then moved and one deleted.
+  json env_a = backend(30, "hatchet.e30"), env_b = backend(33, "hatchet.e33");
+  env_a["spec"]["output"]["secretName"] = "shared-env";
+  env_b["spec"]["output"]["secretName"] = "shared-env";
+  put(env_a);
+  put(env_b);
+  check("two backends write one env Secret");
+  env_a["spec"]["nats"]["subjectPrefix"] = "hatchet.e30b";
+  put(env_a);
+  check("one of them moved");
+  drop(key(env_b));
+  check("the other deleted");
   EXPECT_EQ(lists, lists_at_start) << "backend changes alone never list the cache";
   // Many more changes than objects: the index is compacted by a listing,
   // and judges the same.
@@ -399,4 +422,33 @@ TEST(ContextCache, ChangesObservedDuringSnapshotsAreNotLost) {
         Backend("b", "probe", "hatchet.x" + std::to_string(k), "1", "2027-01-01T00:00:00Z");
     EXPECT_FALSE(Validate(probe, snap->index(), Operation::kCreate, nullptr, "default").ok()) << k;
   }
+}
+
+// A change observed before a listing is never applied after it: the
+// listing read the cache, which may already hold a newer version whose
+// event is still on its way.
+TEST(ContextCache, AChangeOlderThanAListingIsNotAppliedAfterIt) {
+  std::vector<ObjectPtr> objects;
+  ContextCache cache([&] { return objects; });
+  json x = Backend("a", "x", "hatchet.one", "5", "2026-01-01T00:00:00Z");
+  objects = {std::make_shared<const json>(Server()), std::make_shared<const json>(x)};
+  cache.Snapshot();
+  // x moves to hatchet.two (observed), then on to hatchet.three: the cache
+  // holds it, its event not observed yet.
+  json two = x, three = x;
+  two["metadata"]["resourceVersion"] = "6";
+  two["spec"]["nats"]["subjectPrefix"] = "hatchet.two";
+  three["metadata"]["resourceVersion"] = "7";
+  three["spec"]["nats"]["subjectPrefix"] = "hatchet.three";
+  cache.Observe(&x, &two);
+  objects[1] = std::make_shared<const json>(three);
+  cache.Invalidate();  // say, a server changed: the next snapshot lists
+  cache.Snapshot();
+  auto snap = cache.Snapshot();  // nothing newer observed
+  auto taken = [&](const std::string& prefix) {
+    json probe = Backend("b", "probe", prefix, "1", "2027-01-01T00:00:00Z");
+    return !Validate(probe, snap->index(), Operation::kCreate, nullptr, "default").ok();
+  };
+  EXPECT_TRUE(taken("hatchet.three"));
+  EXPECT_FALSE(taken("hatchet.two")) << "the older observed change was applied after the listing";
 }

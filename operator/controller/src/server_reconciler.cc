@@ -184,7 +184,7 @@ Result<Action> ServerReconciler::Reconcile(const std::string& key) {
       auto since = std::chrono::steady_clock::now() - state_->last_write[key];
       if (since < ctx_.min_write_interval) {
         return Action::RequeueAfter(
-            std::chrono::duration_cast<std::chrono::milliseconds>(ctx_.min_write_interval - since));
+            std::chrono::ceil<std::chrono::milliseconds>(ctx_.min_write_interval - since));
       }
     }
     auto w = WriteOwnedSecret(ctx_.client, desired, current.get(), UidOf(obj), ctx_.recent);
@@ -264,8 +264,9 @@ Result<Action> ServerReconciler::Callout(const std::string& key, const json& obj
     if (it != state_->last_callout.end() && it->second.generation == gen) {
       const auto since = at - it->second.at;
       if (since < ctx_.callout_status_interval) {
-        return Action::RequeueAfter(std::chrono::duration_cast<std::chrono::milliseconds>(
-            ctx_.callout_status_interval - since));
+        // Rounded up: a remainder under 1 ms must not requeue at once.
+        return Action::RequeueAfter(
+            std::chrono::ceil<std::chrono::milliseconds>(ctx_.callout_status_interval - since));
       }
     }
     state_->last_callout[key] = {at, gen};

@@ -119,6 +119,7 @@ class ContextCache {
   std::atomic<uint64_t> generation_{1};
   std::mutex changes_mu_;
   std::unique_ptr<Changes> changes_;  // guarded by changes_mu_
+  uint64_t observed_ = 0;             // changes recorded so far; guarded by changes_mu_
   mutable std::mutex mu_;
   uint64_t built_generation_ = 0;                    // guarded by mu_
   uint64_t builds_ = 0;                              // guarded by mu_
