@@ -408,18 +408,22 @@ int main(int argc, char** argv) {
       std::this_thread::sleep_for(500ms);
     }
     m->all_ready_s = Seconds(start);
-    // Every installation's env Secret authenticates (both modes).
-    auto targets =
-        EngineCredentials(c, m->ns, m == &callout ? callout_ports : std::vector<int>{file_port});
-    bench::Storm all(targets);
-    auto up = all.RunUntilAllUp(std::chrono::seconds(timeout_s));
-    std::printf(
-        "%-8s %d installations: %zu env Secrets, all authenticating %.1f s after the "
-        "first create (%d up)\n",
-        m->name.c_str(), installations, targets.size(), Seconds(start), up.up);
     std::printf(
         "%-8s %d installations: all Ready after %.1f s (%d Ready, %d create failures; %s)\n",
         m->name.c_str(), installations, m->all_ready_s, m->ready, failed, LoadAverage().c_str());
+    std::fflush(stdout);
+    // Every installation's env Secret authenticates (both modes), every
+    // engine connecting at once and retrying as the Go client does (a 10 ms
+    // retry of thousands is a flood that only measures the flood).
+    auto targets =
+        EngineCredentials(c, m->ns, m == &callout ? callout_ports : std::vector<int>{file_port});
+    bench::Storm all(targets, bench::GoClientPacing());
+    auto up = all.RunUntilAllUp(std::chrono::seconds(timeout_s));
+    std::printf(
+        "%-8s %d installations: %zu env Secrets, all authenticating %.1f s after the "
+        "first create (%d up, %d refusals on the way; %s)\n",
+        m->name.c_str(), installations, targets.size(), Seconds(start), up.up, up.auth_refusals,
+        LoadAverage().c_str());
     std::fflush(stdout);
   }
   long rss_at_n[2], hwm_at_n[2];

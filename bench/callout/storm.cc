@@ -19,7 +19,6 @@ namespace switchboard::bench {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr auto kRetryPause = std::chrono::milliseconds(10);
 
 std::string JsonString(const std::string& s) {
   std::string out = "\"";
@@ -42,8 +41,19 @@ bool SendAll(int fd, const std::string& data) {
 
 }  // namespace
 
-Storm::Storm(std::vector<StormTarget> targets)
-    : targets_(std::move(targets)), conns_(targets_.size()), epoll_(epoll_create1(EPOLL_CLOEXEC)) {}
+Storm::Storm(std::vector<StormTarget> targets, StormOptions options)
+    : targets_(std::move(targets)),
+      options_(options),
+      conns_(targets_.size()),
+      epoll_(epoll_create1(EPOLL_CLOEXEC)) {}
+
+Clock::time_point Storm::RetryAt(size_t i) const {
+  // Spread over the jitter by the connection's index: the same every run.
+  const auto jitter = options_.retry_jitter.count() > 0
+                          ? std::chrono::milliseconds((i * 7919) % options_.retry_jitter.count())
+                          : std::chrono::milliseconds(0);
+  return Clock::now() + options_.retry_pause + jitter;
+}
 
 Storm::~Storm() {
   for (auto& c : conns_) {
@@ -56,7 +66,7 @@ void Storm::StartConnect(size_t i, StormResult& r) {
   Conn& c = conns_[i];
   c.in.clear();
   c.fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (c.fd < 0) return Drop(i, Clock::now() + kRetryPause);
+  if (c.fd < 0) return Drop(i, RetryAt(i));
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -65,7 +75,7 @@ void Storm::StartConnect(size_t i, StormResult& r) {
       htons(static_cast<uint16_t>(ports.empty() ? 0 : ports[c.port_index % ports.size()]));
   r.attempts++;
   int rc = connect(c.fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
-  if (rc != 0 && errno != EINPROGRESS) return Drop(i, Clock::now() + kRetryPause);
+  if (rc != 0 && errno != EINPROGRESS) return Drop(i, RetryAt(i));
   c.state = rc == 0 ? State::kAwaitInfo : State::kConnecting;
   epoll_event ev{};
   ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP;
@@ -92,7 +102,7 @@ bool Storm::OnEvent(size_t i, uint32_t events, StormResult& r) {
     socklen_t len = sizeof err;
     getsockopt(c.fd, SOL_SOCKET, SO_ERROR, &err, &len);
     if (err != 0) {
-      Drop(i, Clock::now() + kRetryPause);
+      Drop(i, RetryAt(i));
       return false;
     }
     c.state = State::kAwaitInfo;
@@ -110,7 +120,7 @@ bool Storm::OnEvent(size_t i, uint32_t events, StormResult& r) {
       continue;
     }
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
-    Drop(i, Clock::now() + kRetryPause);  // EOF or error: the server went away
+    Drop(i, RetryAt(i));  // EOF or error: the server went away
     return false;
   }
   size_t eol;
@@ -119,7 +129,7 @@ bool Storm::OnEvent(size_t i, uint32_t events, StormResult& r) {
     c.in.erase(0, eol + 2);
     if (line.rfind("PING", 0) == 0) {
       if (!SendAll(c.fd, "PONG\r\n")) {
-        Drop(i, Clock::now() + kRetryPause);
+        Drop(i, RetryAt(i));
         return false;
       }
     } else if (line.rfind("INFO ", 0) == 0 && c.state == State::kAwaitInfo) {
@@ -129,7 +139,7 @@ bool Storm::OnEvent(size_t i, uint32_t events, StormResult& r) {
           JsonString(targets_[i].user) + ",\"pass\":" + JsonString(targets_[i].password) +
           "}\r\nPING\r\n";
       if (!SendAll(c.fd, connect)) {
-        Drop(i, Clock::now() + kRetryPause);
+        Drop(i, RetryAt(i));
         return false;
       }
       c.state = State::kAwaitPong;
@@ -138,7 +148,7 @@ bool Storm::OnEvent(size_t i, uint32_t events, StormResult& r) {
     } else if (line.rfind("-ERR", 0) == 0) {
       if (r.auth_refusals++ == 0) r.first_refusal = line;
       r.refusals_by_text[line]++;
-      Drop(i, Clock::now() + kRetryPause);
+      Drop(i, RetryAt(i));
       return false;
     }
   }

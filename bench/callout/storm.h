@@ -1,9 +1,11 @@
 // A reconnect storm driver: many NATS client connections (user and
 // password, as an engine connects) held by one thread on epoll, so a
 // thousand of them cost a thousand sockets and no threads. A connection
-// that drops or is refused tries again after a fixed short pause: the
-// measured time is the server's (and its authorizer's), not a client's
-// backoff. A target with several ports (a cluster's URL list) tries the
+// that drops or is refused tries again after a pause: by default a fixed
+// 10 ms, so the measured time is the server's (and its authorizer's), not
+// a client's backoff; StormOptions gives the Go client's pacing instead
+// (2 s and a jitter), for thousands of connections at once, where a 10 ms
+// retry is a flood no client sends. A target with several ports (a cluster's URL list) tries the
 // next one after a drop or a refusal, as the Go client moves a server it
 // lost to the end of its pool.
 #pragma once
@@ -32,9 +34,19 @@ struct StormResult {
   double seconds = 0;                           // from the call until all were up (or the deadline)
 };
 
+struct StormOptions {
+  std::chrono::milliseconds retry_pause{10};
+  // Each connection adds its own share of this (by index, not random).
+  std::chrono::milliseconds retry_jitter{0};
+};
+// nats.go's defaults: ReconnectWait 2 s, ReconnectJitter 100 ms.
+inline StormOptions GoClientPacing() {
+  return {std::chrono::milliseconds(2000), std::chrono::milliseconds(100)};
+}
+
 class Storm {
  public:
-  explicit Storm(std::vector<StormTarget> targets);
+  explicit Storm(std::vector<StormTarget> targets, StormOptions options = {});
   ~Storm();
   Storm(const Storm&) = delete;
   Storm& operator=(const Storm&) = delete;
@@ -59,6 +71,7 @@ class Storm {
     std::chrono::steady_clock::time_point retry_at{};
     size_t port_index = 0;  // into the target's ports
   };
+  std::chrono::steady_clock::time_point RetryAt(size_t i) const;
   void StartConnect(size_t i, StormResult& r);
   void Drop(size_t i, std::chrono::steady_clock::time_point retry_at);
   // Handles readiness on connection i; false when it dropped.
@@ -68,6 +81,7 @@ class Storm {
   int CountUp() const;
 
   std::vector<StormTarget> targets_;
+  StormOptions options_;
   std::vector<Conn> conns_;
   int epoll_ = -1;
 };
