@@ -39,6 +39,7 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/scripts/lib/retry.sh"
+. "$root/scripts/lib/proc.sh"
 . "$root/scripts/tool-versions.sh"
 images="${IMAGES_DIR:-$root/.cache/images}"
 mkdir -p "$images"
@@ -173,7 +174,9 @@ need_space() {
 bootstrap_base() {
   local dir=$1
   rm -f "$dir/rootfs.tar"
-  if mmdebstrap --variant=minbase --mode=root --format=tar \
+  # Without our fds: apt's hook is `cat >&N` run by dash (see
+  # without_inherited_fds).
+  if without_inherited_fds mmdebstrap --variant=minbase --mode=root --format=tar \
     --aptopt='Acquire::Retries "3"' bookworm "$dir/rootfs.tar" </dev/null >"$dir/mmdebstrap.log" 2>&1; then
     return 0
   fi

@@ -1,5 +1,5 @@
-# Process, port and ownership helpers shared by scripts/cluster.sh,
-# scripts/node.sh and scripts/run-local.sh. Sourced, never run.
+# Process, port, fd and ownership helpers shared by scripts/cluster.sh,
+# scripts/node.sh, scripts/run-local.sh and scripts/images.sh. Sourced, never run.
 #
 # The sourcing script sets $run (pid files) and $logs (one NAME.log per
 # process) and defines log and die. Every process is recorded by NAME:
@@ -57,6 +57,21 @@ start() {
   rm -f "$run/$name.pid" "$run/$name.exe"
   return 1
 }
+
+# without_inherited_fds COMMAND [ARGS...] -> runs COMMAND with only stdin,
+# stdout and stderr open (in a subshell; redirections on the call apply).
+# What a caller holds open (ctest's log file, flock fds, retry's tee) pushes
+# the fds a program opens for itself past 9, and a program that hands such
+# an fd to /bin/sh fails there: dash takes single-digit fds only ("Bad fd
+# number"). mmdebstrap's apt hook `cat >&N` failed so under ctest (N = 11).
+without_inherited_fds() (
+  local fd
+  for fd in /proc/"$BASHPID"/fd/*; do
+    fd=${fd##*/}
+    if [ "$fd" -gt 2 ]; then eval "exec $fd>&-"; fi
+  done
+  exec "$@"
+)
 
 # stop NAME [GRACE_TENTHS [DRAINED...]] -> SIGTERM, wait up to GRACE_TENTHS
 # tenths of a second (default 100), then SIGKILL; only our own process.

@@ -3,7 +3,8 @@
 # `alive` and `stop` touch only the binary a pid file recorded; the
 # ownership stamps; cluster.sh and node.sh `down` leave a state folder
 # stamped by another checkout alone. Only processes this test starts
-# (sleep) are ever signalled; no cluster or node is involved.
+# (sleep) are ever signalled; no cluster or node is involved. And
+# without_inherited_fds closes what its caller held open.
 set -euo pipefail
 : "${SWITCHBOARD_SOURCE_DIR:?run through ctest (needs SWITCHBOARD_SOURCE_DIR)}"
 SRC=$SWITCHBOARD_SOURCE_DIR
@@ -106,6 +107,13 @@ NODE_DIR="$n" bash "$SRC/scripts/node.sh" down 2>"$WORK/err5" || rc=$?
 [ "$rc" != 0 ] && grep -q "made by another checkout or folder (dir=/elsewhere/node" "$WORK/err5" &&
   [ -f "$n/.owner" ] && [ -d "$n/run" ] && pass "node.sh down refuses a folder another checkout stamped" ||
   fail "rc $rc: $(cat "$WORK/err5")"
+
+# --- without_inherited_fds: the command sees stdin, stdout and stderr only,
+# whatever the caller held open (here 3 and 11, as ctest and retry leave).
+fds=$( (exec 3>/dev/null 11>/dev/null && without_inherited_fds sh -c 'ls /proc/$$/fd') | sort -n | tr '\n' ' ')
+[ "$fds" = "0 1 2 " ] && pass "without_inherited_fds leaves only 0, 1 and 2 open" || fail "open fds: $fds"
+out=$(without_inherited_fds sh -c 'echo to-stderr >&2' 2>&1 >/dev/null)
+[ "$out" = to-stderr ] && pass "and the call's own redirections still apply" || fail "stderr: $out"
 
 if [ "$FAILURES" -gt 0 ]; then
   echo "proc_test: $FAILURES failure(s)" >&2
