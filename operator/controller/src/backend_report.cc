@@ -2,7 +2,7 @@
 // goes into logic::BackendStatusInput; the status (ComputeBackendStatus) and
 // its Ready event are written only when they change.
 #include "backend_step.h"
-#include "secret_io.h"
+#include "status_events.h"
 #include "switchboard/operator_logic/objects.h"
 #include "switchboard/operator_logic/time_util.h"
 
@@ -26,30 +26,11 @@ void BackendReconciler::Impl::Event(bool warning, std::string_view reason,
   }
 }
 
-namespace {
-// RecentWrites key of the Ready event announced from one version of a
-// backend: two "/", so it never equals a Secret's "<ns>/<name>", and its
-// own prefix, so it never equals a finalizer's key.
-std::string ReadyEventKey(const std::string& uid) { return "ready-event/" + uid + "/"; }
-}  // namespace
-
 Result<Action> BackendReconciler::Impl::Report(Action action) {
   const json previous = StatusOf(obj);
   json status = logic::ComputeBackendStatus(previous, in, logic::FormatTime(logic::Clock::now()));
   if (status == previous) return action;
-  if (auto ev = logic::ReadyTransitionEvent(previous, status)) {
-    // The same transition from the same version of the object was announced
-    // a moment ago: the cache has not caught up with that status write yet
-    // (another change woke this reconcile first). A second event would
-    // count one transition twice.
-    const json announced = {{"resourceVersion", kube::ResourceVersionOf(obj)},
-                            {"reason", ev->reason},
-                            {"message", ev->message}};
-    if (!ctx.recent || !ctx.recent->Fresh(ReadyEventKey(uid), announced)) {
-      Event(ev->warning, ev->reason, ev->message);
-      if (ctx.recent) ctx.recent->Created(ReadyEventKey(uid), announced);
-    }
-  }
+  AnnounceStatusEvents(ctx, obj, {logic::ReadyTransitionEvent(previous, status)});
   kube::PatchOptions po;
   po.subresource = "status";
   json patch = {{"status", status}};

@@ -9,6 +9,7 @@
 #include "k8s_util.h"
 #include "rules_context.h"
 #include "secret_io.h"
+#include "status_events.h"
 #include "switchboard/api/constants.h"
 #include "switchboard/api/packed.h"
 #include "switchboard/api/views.h"
@@ -124,9 +125,7 @@ Result<Action> ServerReconciler::Reconcile(const std::string& key) {
     in.failure_reason = std::string(reason);
     in.failure_message = msg;
     json status = logic::ComputeServerStatus(previous, in, now);
-    if (auto ev = logic::ReadyTransitionEvent(StatusOf(obj), status); ev && ctx_.recorder) {
-      ctx_.recorder->Record(obj, kube::EventType::kWarning, ev->reason, ev->message);
-    }
+    AnnounceStatusEvents(ctx_, obj, {logic::ReadyTransitionEvent(StatusOf(obj), status)});
     return WriteServerStatus(ctx_, obj, status);
   };
 
@@ -222,13 +221,9 @@ Result<Action> ServerReconciler::Reconcile(const std::string& key) {
   in.max_bytes = collected->input.max_bytes.value_or(0);
   in.reserve_bytes = collected->input.reserve_bytes;
   json status = logic::ComputeServerStatus(previous, in, now);
-  for (auto ev : {logic::ReadyTransitionEvent(StatusOf(obj), status),
-                  logic::ConfigFitsEvent(StatusOf(obj), status)}) {
-    if (ev && ctx_.recorder) {
-      ctx_.recorder->Record(obj, ev->warning ? kube::EventType::kWarning : kube::EventType::kNormal,
-                            ev->reason, ev->message);
-    }
-  }
+  AnnounceStatusEvents(ctx_, obj,
+                       {logic::ReadyTransitionEvent(StatusOf(obj), status),
+                        logic::ConfigFitsEvent(StatusOf(obj), status)});
   SB_RETURN_IF_ERROR(WriteServerStatus(ctx_, obj, status));
   return Action::AwaitChange();
 }
@@ -278,14 +273,9 @@ Result<Action> ServerReconciler::Callout(const std::string& key, const json& obj
   in.installations = previous.value("installations", 0);
   auto report = [&](Action action) -> Result<Action> {
     json status = logic::ComputeCalloutServerStatus(previous, in, now);
-    for (auto ev : {logic::ReadyTransitionEvent(previous, status),
-                    logic::AuthorizerAvailableEvent(previous, status)}) {
-      if (ev && ctx_.recorder) {
-        ctx_.recorder->Record(obj,
-                              ev->warning ? kube::EventType::kWarning : kube::EventType::kNormal,
-                              ev->reason, ev->message);
-      }
-    }
+    AnnounceStatusEvents(ctx_, obj,
+                         {logic::ReadyTransitionEvent(previous, status),
+                          logic::AuthorizerAvailableEvent(previous, status)});
     if (in.authorizers && ctx_.metrics) {
       ctx_.metrics->SetAuthorizers(sv.ns(), sv.name(), in.authorizers->authorizers,
                                    in.authorizers->servers);
