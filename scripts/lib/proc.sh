@@ -1,5 +1,6 @@
 # Process, port, fd and ownership helpers shared by scripts/cluster.sh,
-# scripts/node.sh, scripts/run-local.sh and scripts/images.sh. Sourced, never run.
+# scripts/node.sh, scripts/run-local.sh and scripts/images.sh. Sourced,
+# never run.
 #
 # The sourcing script sets $run (pid files) and $logs (one NAME.log per
 # process) and defines log and die. Every process is recorded by NAME:
