@@ -5,9 +5,9 @@
 // 10 ms, so the measured time is the server's (and its authorizer's), not
 // a client's backoff; StormOptions gives the Go client's pacing instead
 // (2 s and a jitter), for thousands of connections at once, where a 10 ms
-// retry is a flood no client sends. A target with several ports (a cluster's URL list) tries the
-// next one after a drop or a refusal, as the Go client moves a server it
-// lost to the end of its pool.
+// retry is a flood no client sends. A target with several ports (a
+// cluster's URL list) tries the next one after a drop or a refusal, as the
+// Go client moves a server it lost to the end of its pool.
 #pragma once
 
 #include <sys/types.h>
