@@ -1,6 +1,6 @@
 # Switchboard — every step a developer or CI needs, in one place.
 #   make run    operator + webhook against $KUBECONFIG, or a local cluster and NATS
-#   make test   everything: deps, tools, build, unit/integration (plain + ASan/UBSan), e2e
+#   make test   everything: deps, tools, builds, unit/integration (ASan/UBSan), fuzz gate, node, e2e
 SHELL := /bin/bash
 .DEFAULT_GOAL := build
 
@@ -26,30 +26,37 @@ deps: ## install the Debian packages (idempotent)
 tools: ## build kube-apiserver, etcd, helm and the test tools (jwtcheck, nats-server-callout) from Go modules into .cache/tools
 	@bash scripts/build-tools.sh
 
-$(BUILD)/build.ninja $(BUILD)/Makefile:
-	cmake -S . -B $(BUILD) -G "$(GENERATOR)"
+# configure DIR FLAGS... -> cmake's configure step, with the generator only
+# for a new tree (an existing one keeps its own); cheap when nothing changed.
+# Debug information as line tables (SWITCHBOARD_DEBUG_INFO in CMakeLists.txt).
+configure = cmake -S . -B $(1) $(if $(wildcard $(1)/CMakeCache.txt),,-G "$(GENERATOR)") \
+  -DSWITCHBOARD_DEBUG_INFO=lines $(2) >/dev/null
 
-build: deps ## configure and build (binaries in build/bin)
-	@[ -f $(BUILD)/CMakeCache.txt ] || cmake -S . -B $(BUILD) -G "$(GENERATOR)"
+# Each tree compiles the tests it runs (cmake/TestLabels.cmake): build/ the
+# e2e tests against the optimised binaries, build-asan/ the unit and
+# integration tests, sanitized.
+build: deps ## configure and build (binaries in build/bin, the e2e tests, the benchmarks)
+	$(call configure,$(BUILD),-DSWITCHBOARD_TEST_LABELS=e2e)
 	cmake --build $(BUILD) -j $(JOBS)
 
 install: build ## binaries into $(PREFIX)/bin, CRDs and chart into $(PREFIX)/share/switchboard
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
-build-asan: deps
-	@[ -f $(ASAN_BUILD)/CMakeCache.txt ] || cmake -S . -B $(ASAN_BUILD) -G "$(GENERATOR)" \
-	  -DCMAKE_BUILD_TYPE=Debug -DSWITCHBOARD_SANITIZE=ON -DSWITCHBOARD_BENCH=OFF
+build-asan: deps ## configure and build the sanitized tree (unit and integration tests)
+	$(call configure,$(ASAN_BUILD),-DCMAKE_BUILD_TYPE=Debug -DSWITCHBOARD_SANITIZE=ON \
+	  -DSWITCHBOARD_BENCH=OFF "-DSWITCHBOARD_TEST_LABELS=unit;integration")
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 
-test-unit: build ## unit tests
-	cd $(BUILD) && ctest --output-on-failure -j $(CTEST_JOBS) -L unit
+ASAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
 
-test-integration: build tools ## integration tests (real nats-server)
-	cd $(BUILD) && ctest --output-on-failure -j $(CTEST_JOBS) -L integration
+test-unit: build-asan ## unit tests (under AddressSanitizer and UBSan)
+	cd $(ASAN_BUILD) && $(ASAN_ENV) ctest --output-on-failure -j $(CTEST_JOBS) -L unit
+
+test-integration: build-asan tools ## integration tests (real nats-server; under AddressSanitizer and UBSan)
+	cd $(ASAN_BUILD) && $(ASAN_ENV) ctest --output-on-failure -j $(CTEST_JOBS) -L integration
 
 test-asan: build-asan tools ## unit + integration under AddressSanitizer and UBSan
-	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
-	  ctest --output-on-failure -j $(CTEST_JOBS) -L 'unit|integration'
+	cd $(ASAN_BUILD) && $(ASAN_ENV) ctest --output-on-failure -j $(CTEST_JOBS) -L 'unit|integration'
 
 # Not part of `make test`: the pubsub-runtime stress and integration tests
 # (and the CLI they start) under ThreadSanitizer, in their own tree.
@@ -66,14 +73,8 @@ test-e2e: build tools ## end-to-end tests (real kube-apiserver + etcd, kubectl, 
 test-node: build tools ## Switchboard in pods on a real node: images from the Dockerfile, helm install (root; see docs/node.md)
 	cd $(BUILD) && ctest --output-on-failure -j 1 -L node
 
-test: build tools ## the whole suite
-	$(MAKE) format-check
-	$(MAKE) test-asan
-	cd $(BUILD) && ctest --output-on-failure -j $(CTEST_JOBS) -L 'unit|integration'
-	$(MAKE) fuzz-check
-	cd $(BUILD) && ctest --output-on-failure -j 1 -L node
-	@# e2e last, so ctest's summary is the run's closing line.
-	cd $(BUILD) && ctest --output-on-failure -j 1 -L e2e
+test: ## the whole suite, phase by phase (scripts/test-suite.sh)
+	@BUILD=$(BUILD) ASAN_BUILD=$(ASAN_BUILD) CTEST_JOBS=$(CTEST_JOBS) bash scripts/test-suite.sh
 
 cluster-up: tools ## start etcd + kube-apiserver on loopback; kubeconfig in .cache/cluster/kubeconfig
 	@bash scripts/cluster.sh up
