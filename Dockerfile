@@ -6,26 +6,18 @@
 #
 #   docker build -t ghcr.io/switchboard-dev/switchboard:0.1.0 .
 #
-# Debian 12 in both stages, so the runtime libraries are exactly the ones
+# Debian 12 in every stage, so the runtime libraries are exactly the ones
 # the binaries were linked against (nats.c, cpp-httplib, libyaml and
 # prometheus-cpp are shared libraries from Debian's packages; the webhook's
 # Boost.Beast/Asio are header-only, so the runtime stage needs no Boost).
+#
+# Stages: `runtime` (the shipped image without its binaries), `build` (the
+# C++ build) and the last, unnamed one (runtime + the built binaries). The
+# runtime stage comes first so that `--target runtime` never builds the
+# build stage: the test node (scripts/images.sh) puts the binaries its own
+# build tree made on top of it, the same libraries on the same Debian.
 
-FROM debian:bookworm AS build
-WORKDIR /src
-COPY scripts/install-deps.sh scripts/install-deps.sh
-COPY scripts/lib/retry.sh scripts/lib/retry.sh
-# The build needs the compilers and -dev packages; the test-only tools that
-# install-deps.sh also lists are harmless here. Its apt-get retries a
-# transient failure (scripts/lib/retry.sh).
-RUN bash scripts/install-deps.sh && rm -rf /var/lib/apt/lists/*
-COPY . .
-RUN cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release \
-      -DSWITCHBOARD_TESTS=OFF -DSWITCHBOARD_BENCH=OFF \
- && cmake --build /build -j "$(nproc)" --target switchboard-operator switchboard-webhook switchboard-authorizer switchboard \
- && strip /build/bin/switchboard-operator /build/bin/switchboard-webhook /build/bin/switchboard-authorizer /build/bin/switchboard
-
-FROM debian:bookworm-slim
+FROM debian:bookworm-slim AS runtime
 # The same retry policy as scripts/lib/retry.sh (4 attempts, 5 s doubling),
 # written out: this stage has none of the build context, and a COPY of the
 # helper would stay in the shipped image as a layer of its own.
@@ -39,7 +31,22 @@ RUN for i in 1 2 3 4; do \
       d=$((5 << (i - 1))); echo "retry: runtime apt-get failed (attempt $i/4); retrying in ${d}s" >&2; sleep "$d"; \
     done \
  && rm -rf /var/lib/apt/lists/*
-COPY --from=build /build/bin/switchboard-operator /build/bin/switchboard-webhook /build/bin/switchboard-authorizer /build/bin/switchboard /usr/local/bin/
 # The chart's securityContext runs as 65532 with a read-only root file system.
 USER 65532:65532
 ENTRYPOINT ["/usr/local/bin/switchboard-operator"]
+
+FROM debian:bookworm AS build
+WORKDIR /src
+COPY scripts/install-deps.sh scripts/install-deps.sh
+COPY scripts/lib/retry.sh scripts/lib/retry.sh
+# Only what the build needs (compilers and -dev packages), not the test
+# tools; its apt-get retries a transient failure (scripts/lib/retry.sh).
+RUN bash scripts/install-deps.sh --build && rm -rf /var/lib/apt/lists/*
+COPY . .
+RUN cmake -S . -B /build -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DSWITCHBOARD_TESTS=OFF -DSWITCHBOARD_BENCH=OFF \
+ && cmake --build /build -j "$(nproc)" --target switchboard-operator switchboard-webhook switchboard-authorizer switchboard \
+ && strip /build/bin/switchboard-operator /build/bin/switchboard-webhook /build/bin/switchboard-authorizer /build/bin/switchboard
+
+FROM runtime
+COPY --from=build /build/bin/switchboard-operator /build/bin/switchboard-webhook /build/bin/switchboard-authorizer /build/bin/switchboard /usr/local/bin/

@@ -7,7 +7,11 @@
 #                        archive, committed under the exact names the
 #                        Dockerfile's FROM lines use (docker.io/library/...)
 #   pause                Debian's catatonit (static) in `-P` (pause) mode
-#   switchboard          the repository's Dockerfile, built by Debian's buildah
+#   switchboard          the Dockerfile's runtime stage (Debian's buildah)
+#                        with this build tree's binaries: $SWITCHBOARD_BINARY_DIR/bin,
+#                        default <repo>/build/bin (the release build
+#                        stage compiles the same sources again: that is
+#                        `docker build .`, not the tests' job)
 #   nats                 nats-server from its Go module at NATS_SERVER_VERSION
 #                        (scripts/tool-versions.sh, the version the callout
 #                        tests run too; the chart's nats.image.tag names the
@@ -26,8 +30,8 @@
 #
 # Caching: each image is an OCI archive in $IMAGES_DIR (default
 # <repo>/.cache/images) named by a hash of everything that goes into it (for
-# the project image: the Dockerfile and every file of the build context), so
-# a warm checkout rebuilds nothing and a changed source tree gets a new tag.
+# the project image: the Dockerfile and the binaries), so a warm checkout
+# rebuilds nothing and changed binaries get a new tag.
 # buildah's storage (the debian bases and every Dockerfile layer) is per
 # machine, like Go's build cache: $SWITCHBOARD_BUILDAH_DIR, default
 # ${XDG_CACHE_HOME:-~/.cache}/switchboard/buildah (overlay driver). So a fresh
@@ -87,41 +91,23 @@ NATS_VERSION=${NATS_SERVER_VERSION:?scripts/tool-versions.sh sets NATS_SERVER_VE
 RELOADER_VERSION=$(chart_value nats.reloader.tag) || die "cannot read nats.reloader.tag from $values"
 [ -n "$RELOADER_VERSION" ] || die "empty nats.reloader.tag in $values"
 
-# ignored PATH -> true when .dockerignore leaves PATH out of the build
-# context. Supports what that file uses: folders ("docs/"), globs ("**/*.md",
-# "build*/") and "!" exceptions; the last matching line wins, as in Docker.
-ignored() {
-  local f=$1 pat neg out=1 p
-  for pat in "${ignore_patterns[@]}"; do
-    neg=no
-    [ "${pat#!}" != "$pat" ] && neg=yes && pat=${pat#!}
-    p=${pat%/}
-    # shellcheck disable=SC2053
-    if [[ $f == $p || $f == $p/* || ($p == '**/'* && ($f == ${p#\*\*/} || $f == ${p#\*\*/}/*)) ]]; then
-      [ $neg = yes ] && out=1 || out=0
-    fi
-  done
-  return $out
-}
+# The binaries the project image carries, from this build tree (ctest sets
+# SWITCHBOARD_BINARY_DIR; default <repo>/build).
+binaries_dir="${SWITCHBOARD_BINARY_DIR:-$root/build}/bin"
+project_binaries=(switchboard-operator switchboard-webhook switchboard-authorizer switchboard)
 
-# context_hash -> sha256 of the Dockerfile's build context: every tracked or
-# untracked, not git-ignored file that .dockerignore keeps, by path and
-# content, plus the Dockerfile. Matches what `COPY . .` sees.
-context_hash() {
-  ignore_patterns=()
-  local line
-  while IFS= read -r line; do
-    line=${line%%#*}
-    line=${line//[[:space:]]/}
-    [ -n "$line" ] && ignore_patterns+=("$line")
-  done <"$root/.dockerignore"
+# project_hash -> sha256 of what goes into the project image: the
+# Dockerfile (its runtime stage) and the binaries.
+project_hash() {
+  local b
+  for b in "${project_binaries[@]}"; do
+    [ -x "$binaries_dir/$b" ] ||
+      die "$binaries_dir/$b missing: build it first (cmake --build build --target ${project_binaries[*]})"
+  done
   (
-    cd "$root"
-    sha256sum Dockerfile
-    git ls-files -z --cached --others --exclude-standard | sort -z |
-      while IFS= read -r -d '' f; do
-        [ -f "$f" ] && ! ignored "$f" && printf '%s\0' "$f"
-      done | xargs -0 -r sha256sum
+    cd "$binaries_dir"
+    sha256sum "$root/Dockerfile" | cut -d' ' -f1
+    sha256sum "${project_binaries[@]}"
   ) | sha256sum | cut -c1-16
 }
 
@@ -132,7 +118,7 @@ RELOADER_KEY="$RELOADER_VERSION-standin-1"
 
 names() {
   echo "pause=$registry/pause:$PAUSE_KEY"
-  echo "switchboard=$registry/switchboard:$(context_hash)"
+  echo "switchboard=$registry/switchboard:$(project_hash)"
   echo "nats=$registry/nats:$NATS_KEY"
   echo "reloader=$registry/nats-server-config-reloader:$RELOADER_KEY"
 }
@@ -327,16 +313,27 @@ SH
   rm -rf "$tmp"
 }
 
-# The release recipe itself: `buildah bud` on the repository's Dockerfile.
-# chroot isolation with the host's network, so the build stage's apt-get
-# reaches Debian's archive as `docker build` would.
+# The Dockerfile's runtime stage (`--target runtime`: the shipped image
+# without its binaries; the build stage is never built) with this build
+# tree's binaries on top, stripped as the build stage strips them: the same
+# Debian, the same shared libraries. chroot isolation with the host's
+# network, so the stage's apt-get reaches Debian's archive as `docker build`
+# would.
 build_switchboard() {
-  local name=$1
+  local name=$1 tmp c
   [ -f "$(archive "$name")" ] && return 0
   build_bases
-  log "building $name from the Dockerfile (the C++ build runs inside: several minutes cold)"
+  log "building $name (the Dockerfile's runtime stage + $binaries_dir)"
   bh bud --quiet --isolation chroot --network host --layers --pull=never \
-    -f "$root/Dockerfile" -t "$name" "$root" >&2
+    --target runtime -f "$root/Dockerfile" -t "$registry/switchboard-runtime:latest" "$root" >&2
+  tmp=$(mktemp -d)
+  local b
+  for b in "${project_binaries[@]}"; do strip -o "$tmp/$b" "$binaries_dir/$b"; done
+  c=$(bh from "$registry/switchboard-runtime:latest")
+  bh copy --chown 0:0 "$c" "${project_binaries[@]/#/$tmp/}" /usr/local/bin/ >/dev/null
+  bh commit --quiet "$c" "$name" >/dev/null
+  bh rm "$c" >/dev/null
+  rm -rf "$tmp"
   export_oci "$name"
   # Old tags of the project image are superseded: drop their archives and
   # their tags in the storage (the cached layers of the Dockerfile's steps

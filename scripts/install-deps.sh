@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
-# Installs the Debian packages Switchboard builds and tests with.
+# Installs the Debian packages Switchboard builds and tests with
+# (`--build`: only those the C++ build needs).
 # Idempotent: only missing packages are installed, so a warm machine pays
 # one dpkg-query and nothing else. apt-get's downloads retry a transient
 # failure (scripts/lib/retry.sh; SWITCHBOARD_RETRY_ATTEMPTS, _DELAY).
 set -euo pipefail
 . "$(dirname "$0")/lib/retry.sh"
 
-packages=(
-  build-essential cmake ninja-build ccache pkg-config git curl ca-certificates openssl
-  libnats-dev nats-server
-  libcpp-httplib-dev libboost-dev nlohmann-json3-dev libyaml-dev libssl-dev
-  prometheus-cpp-dev libgtest-dev libgmock-dev libbenchmark-dev
-  libdeflate-dev zlib1g-dev libcrypt-dev
+# What the C++ build needs (the Dockerfile's build stage installs only this:
+# `install-deps.sh --build`).
+build_packages=(
+  build-essential cmake ninja-build pkg-config ca-certificates
+  libnats-dev libcpp-httplib-dev libboost-dev nlohmann-json3-dev libyaml-dev libssl-dev
+  prometheus-cpp-dev libgtest-dev libgmock-dev libdeflate-dev zlib1g-dev libcrypt-dev
+)
+# What the tests, benchmarks and tools add.
+test_packages=(
+  ccache git curl openssl nats-server libbenchmark-dev
   clang clang-format libclang-rt-14-dev
   kubernetes-client
   gzip procps iproute2 wrk jq python3-yaml time
@@ -19,6 +24,15 @@ packages=(
   # CNI plugins, image builds without a registry, Service DNS for pods.
   containerd runc containernetworking-plugins iptables conntrack buildah mmdebstrap catatonit dnsmasq-base
 )
+
+case "${1:-}" in
+  --build) packages=("${build_packages[@]}") ;;
+  '') packages=("${build_packages[@]}" "${test_packages[@]}") ;;
+  *)
+    echo "usage: scripts/install-deps.sh [--build]" >&2
+    exit 2
+    ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do
