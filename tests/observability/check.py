@@ -8,7 +8,10 @@
                          template knows
   check.py metric-names  every metric a rule or a dashboard query uses is one
                          the C++ code registers (read from the source, so a
-                         rename fails here) or a listed NATS exporter name
+                         rename fails here) or a listed NATS exporter name;
+                         every label it matches or groups on is one the
+                         registering file names, every value one the C++
+                         code spells
   check.py dashboards    every dashboard is valid JSON with a unique uid, a
                          $datasource variable, and every panel but rows has a
                          query; every query parses (promtool check rules on
@@ -182,6 +185,7 @@ def check_metric_names():
             used.setdefault(n, []).append(f"{board}: {title}")
     if not used:
         fail("no metric found in any rule or dashboard")
+    check_label_matchers(exported)
     for n, where in sorted(used.items()):
         if n in known:
             ok(f"{n} ({'exported by ' + exported[n] if n in exported else 'NATS exporter' if n in nats else 'Prometheus'})")
@@ -189,6 +193,80 @@ def check_metric_names():
             fail(f"{n} (used by {', '.join(sorted(set(where)))}) is exported by no binary "
                  f"and is not a listed NATS exporter name ({os.path.relpath(NATS_LIST, SRC)})")
     finish()
+
+
+# Labels Prometheus or the scrape adds (not the binaries); `job` is checked
+# against the chart's ServiceMonitors by chart_test.sh.
+TARGET_LABELS = {"job", "instance", "namespace", "pod", "service", "endpoint", "container",
+                 "exported_namespace", "le"}
+# Where label values are spelled (the decision code names them, the metrics
+# code records them).
+VALUE_DIRS = EXPORTING_DIRS + ["api"]
+
+
+def cpp_literals(dirs):
+    lits = set()
+    for d in dirs:
+        for root, _, files in os.walk(os.path.join(SRC, d)):
+            for fn in files:
+                if fn.endswith((".cc", ".h")):
+                    with open(os.path.join(root, fn), errors="replace") as f:
+                        lits.update(re.findall(r'"([A-Za-z0-9_]+)"', f.read()))
+    return lits
+
+
+def check_label_matchers(exported):
+    """A matcher on a label of one of our metrics names a label the metric's
+    registering file sets, and values that the C++ code spells: so renaming
+    `result="QueueFull"` or the `reason` label fails here, not silently in
+    production."""
+    literals = cpp_literals(VALUE_DIRS)
+    file_literals = {}
+    exprs = [(f"alert {r['alert']}", r["expr"]) for _, r in alerts(load_rules())]
+    exprs += [(f"{b}: {t}", e) for b, t, e in dashboard_queries()]
+    checked = 0
+    for where, expr in exprs:
+        for m in re.finditer(r"\b(switchboard_\w+)\s*\{([^}]*)\}", expr):
+            metric, matchers = m.group(1), m.group(2)
+            if metric not in exported:
+                continue  # reported by check_metric_names
+            path = os.path.join(SRC, exported[metric])
+            if path not in file_literals:
+                with open(path, errors="replace") as f:
+                    file_literals[path] = set(re.findall(r'"([A-Za-z0-9_]+)"', f.read()))
+            for lm in re.finditer(r'(\w+)\s*(=~|!~|!=|=)\s*"([^"]*)"', matchers):
+                label, value = lm.group(1), lm.group(3)
+                if label in TARGET_LABELS:
+                    continue
+                if label not in file_literals[path]:
+                    fail(f"{where}: {metric} has no label {label} ({exported[metric]} never names it)")
+                if "$" in value or not re.fullmatch(r"[A-Za-z0-9_.+]+(\|[A-Za-z0-9_.+]+)*", value):
+                    continue
+                for v in value.split("|"):
+                    if label == "le":
+                        continue
+                    if v not in literals:
+                        fail(f"{where}: {metric}{{{label}=\"{v}\"}}: no C++ source spells \"{v}\"")
+                    checked += 1
+        # Grouping labels (by, without, on, ignoring): each is named by a
+        # file registering one of the expression's metrics.
+        ours = {n for n in metric_names(expr) if n in exported}
+        files = {os.path.join(SRC, exported[n]) for n in ours}
+        for path in files:
+            if path not in file_literals:
+                with open(path, errors="replace") as f:
+                    file_literals[path] = set(re.findall(r'"([A-Za-z0-9_]+)"', f.read()))
+        for g in re.finditer(r"\b(?:by|without|on|ignoring)\s*\(([^)]*)\)", expr):
+            for label in [x.strip() for x in g.group(1).split(",") if x.strip()]:
+                if label in TARGET_LABELS or not files:
+                    continue
+                if not any(label in file_literals[p] for p in files):
+                    fail(f"{where}: groups by {label}, which none of {sorted(ours)} has")
+                checked += 1
+    if checked == 0:
+        fail("no label value checked: is the matcher pattern stale?")
+    else:
+        ok(f"{checked} label names and values of matchers and groupings are spelled in the C++ source")
 
 
 # ----------------------------------------------------------------------- rules
