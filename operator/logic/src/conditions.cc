@@ -261,6 +261,13 @@ std::optional<Condition> ConditionOf(const nlohmann::json& status, std::string_v
   return *c;
 }
 
+// The waiting states: a server that has not loaded its file yet, or
+// authorizers that have not seen new credentials yet. No fault, however
+// long it lasts (the status says how long): one event policy for both.
+bool IsWaitingReason(std::string_view reason) {
+  return reason == reasons::kConfigNotReloaded || reason == reasons::kAuthorizerPending;
+}
+
 }  // namespace
 
 std::optional<StatusEvent> ReadyTransitionEvent(const nlohmann::json& previous,
@@ -271,8 +278,8 @@ std::optional<StatusEvent> ReadyTransitionEvent(const nlohmann::json& previous,
   if (before && before->status == now->status && before->reason == now->reason) {
     return std::nullopt;
   }
-  const bool waiting = now->reason == reasons::kConfigNotReloaded;
-  return StatusEvent{now->status != "True" && !waiting, now->reason, now->message};
+  return StatusEvent{now->status != "True" && !IsWaitingReason(now->reason), now->reason,
+                     now->message};
 }
 
 std::optional<StatusEvent> ConfigFitsEvent(const nlohmann::json& previous,

@@ -163,8 +163,10 @@ std::string_view ProbeFailureReason(StatusCode code, bool reload_expected);
 
 // An event to record for a status change, or nothing. Only a change of the
 // Ready condition's status or reason gives one (Warning when Ready is not
-// True, except for ConfigNotReloaded: waiting for a server to load its file
-// is no fault, so Normal), so a restart that recomputes the same status, or
+// True, except for the waiting states ConfigNotReloaded and
+// AuthorizerPending: waiting for a server to load its file or for the
+// authorizers to see new credentials is no fault, so Normal), so a restart
+// that recomputes the same status, or
 // a retry that fails the same way, is silent. `previous` is the stored
 // status (null when none): a first status that is Ready=True gives a Normal
 // event too.
