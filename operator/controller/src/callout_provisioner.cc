@@ -1,6 +1,5 @@
 #include "callout_provisioner.h"
 
-#include <algorithm>
 #include <optional>
 
 #include "authorizer_checks.h"
@@ -12,6 +11,7 @@
 #include "switchboard/operator_logic/cluster_render.h"
 #include "switchboard/operator_logic/conditions.h"
 #include "switchboard/operator_logic/objects.h"
+#include "switchboard/operator_logic/retry_timing.h"
 #include "switchboard/operator_logic/secrets.h"
 
 namespace switchboard::operator_controller {
@@ -174,9 +174,9 @@ Result<Action> CalloutProvisioner::Provision(const ServerCall& call) {
   in.config_hash = rendered.hash;
   // Not a watched Secret (it has no managed-by label): looked at again soon.
   if (!ca.ok()) {
+    const auto timing = logic::RetryTimingFor({ctx_.probe_interval, ctx_.authorizer_recheck});
     return fail(reasons::kServerUnreachable, ca.status().message(),
-                Action::RequeueAfter(std::min<std::chrono::milliseconds>(
-                    ctx_.authorizer_recheck, std::chrono::seconds(10))));
+                Action::RequeueAfter(timing.server_ca_retry));
   }
 
   // 4. Authorizers: the last answer taken for these keys and URLs, if any;

@@ -93,8 +93,6 @@ struct ReconcileContext {
   std::function<void(const std::string&)> enqueue_backend;
   std::chrono::milliseconds probe_timeout{5000};
   std::chrono::milliseconds probe_interval{300000};
-  // Retry of a failed probe while the server is expected to reload.
-  std::chrono::milliseconds reload_retry{500};
   // How long after a user first appeared in the config Secret a refused
   // probe still means "not loaded yet" rather than "wrong credentials", when
   // no reloader reports the load: the kubelet syncs a changed Secret into a
@@ -120,12 +118,10 @@ struct ReconcileContext {
   std::string ca_dir;  // where NatsServer CA bundles are written for probes
   // AuthCallout mode: how often a NatsServer asks its NATS servers whether
   // an authorizer is subscribed, and how long it collects their answers.
+  // (The retry and wait timings of probes and unreadable CAs follow from
+  // these and probe_interval: operator_logic::RetryTimingFor.)
   std::chrono::milliseconds authorizer_recheck{30000};
   std::chrono::milliseconds authorizer_window{1000};
-  // AuthCallout mode: how long after this process first saw a password a
-  // refused probe still means "the authorizers' caches have not seen its
-  // credentials Secret yet" (AuthorizerPending) rather than AuthFailed.
-  std::chrono::milliseconds authorizer_sync_window{5000};
 };
 
 class BackendReconciler : public Reconciler {
