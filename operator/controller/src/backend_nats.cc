@@ -7,6 +7,7 @@
 #include "switchboard/operator_logic/backend_policy.h"
 #include "switchboard/operator_logic/env.h"
 #include "switchboard/operator_logic/objects.h"
+#include "switchboard/operator_logic/retry_timing.h"
 
 namespace switchboard::operator_controller {
 namespace logic = ::switchboard::operator_logic;
@@ -117,6 +118,8 @@ Result<Action> BackendReconciler::Impl::Nats(const json& server_obj) {
   in_file.has_status = StatusOf(obj).contains("conditions");
   in_file.env_user = plan->env.username;
   auto step = logic::DecideInFile(in_file);
+  const auto wait =
+      logic::RetryTimingFor({ctx.probe_interval, ctx.authorizer_recheck}).config_write_wait;
   switch (step.step) {
     case logic::InFile::kProceed:
       break;
@@ -125,10 +128,10 @@ Result<Action> BackendReconciler::Impl::Nats(const json& server_obj) {
       return Fail(Step::kRenderConfig, step.reason, step.message, Action::AwaitChange());
     case logic::InFile::kWait:
       ctx.enqueue_server(server_key);
-      return Action::RequeueAfter(2s);
+      return Action::RequeueAfter(wait);
     case logic::InFile::kReport:
       ctx.enqueue_server(server_key);
-      return Fail(Step::kRenderConfig, step.reason, step.message, Action::RequeueAfter(2s));
+      return Fail(Step::kRenderConfig, step.reason, step.message, Action::RequeueAfter(wait));
   }
   Passed(Step::kRenderConfig, "in Secret " + server.ns() + "/" + server.config_secret_name() +
                                   " key " + server.config_key());

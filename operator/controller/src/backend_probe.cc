@@ -13,13 +13,13 @@
 #include "switchboard/operator_logic/backend_policy.h"
 #include "switchboard/operator_logic/config_load.h"
 #include "switchboard/operator_logic/env.h"
+#include "switchboard/operator_logic/retry_timing.h"
 #include "switchboard/operator_logic/time_util.h"
 
 namespace switchboard::operator_controller {
 namespace logic = ::switchboard::operator_logic;
 namespace reasons = ::switchboard::operator_logic::reasons;
 using logic::Step;
-using namespace std::chrono_literals;
 
 namespace {
 
@@ -41,6 +41,8 @@ Result<Action> BackendReconciler::Impl::Probe(NatsProbe p) {
   const json st = StatusOf(obj);
 
   // Read: the facts the probe policy decides on.
+  const logic::RetryTiming timing =
+      logic::RetryTimingFor({ctx.probe_interval, ctx.authorizer_recheck});
   logic::ProbeFacts f;
   f.staged = plan.state.phase == logic::RotationPhase::kStaged;
   f.fallback = f.staged && plan.env.username != plan.probe.username;
@@ -51,7 +53,7 @@ Result<Action> BackendReconciler::Impl::Probe(NatsProbe p) {
   f.now = logic::Clock::now();
   f.interval = ctx.probe_interval;
   f.next_probe = p.next_probe;
-  f.reload_retry = ctx.reload_retry;
+  f.reload_retry = timing.reload_retry;
   f.probe_user = plan.probe.username;
   f.server = p.server.key().ToString();
   f.auth_callout = p.server.auth_callout();
@@ -78,10 +80,10 @@ Result<Action> BackendReconciler::Impl::Probe(NatsProbe p) {
   failure.user_waiting = load.user_waiting;
   failure.load_window = ctx.reload_window;
   failure.has_status = st.is_object() && st.contains("conditions");
-  failure.reload_retry = ctx.reload_retry;
-  failure.failure_retry = std::min(ctx.probe_interval, std::chrono::milliseconds(10s));
+  failure.reload_retry = timing.reload_retry;
+  failure.failure_retry = timing.failure_retry;
   failure.auth_callout = f.auth_callout;
-  failure.authorizer_window = ctx.authorizer_sync_window;
+  failure.authorizer_sync = timing.authorizer_sync;
   auto outcome = ctx.probes->Latest(key);
   if (outcome && outcome->fingerprint == fingerprint) {
     logic::ProbeFacts::Outcome o;
@@ -144,7 +146,7 @@ Result<Action> BackendReconciler::Impl::Probe(NatsProbe p) {
       auto ca = CaFile(ctx, p.server);
       if (!ca.ok()) {
         return Fail(Step::kProbe, reasons::kServerUnreachable, ca.status().message(),
-                    Action::RequeueAfter(10s));
+                    Action::RequeueAfter(timing.backend_ca_retry));
       }
       ProbeJob job;
       job.fingerprint = fingerprint;

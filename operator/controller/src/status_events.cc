@@ -15,9 +15,8 @@ std::string AnnouncedKey(const nlohmann::json& obj, const std::string& reason) {
 }
 }  // namespace
 
-void AnnounceStatusEvents(
-    const ReconcileContext& ctx, const nlohmann::json& obj,
-    std::initializer_list<std::optional<operator_logic::StatusEvent>> events) {
+void AnnounceStatusEvents(const ReconcileContext& ctx, const nlohmann::json& obj,
+                          const std::vector<std::optional<operator_logic::StatusEvent>>& events) {
   if (!ctx.recorder) return;
   for (const auto& ev : events) {
     if (!ev) continue;

@@ -1,8 +1,8 @@
 // The events of a status transition, announced once per transition.
 #pragma once
 
-#include <initializer_list>
 #include <optional>
+#include <vector>
 
 #include "switchboard/operator_controller/reconcilers.h"
 #include "switchboard/operator_logic/conditions.h"
@@ -15,6 +15,6 @@ namespace switchboard::operator_controller {
 // change before the cache has its own status write sees the old status
 // again, and would count one transition twice. Without a recorder, nothing.
 void AnnounceStatusEvents(const ReconcileContext& ctx, const nlohmann::json& obj,
-                          std::initializer_list<std::optional<operator_logic::StatusEvent>> events);
+                          const std::vector<std::optional<operator_logic::StatusEvent>>& events);
 
 }  // namespace switchboard::operator_controller

@@ -37,7 +37,7 @@ ProbeFailureStep DecideProbeFailure(const ProbeFailureFacts& f) {
                        f.code == StatusCode::kPermissionDenied || f.code == StatusCode::kTimeout;
   auto retry_soon = [&] {
     return std::clamp(f.user_waiting / 8, f.reload_retry,
-                      std::max(f.reload_retry, milliseconds(5000)));
+                      std::max(f.reload_retry, timing::kReloadRetryMax));
   };
   if (f.auth_callout) {
     ProbeFailureStep s;
@@ -45,10 +45,10 @@ ProbeFailureStep DecideProbeFailure(const ProbeFailureFacts& f) {
       s.reason = reasons::kAuthorizerPending;
       s.retry =
           std::clamp(f.user_waiting / 8, f.reload_retry, std::max(f.reload_retry, f.callout_retry));
-      if (f.user_waiting < f.authorizer_window) {
+      if (f.user_waiting < f.authorizer_sync) {
         s.message = "the authorizer of NatsServer " + f.server + " has not seen user " + f.user +
                     "'s credentials yet (its caches follow the credentials Secret within " +
-                    Duration(f.authorizer_window) + "); the probe is retried";
+                    Duration(f.authorizer_sync) + "); the probe is retried";
         s.report = f.has_status;
         return s;
       }
@@ -57,7 +57,7 @@ ProbeFailureStep DecideProbeFailure(const ProbeFailureFacts& f) {
       s.message = "the authorizer of NatsServer " + f.server + " still refuses user " + f.user +
                   "'s credentials, written less than " + Duration(f.authorizer_patience) +
                   " ago: its caches normally follow the credentials Secret within " +
-                  Duration(f.authorizer_window) +
+                  Duration(f.authorizer_sync) +
                   " but may lag under load; the probe is retried every " +
                   Duration(std::max(f.reload_retry, f.callout_retry)) +
                   " or sooner, and a refusal after " + Duration(f.authorizer_patience) +
@@ -121,7 +121,7 @@ std::optional<milliseconds> DecideProbeRetry(const ProbeFailureFacts& f) {
   const ProbeFailureStep s = DecideProbeFailure(f);
   // Past the usual sync window the user is told (AuthorizerPending in the
   // status), so the reconcile takes the outcome and retries from there.
-  if (s.reason != reasons::kAuthorizerPending || f.user_waiting >= f.authorizer_window) {
+  if (s.reason != reasons::kAuthorizerPending || f.user_waiting >= f.authorizer_sync) {
     return std::nullopt;
   }
   return s.retry;

@@ -230,6 +230,56 @@ TEST_F(CalloutE2E, SwitchingModesKeepsTheIssuer) {
             std::string::npos);
 }
 
+// The operator judges a server in AuthCallout mode against every object it
+// caches, as the webhook does: a callout Secret name that another object
+// also claims is reported, never written, even while that Secret does not
+// exist yet (nobody's write would have been refused). Naming another
+// Secret in the field the message names provisions the server.
+TEST_F(CalloutE2E, ACalloutSecretNameAnotherObjectClaimsIsReported) {
+  // A backend whose env Secret is the server's default callout Secret; its
+  // server does not exist, so it writes nothing (ServerNotFound), and its
+  // status proves that the operator's caches hold it.
+  Apply(BackendYaml(srv_ns, "holder", srv_ns, "nope", "hatchet.holder") +
+        "  output: {secretName: shared-auth-callout}\n");
+  ASSERT_TRUE(WaitReady(srv_ns, "holder", "False", "ServerNotFound"))
+      << Get("psb", srv_ns, "holder").dump(2);
+
+  Apply(ServerYaml(srv_ns, "nats://127.0.0.1:1", a_ns));
+  json server;
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        server = Get("natsserver", srv_ns, "shared");
+        return Condition(server, "Ready") != nullptr;
+      },
+      30s))
+      << server.dump(2);
+  EXPECT_EQ(ConditionReason(server, "Ready"), "False/InvalidSpec") << server.dump(2);
+  const json* ready = Condition(server, "Ready");
+  ASSERT_NE(ready, nullptr);
+  EXPECT_THAT(ready->value("message", ""),
+              ::testing::HasSubstr("spec.provisioning.authCallout.secretName"));
+  EXPECT_THAT(ready->value("message", ""), ::testing::HasSubstr("PubSubBackend"));
+  EXPECT_TRUE(Get("secret", srv_ns, "shared-auth-callout").is_null())
+      << Get("secret", srv_ns, "shared-auth-callout").dump(2);
+  auto events = Kubectl({"get", "events", "-n", srv_ns, "--field-selector",
+                         "involvedObject.name=shared", "-o", "json"});
+  EXPECT_NE(events.out.find("InvalidSpec"), std::string::npos) << events.out;
+
+  // The fix the message names: another name for the callout Secret.
+  Apply(NatsServerYaml(srv_ns, "shared", "nats://127.0.0.1:1", {a_ns}) +
+        "  provisioning:\n    mode: AuthCallout\n    authCallout: {secretName: shared-keys}\n");
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        server = Get("natsserver", srv_ns, "shared");
+        return ReadyReason(server) == "CalloutConfigured";
+      },
+      30s))
+      << server.dump(2);
+  EXPECT_FALSE(
+      SecretData(srv_ns, "shared-keys")[std::string(logic::callout_keys::kIssuer)].empty());
+  EXPECT_TRUE(Get("secret", srv_ns, "shared-auth-callout").is_null());
+}
+
 std::string CaSecretYaml(const std::string& ns, const std::string& pem) {
   json s = {{"apiVersion", "v1"},
             {"kind", "Secret"},

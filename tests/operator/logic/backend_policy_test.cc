@@ -353,7 +353,7 @@ ProbeFailureFacts CalloutRefused(StatusCode code, int waiting_ms, bool has_statu
   ProbeFailureFacts f = Refused(code, ConfigLoad::kPending, 0, false, has_status);
   f.auth_callout = true;
   f.user_waiting = milliseconds(waiting_ms);
-  f.authorizer_window = seconds(5);
+  f.authorizer_sync = seconds(5);
   return f;
 }
 
@@ -497,7 +497,7 @@ TEST(DecideProbeRetry, Table) {
     auto step = DecideProbeFailure(c.facts);
     EXPECT_EQ(c.retry.has_value(), c.facts.auth_callout &&
                                        step.reason == reasons::kAuthorizerPending &&
-                                       c.facts.user_waiting < c.facts.authorizer_window);
+                                       c.facts.user_waiting < c.facts.authorizer_sync);
     if (c.retry) {
       EXPECT_EQ(*c.retry, step.retry);
     }
@@ -531,7 +531,7 @@ TEST(DecideProbe, AuthCalloutTable) {
   auto refused = [&](ProbeFacts f, int waiting_ms) {
     f = With(callout(std::move(f)), false, false, 0, kAuth, ConfigLoad::kPending);
     f.outcome->failure.user_waiting = milliseconds(waiting_ms);
-    f.outcome->failure.authorizer_window = seconds(5);
+    f.outcome->failure.authorizer_sync = seconds(5);
     return f;
   };
   struct Case {

@@ -28,26 +28,29 @@
 //                    it passed
 //   rabbitmq / postgres -> env Secret only; Ready=True EnvSecretWritten
 //
-// NatsServer in AuthCallout mode: PlanCalloutKeys into the callout Secret
-// (owned, never logged), RenderCalloutConfig into the config Secret,
-// status (installations = CollectDirectory's entries, configHash,
-// authCallout, Ready=True CalloutConfigured) and AuthorizerAvailable from
-// the system account's SUBSZ ping of every server (on AuthorizerChecks'
-// thread, every authorizer_recheck; a Warning event when a server has
-// none, a Normal one when it recovers). No ConfigFits.
-//
-// NatsServer (ServerReconciler::Reconcile): CollectInstallations from the
-// caches, RenderNatsConfig (within the Secret's 1 MiB, keeping what the file
-// holds), record what it left out in the ConfigIndex and wake the backends
-// whose verdict changed, write the config Secret when the bytes differ,
-// status (installations, configHash, Ready, ConfigFits). Level-based: no
-// memory of which backends reported; any replica renders the same bytes.
+// NatsServer (ServerReconciler::Reconcile), per key: one prologue, then
+// the provisioner of its spec.provisioning.mode (src/provisioner.h).
+//   gone          -> every provisioner forgets it; its backends look again
+//   defer         -> the provisioner may space its reconciles
+//   retire        -> the other modes drop what they left (status parts,
+//                    gauges, render verdicts)
+//   validate      -> InvalidSpec (shared rules, full context); Terminal
+//   provision     -> IncludeFile: CollectInstallations, RenderNatsConfig
+//                    into the config Secret, status with ConfigFits
+//                    (include_file_provisioner.h); AuthCallout: the
+//                    callout Secret's keys, the static config,
+//                    AuthorizerAvailable (callout_provisioner.h). Both
+//                    write their Secrets through one helper: a Secret of
+//                    that name someone else owns is SecretConflict.
+// Level-based: no memory of which backends reported; any replica writes
+// the same bytes.
 #pragma once
 
 #include <chrono>
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "switchboard/common/status.h"
 #include "switchboard/kube/client.h"
@@ -61,11 +64,15 @@ namespace switchboard::operator_controller {
 class ProbePool;
 class AuthorizerChecks;
 class ConfigIndex;
+class Provisioner;
 class RecentWrites;
 }  // namespace switchboard::operator_controller
 namespace switchboard::rules {
 class ContextCache;
 }  // namespace switchboard::rules
+namespace switchboard::api {
+class NatsServerView;
+}  // namespace switchboard::api
 namespace switchboard::operator_controller {
 
 // What both reconcilers share. Pointers are not owned and outlive them.
@@ -86,8 +93,6 @@ struct ReconcileContext {
   std::function<void(const std::string&)> enqueue_backend;
   std::chrono::milliseconds probe_timeout{5000};
   std::chrono::milliseconds probe_interval{300000};
-  // Retry of a failed probe while the server is expected to reload.
-  std::chrono::milliseconds reload_retry{500};
   // How long after a user first appeared in the config Secret a refused
   // probe still means "not loaded yet" rather than "wrong credentials", when
   // no reloader reports the load: the kubelet syncs a changed Secret into a
@@ -113,12 +118,10 @@ struct ReconcileContext {
   std::string ca_dir;  // where NatsServer CA bundles are written for probes
   // AuthCallout mode: how often a NatsServer asks its NATS servers whether
   // an authorizer is subscribed, and how long it collects their answers.
+  // (The retry and wait timings of probes and unreadable CAs follow from
+  // these and probe_interval: operator_logic::RetryTimingFor.)
   std::chrono::milliseconds authorizer_recheck{30000};
   std::chrono::milliseconds authorizer_window{1000};
-  // AuthCallout mode: how long after this process first saw a password a
-  // refused probe still means "the authorizers' caches have not seen its
-  // credentials Secret yet" (AuthorizerPending) rather than AuthFailed.
-  std::chrono::milliseconds authorizer_sync_window{5000};
 };
 
 class BackendReconciler : public Reconciler {
@@ -138,11 +141,10 @@ class ServerReconciler : public Reconciler {
   Result<Action> Reconcile(const std::string& key) override;
 
  private:
-  Result<Action> Callout(const std::string& key, const nlohmann::json& obj);  // AuthCallout mode
-  void ForgetCallout(const std::string& key);
-  struct State;
+  // The provisioner of `server`'s mode; the default mode's when none serves it.
+  Provisioner& ProvisionerOf(const api::NatsServerView& server);
   ReconcileContext ctx_;
-  std::unique_ptr<State> state_;
+  std::vector<std::unique_ptr<Provisioner>> provisioners_;  // the first: the default mode's
 };
 
 }  // namespace switchboard::operator_controller

@@ -17,6 +17,7 @@
 
 #include "switchboard/common/status.h"
 #include "switchboard/operator_logic/config_load.h"
+#include "switchboard/operator_logic/retry_timing.h"
 #include "switchboard/operator_logic/time_util.h"
 
 namespace switchboard::operator_logic {
@@ -78,19 +79,20 @@ struct ProbeFailureFacts {
   // reloader signals the server).
   std::chrono::milliseconds user_waiting{0};
   std::chrono::milliseconds load_window{0};
-  bool has_status = false;                         // the backend has conditions (not new)
-  std::chrono::milliseconds reload_retry{500};     // first retry while not loaded yet
-  std::chrono::milliseconds failure_retry{10000};  // retry of a real failure
+  bool has_status = false;  // the backend has conditions (not new)
+  // The first retry while not loaded yet, and the retry of a real failure.
+  std::chrono::milliseconds reload_retry = timing::kReloadRetry;
+  std::chrono::milliseconds failure_retry = timing::kFailureRetryMax;
   // AuthCallout: user_in_config and load do not apply; user_waiting counts
   // from the write of the credentials Secret the probe's password comes
   // from to the refusal. The authorizers' caches see that Secret within
-  // authorizer_window normally; under load their watch can lag further, so
+  // authorizer_sync normally; under load their watch can lag further, so
   // a refusal is taken for an authorizer catching up until
   // authorizer_patience, and retried every callout_retry at most meanwhile.
   bool auth_callout = false;
-  std::chrono::milliseconds authorizer_window{5000};
-  std::chrono::milliseconds authorizer_patience{60000};
-  std::chrono::milliseconds callout_retry{2000};
+  std::chrono::milliseconds authorizer_sync = timing::kAuthorizerSync;
+  std::chrono::milliseconds authorizer_patience = timing::kAuthorizerPatience;
+  std::chrono::milliseconds callout_retry = timing::kCalloutRetryMax;
 };
 
 struct ProbeFailureStep {
@@ -110,7 +112,7 @@ struct ProbeFailureStep {
 // (ProbeFailureReason): AuthFailed, PermissionDenied, ServerUnreachable.
 // AuthCallout: a refusal of credentials younger than authorizer_patience is
 // AuthorizerPending, retried soon (waiting / 8, from reload_retry up to
-// callout_retry): quietly for a new backend within authorizer_window,
+// callout_retry): quietly for a new backend within authorizer_sync,
 // reported after it with a message that says the authorizer may still be
 // catching up and when the refusal will count. Once the credentials are
 // older, what the code says, with a hint at the authorizer, retried after
@@ -119,7 +121,7 @@ ProbeFailureStep DecideProbeFailure(const ProbeFailureFacts& facts);
 
 // Whether the probe pool takes a refused probe again itself, and when:
 // while DecideProbeFailure calls it AuthorizerPending (AuthCallout) and the
-// credentials are younger than authorizer_window (the authorizers' usual
+// credentials are younger than authorizer_sync (the authorizers' usual
 // sync time), after that step's retry. Those retries stay inside the pool,
 // so a reconcile reads one outcome (a pass, a refusal past the window,
 // another error) instead of going back through the work queue for each
@@ -143,7 +145,7 @@ struct ProbeFacts {
   Time now{};
   std::chrono::milliseconds interval{0};    // --probe-interval
   std::chrono::milliseconds next_probe{0};  // interval, or sooner (a rotation's deadline)
-  std::chrono::milliseconds reload_retry{500};
+  std::chrono::milliseconds reload_retry = timing::kReloadRetry;
   // Before a probe: the reloader's verdict on the probe user, and how long
   // it is still believed (patience - user_waiting).
   ConfigLoad load = ConfigLoad::kUnknown;

@@ -1,0 +1,74 @@
+#include "provisioner.h"
+
+#include "secret_io.h"
+#include "status_events.h"
+#include "switchboard/api/metadata.h"
+#include "switchboard/operator_logic/objects.h"
+
+namespace switchboard::operator_controller {
+namespace logic = ::switchboard::operator_logic;
+
+std::optional<Action> Provisioner::Defer(const ServerCall&) { return std::nullopt; }
+
+Status WriteServerReport(const ServerCall& call, const ServerReport& report) {
+  AnnounceStatusEvents(call.ctx, call.obj, report.events);
+  const json current = StatusOf(call.obj);
+  if (current == report.status) return Status::Ok();
+  // A merge patch keeps what it does not name: a field the new status no
+  // longer has (one only another mode reports) is nulled.
+  json patch = report.status;
+  if (current.is_object()) {
+    for (auto it = current.begin(); it != current.end(); ++it) {
+      if (!patch.contains(it.key())) patch[it.key()] = nullptr;
+    }
+  }
+  kube::PatchOptions po;
+  po.subresource = "status";
+  auto r = call.ctx.client->Patch(kube::resources::NatsServer(), call.view.ns(), call.view.name(),
+                                  kube::PatchType::kMerge, {{"status", patch}}, po);
+  // Deleted meanwhile: its next reconcile finds it gone.
+  if (!r.ok() && r.status().code() == StatusCode::kNotFound) return Status::Ok();
+  return r.status();
+}
+
+namespace {
+std::string ConflictMessage(const std::string& foreign, std::string_view name_field) {
+  return foreign + "; or set " + std::string(name_field) + " to another name";
+}
+}  // namespace
+
+Result<OwnedSecretWrite> WriteServerSecret(const ServerCall& call, const json& desired,
+                                           const json* cached, std::string_view name_field) {
+  auto w = WriteOwnedSecret(call.ctx.client, desired, cached, call.uid, call.ctx.recent);
+  OwnedSecretWrite out;
+  if (w.ok()) {
+    out.wrote = *w;
+    return out;
+  }
+  if (w.status().code() != StatusCode::kFailedPrecondition) return w.status();
+  out.conflict = ConflictMessage(w.status().message(), name_field);
+  return out;
+}
+
+std::string ForeignSecretConflict(const ServerCall& call, const json* cached,
+                                  std::string_view name_field) {
+  if (!cached || logic::CheckOwnership(*cached, call.uid) == logic::Ownership::kOwned) return "";
+  return ConflictMessage(
+      logic::ForeignSecretMessage(api::NamespaceOf(*cached), api::NameOf(*cached)), name_field);
+}
+
+CachedInputs::CachedInputs(const ReconcileContext& ctx) : ctx_(ctx), held_(ctx.backends->List()) {
+  backends_.reserve(held_.size());
+  for (const auto& b : held_) backends_.push_back(b.get());
+}
+
+logic::SecretLookup CachedInputs::Lookup() {
+  return [this](std::string_view ns, std::string_view name) -> const json* {
+    kube::ObjectPtr s = ctx_.secrets->Get(ns, name);
+    if (!s) return nullptr;
+    secrets_held_.push_back(s);
+    return s.get();
+  };
+}
+
+}  // namespace switchboard::operator_controller

@@ -1,0 +1,109 @@
+// A NatsServer's reconcile is one prologue (server_reconciler.cc) and one
+// provisioner: the one of the server's spec.provisioning.mode. The prologue
+// reads the server, judges it against the rules' full context (what the
+// webhook judges it against) and reports InvalidSpec; only a valid server
+// reaches its provisioner, which writes what its mode needs (Secrets, the
+// status) through the helpers below, so every mode reports a Secret it may
+// not write, and its status, alike. A new mode is a new Provisioner, not a
+// branch in the prologue.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "k8s_util.h"
+#include "switchboard/api/views.h"
+#include "switchboard/operator_controller/reconcilers.h"
+#include "switchboard/operator_logic/cluster_render.h"
+#include "switchboard/operator_logic/conditions.h"
+
+namespace switchboard::operator_controller {
+
+// One reconcile of one NatsServer, as the prologue found it. Lives for the
+// reconcile; `obj` is the cached object (kept alive by the prologue).
+struct ServerCall {
+  const ReconcileContext& ctx;
+  const std::string& key;  // "<ns>/<name>"
+  const json& obj;
+  api::NatsServerView view;
+  int64_t generation = 0;
+  std::string uid;
+  std::string now;  // RFC 3339: every condition this reconcile writes carries it
+};
+
+// A status to write and the events its transitions announce.
+struct ServerReport {
+  json status;
+  std::vector<std::optional<operator_logic::StatusEvent>> events;
+};
+
+class Provisioner {
+ public:
+  virtual ~Provisioner() = default;
+
+  // The spec.provisioning.mode this provisioner serves.
+  virtual std::string_view mode() const = 0;
+
+  // Asked before the prologue judges the server (which reads every backend
+  // bound to it): the Action that puts this reconcile off, or nullopt to go
+  // on. For modes whose reconciles must be spaced; the default never defers.
+  virtual std::optional<Action> Defer(const ServerCall& call);
+
+  // The report of a server this mode does not provision: Ready=False with
+  // `reason` and `message`, the rest of the status as this mode keeps it.
+  virtual ServerReport Refused(const ServerCall& call, std::string_view reason,
+                               const std::string& message) const = 0;
+
+  // Provisions a server the prologue found valid: writes what this mode
+  // needs and the status. Errors are retried by the controller.
+  virtual Result<Action> Provision(const ServerCall& call) = 0;
+
+  // The server is now served by another provisioner: what this mode left
+  // (status parts, gauges, verdicts that held backends back) goes. Called
+  // on every reconcile of a server in another mode, so it must be cheap
+  // and idempotent.
+  virtual void Retire(const std::string& key) = 0;
+
+  // The server is gone: everything this provisioner keeps for it goes.
+  virtual void Forget(const std::string& key) = 0;
+};
+
+// Writes `report`: its events first (once per transition, status_events.h),
+// then the status when it differs from the stored one.
+Status WriteServerReport(const ServerCall& call, const ServerReport& report);
+
+// A Secret this server owns (`desired`, built by operator_logic), written
+// against `cached` (from the owned-Secrets cache; may be null).
+struct OwnedSecretWrite {
+  bool wrote = false;
+  // Not empty when a Secret of that name is someone else's: nothing was
+  // written, and this is the SecretConflict message, naming the Secret and
+  // the spec field that picks another name.
+  std::string conflict;
+};
+Result<OwnedSecretWrite> WriteServerSecret(const ServerCall& call, const json& desired,
+                                           const json* cached, std::string_view name_field);
+// The SecretConflict message when `cached` (may be null) is a Secret of
+// that name that this server does not own; "" when it is ours or absent.
+std::string ForeignSecretConflict(const ServerCall& call, const json* cached,
+                                  std::string_view name_field);
+
+// What a collect over the caches reads: every backend, and the Secrets
+// looked up by name (kept alive while in use).
+class CachedInputs {
+ public:
+  explicit CachedInputs(const ReconcileContext& ctx);
+  const std::vector<const json*>& backends() const { return backends_; }
+  operator_logic::SecretLookup Lookup();
+
+ private:
+  const ReconcileContext& ctx_;
+  std::vector<kube::ObjectPtr> held_;
+  std::vector<const json*> backends_;
+  std::vector<kube::ObjectPtr> secrets_held_;
+};
+
+}  // namespace switchboard::operator_controller

@@ -1,0 +1,56 @@
+// How soon the operator looks again at a step it could not finish, and how
+// long it waits for what others do (a server's reload, the authorizers'
+// caches). Every figure of that kind lives here, named by what it stands
+// for; the controller reads them through RetryTimingFor and holds none.
+#pragma once
+
+#include <chrono>
+
+namespace switchboard::operator_logic {
+
+namespace timing {
+using std::chrono::milliseconds;
+// The first retry of a probe while the server may not have loaded the user
+// yet (or, AuthCallout, the authorizers not seen its credentials); the
+// retries grow from here (DecideProbeFailure).
+inline constexpr milliseconds kReloadRetry{500};
+// The longest those retries grow to while a reload is awaited.
+inline constexpr milliseconds kReloadRetryMax{5000};
+// The longest a real failure waits for its next try: a refused or failed
+// probe, a CA Secret that cannot be read. A shorter --probe-interval wins.
+inline constexpr milliseconds kFailureRetryMax{10000};
+// The longest a backend waits before it looks again for its user in the
+// config Secret while its server has yet to write it (the backend wakes the
+// server, and the write's watch event normally wakes the backend sooner).
+inline constexpr milliseconds kConfigWriteRecheck{2000};
+// AuthCallout: how long the authorizers' caches usually take to see a new
+// credentials Secret, and how long a refusal is still taken for an
+// authorizer catching up under load (AuthorizerPending) rather than wrong
+// credentials; meanwhile retried at most this far apart.
+inline constexpr milliseconds kAuthorizerSync{5000};
+inline constexpr milliseconds kAuthorizerPatience{60000};
+inline constexpr milliseconds kCalloutRetryMax{2000};
+}  // namespace timing
+
+// What the retry timing depends on, as the operator is configured.
+struct RetryTimingFacts {
+  std::chrono::milliseconds probe_interval{0};      // --probe-interval
+  std::chrono::milliseconds authorizer_recheck{0};  // AuthorizerAvailable's recheck
+};
+
+struct RetryTiming {
+  std::chrono::milliseconds reload_retry{0};     // ProbeFacts, ProbeFailureFacts
+  std::chrono::milliseconds failure_retry{0};    // ProbeFailureFacts
+  std::chrono::milliseconds authorizer_sync{0};  // ProbeFailureFacts
+  // A backend whose user its server has yet to write (DecideInFile's wait).
+  std::chrono::milliseconds config_write_wait{0};
+  // A probe CA that cannot be read (the CA Secret is not watched).
+  std::chrono::milliseconds backend_ca_retry{0};
+  // An AuthCallout server's CA that cannot be read: never later than its
+  // next authorizer check would look anyway.
+  std::chrono::milliseconds server_ca_retry{0};
+};
+
+RetryTiming RetryTimingFor(const RetryTimingFacts& facts);
+
+}  // namespace switchboard::operator_logic

@@ -1,0 +1,18 @@
+#include "switchboard/operator_logic/retry_timing.h"
+
+#include <algorithm>
+
+namespace switchboard::operator_logic {
+
+RetryTiming RetryTimingFor(const RetryTimingFacts& facts) {
+  RetryTiming t;
+  t.reload_retry = timing::kReloadRetry;
+  t.failure_retry = std::min(facts.probe_interval, timing::kFailureRetryMax);
+  t.authorizer_sync = timing::kAuthorizerSync;
+  t.config_write_wait = timing::kConfigWriteRecheck;
+  t.backend_ca_retry = timing::kFailureRetryMax;
+  t.server_ca_retry = std::min(facts.authorizer_recheck, timing::kFailureRetryMax);
+  return t;
+}
+
+}  // namespace switchboard::operator_logic

@@ -1,0 +1,75 @@
+// RetryTimingFor: every retry and wait figure of the operator from the
+// facts it is configured with, as a table.
+#include "switchboard/operator_logic/retry_timing.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "switchboard/operator_logic/backend_policy.h"
+
+namespace switchboard::operator_logic {
+namespace {
+
+using std::chrono::milliseconds;
+using std::chrono::minutes;
+using std::chrono::seconds;
+
+struct Case {
+  std::string name;
+  RetryTimingFacts facts;
+  milliseconds failure_retry;
+  milliseconds server_ca_retry;
+};
+
+TEST(RetryTimingFor, FollowsTheConfiguredIntervalsBelowTheirCeilings) {
+  const std::vector<Case> cases = {
+      {"defaults: a 5m probe interval and a 30s recheck wait the ceiling",
+       {minutes(5), seconds(30)},
+       seconds(10),
+       seconds(10)},
+      {"a probe interval below the ceiling is the failure retry",
+       {seconds(3), seconds(30)},
+       seconds(3),
+       seconds(10)},
+      {"a recheck below the ceiling is the server's CA retry",
+       {minutes(5), seconds(4)},
+       seconds(10),
+       seconds(4)},
+      {"exactly at the ceiling", {seconds(10), seconds(10)}, seconds(10), seconds(10)},
+      {"both below", {milliseconds(200), milliseconds(300)}, milliseconds(200), milliseconds(300)},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const RetryTiming t = RetryTimingFor(c.facts);
+    EXPECT_EQ(t.failure_retry, c.failure_retry);
+    EXPECT_EQ(t.server_ca_retry, c.server_ca_retry);
+    // What no setting changes.
+    EXPECT_EQ(t.reload_retry, milliseconds(500));
+    EXPECT_EQ(t.authorizer_sync, seconds(5));
+    EXPECT_EQ(t.config_write_wait, seconds(2));
+    EXPECT_EQ(t.backend_ca_retry, seconds(10));
+  }
+}
+
+// A ProbeFailureFacts or ProbeFacts built without the controller's timing
+// (as the policy's own tables build them) decides with the operator's
+// figures at its default settings; the retries grow from the first one to
+// their ceilings.
+TEST(RetryTimingFor, TheProbePolicysDefaultsAreTheOperatorsFigures) {
+  const RetryTiming t = RetryTimingFor({minutes(5), seconds(30)});
+  const ProbeFailureFacts failure;
+  EXPECT_EQ(failure.reload_retry, t.reload_retry);
+  EXPECT_EQ(failure.failure_retry, t.failure_retry);
+  EXPECT_EQ(failure.authorizer_sync, t.authorizer_sync);
+  EXPECT_EQ(failure.authorizer_patience, minutes(1));
+  EXPECT_EQ(failure.callout_retry, seconds(2));
+  EXPECT_EQ(ProbeFacts{}.reload_retry, t.reload_retry);
+  EXPECT_LT(timing::kReloadRetry, timing::kCalloutRetryMax);
+  EXPECT_LT(timing::kCalloutRetryMax, timing::kReloadRetryMax);
+  EXPECT_LT(timing::kAuthorizerSync, timing::kAuthorizerPatience);
+}
+
+}  // namespace
+}  // namespace switchboard::operator_logic
