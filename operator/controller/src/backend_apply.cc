@@ -51,8 +51,13 @@ Status BackendReconciler::Impl::EnsureFinalizer() {
   }
   auto r = ctx.client->Patch(kube::resources::PubSubBackend(), view.ns(), view.name(),
                              kube::PatchType::kJson, patch);
-  if (r.ok() && ctx.recent) ctx.recent->Created(FinalizerWriteKey(uid), json(version));
-  return r.status();
+  if (!r.ok()) return r.status();
+  if (ctx.recent) ctx.recent->Created(FinalizerWriteKey(uid), json(version));
+  // The status this reconcile computes holds for the version the write made
+  // as long as it is the spec that was read; otherwise the status write is
+  // refused and the reconcile retried.
+  if (GenerationOf(*r) == GenerationOf(obj)) status_version = kube::ResourceVersionOf(*r);
+  return Status::Ok();
 }
 
 Status BackendReconciler::Impl::RemoveFinalizers() {

@@ -12,7 +12,12 @@ namespace reasons = ::switchboard::operator_logic::reasons;
 using logic::Step;
 
 BackendReconciler::Impl::Impl(const ReconcileContext& c, const json& o)
-    : ctx(c), obj(o), view(o), key(view.key().ToString()), uid(UidOf(o)) {
+    : ctx(c),
+      obj(o),
+      view(o),
+      key(view.key().ToString()),
+      uid(UidOf(o)),
+      status_version(kube::ResourceVersionOf(o)) {
   in.generation = GenerationOf(o);
   auto kind = logic::ParseBackendKind(view.kind());
   in.kind = kind.ok() ? *kind : logic::BackendKind::kNats;
@@ -29,18 +34,9 @@ void BackendReconciler::Impl::Event(bool warning, std::string_view reason,
 Result<Action> BackendReconciler::Impl::Report(Action action) {
   const json previous = StatusOf(obj);
   json status = logic::ComputeBackendStatus(previous, in, logic::FormatTime(logic::Clock::now()));
-  if (status == previous) return action;
-  AnnounceStatusEvents(ctx, obj, {logic::ReadyTransitionEvent(previous, status)});
-  kube::PatchOptions po;
-  po.subresource = "status";
-  json patch = {{"status", status}};
-  // Merge patch: fields we no longer report are removed explicitly.
-  for (auto it = previous.begin(); it != previous.end(); ++it) {
-    if (!status.contains(it.key())) patch["status"][it.key()] = nullptr;
-  }
-  auto r = ctx.client->Patch(kube::resources::PubSubBackend(), view.ns(), view.name(),
-                             kube::PatchType::kMerge, patch, po);
-  if (!r.ok() && r.status().code() != StatusCode::kNotFound) return r.status();
+  SB_RETURN_IF_ERROR(WriteStatusAndAnnounce(ctx, kube::resources::PubSubBackend(), obj,
+                                            status_version, status,
+                                            {logic::ReadyTransitionEvent(previous, status)}));
   return action;
 }
 

@@ -95,6 +95,10 @@ struct BackendReconciler::Impl {
   api::BackendView view;
   std::string key;
   std::string uid;
+  // What the status write is conditional on (WriteStatusAndAnnounce): the
+  // version read, or the one this reconcile's own finalizer write made of
+  // it while the spec stayed (EnsureFinalizer).
+  std::string status_version;
   operator_logic::BackendStatusInput in;
 
   Impl(const ReconcileContext& c, const json& o);

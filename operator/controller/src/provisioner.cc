@@ -11,24 +11,8 @@ namespace logic = ::switchboard::operator_logic;
 std::optional<Action> Provisioner::Defer(const ServerCall&) { return std::nullopt; }
 
 Status WriteServerReport(const ServerCall& call, const ServerReport& report) {
-  AnnounceStatusEvents(call.ctx, call.obj, report.events);
-  const json current = StatusOf(call.obj);
-  if (current == report.status) return Status::Ok();
-  // A merge patch keeps what it does not name: a field the new status no
-  // longer has (one only another mode reports) is nulled.
-  json patch = report.status;
-  if (current.is_object()) {
-    for (auto it = current.begin(); it != current.end(); ++it) {
-      if (!patch.contains(it.key())) patch[it.key()] = nullptr;
-    }
-  }
-  kube::PatchOptions po;
-  po.subresource = "status";
-  auto r = call.ctx.client->Patch(kube::resources::NatsServer(), call.view.ns(), call.view.name(),
-                                  kube::PatchType::kMerge, {{"status", patch}}, po);
-  // Deleted meanwhile: its next reconcile finds it gone.
-  if (!r.ok() && r.status().code() == StatusCode::kNotFound) return Status::Ok();
-  return r.status();
+  return WriteStatusAndAnnounce(call.ctx, kube::resources::NatsServer(), call.obj,
+                                kube::ResourceVersionOf(call.obj), report.status, report.events);
 }
 
 namespace {

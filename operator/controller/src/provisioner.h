@@ -71,8 +71,8 @@ class Provisioner {
   virtual void Forget(const std::string& key) = 0;
 };
 
-// Writes `report`: its events first (once per transition, status_events.h),
-// then the status when it differs from the stored one.
+// Writes `report`: the status when it differs from the stored one, and its
+// events once that write stored them (WriteStatusAndAnnounce).
 Status WriteServerReport(const ServerCall& call, const ServerReport& report);
 
 // A Secret this server owns (`desired`, built by operator_logic), written
