@@ -1,6 +1,6 @@
 // bench_authorizer_memory: the authorizer's RSS with N installations on one
 // NatsServer, for two authorizer binaries side by side in the same run
-// (issue 20 target: <= 40 MiB at 10,000).
+// (the target, <= 40 MiB at 10,000, is in BENCHMARKS.md).
 //
 // Against a real kube-apiserver (--kubeconfig) and one nats-server-callout
 // (tools cache) on the static config RenderCalloutConfig writes, without

@@ -1,5 +1,5 @@
 // bench_callout: auth callout mode against file mode, side by side in one
-// run against one API server (issue 20 targets).
+// run against one API server (the targets in BENCHMARKS.md).
 //
 //   create -> Ready  N installations already on each server, then samples
 //                    alternating between the modes: one PubSubBackend

@@ -5,7 +5,7 @@
 #include "switchboard/api/constants.h"
 #include "switchboard/api/json_fields.h"
 #include "switchboard/api/names.h"
-#include "switchboard/api/text.h"
+#include "switchboard/api/values.h"
 #include "switchboard/api/views.h"
 #include "switchboard/common/duration.h"
 
@@ -66,28 +66,12 @@ std::optional<int64_t> CheckLimit(const nlohmann::json* v, const std::string& fi
   return n;
 }
 
-// The CRD's pattern ^[A-Za-z0-9][-._A-Za-z0-9]*$ and length bounds. The
-// value may be the default <namespace>-<name>, which can be longer than a
-// user name may be.
+// The CRD's pattern and length bounds (api::CheckUsername). The value may
+// be the default <namespace>-<name>, which can be longer than a user name
+// may be.
 void CheckUsername(std::string_view user, Sink& sink) {
-  const std::string field = "spec.nats.credentials.username";
-  if (auto hidden = api::FindInvisible(user)) {
-    sink.Error("username", field, InvisibleMessage(*hidden, Quote(user), "user names"));
-    return;
-  }
-  auto alnum = [](unsigned char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-  };
-  bool bad = user.empty() || user.size() > api::kMaxUsernameLength || !alnum(user.front());
-  for (unsigned char c : user) {
-    if (!alnum(c) && c != '-' && c != '_' && c != '.') bad = true;
-  }
-  if (bad) {
-    sink.Error("username", field,
-               Quote(user) + " is not a valid NATS user name; use 1-" +
-                   std::to_string(api::kMaxUsernameLength) +
-                   " letters, digits, '-', '_' or '.', starting with a letter or digit (or omit "
-                   "it for <namespace>-<name>, when that is short enough)");
+  if (std::string err = api::CheckUsername(user); !err.empty()) {
+    sink.Error("username", "spec.nats.credentials.username", std::move(err));
   }
 }
 

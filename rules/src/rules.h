@@ -27,12 +27,6 @@ void CheckServer(const nlohmann::json& object, Sink& sink);
 void CheckNatsUrls(std::string_view urls, const std::string& field, Sink& sink);
 void CheckSubjectPrefix(std::string_view prefix, const std::string& field, Sink& sink);
 
-// The message for a character no reader can see in a name people compare by
-// eye (`what`: "prefixes", "user names"), naming its code point;
-// `quoted` is Quote(value).
-std::string InvisibleMessage(const api::InvisibleChar& hidden, const std::string& quoted,
-                             std::string_view what);
-
 void CheckBackendUpdate(const nlohmann::json& object, const nlohmann::json& old, Sink& sink);
 void CheckServerUpdate(const nlohmann::json& object, const nlohmann::json& old, Sink& sink);
 

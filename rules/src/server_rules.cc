@@ -8,6 +8,7 @@
 #include "switchboard/api/json_fields.h"
 #include "switchboard/api/names.h"
 #include "switchboard/api/quantity.h"
+#include "switchboard/api/values.h"
 
 namespace switchboard::rules::internal {
 namespace {
@@ -110,14 +111,8 @@ void CheckServer(const nlohmann::json& object, Sink& sink) {
 
   auto payload = Bytes(Field(spec, "maxPayload"), "spec.maxPayload", sink);
   if (payload) {
-    if (*payload < api::kEngineMaxPayload) {
-      sink.Error("max-payload", "spec.maxPayload",
-                 "is " + Mi(*payload) +
-                     ", below 16Mi; Hatchet's engine refuses to start on a server whose "
-                     "max_payload is under 16Mi: set at least 16Mi");
-    } else if (*payload > api::kNatsMaxPayloadLimit) {
-      sink.Error("max-payload", "spec.maxPayload",
-                 "is " + Mi(*payload) + ", above NATS's hard limit of 64Mi; set 16Mi to 64Mi");
+    if (std::string err = api::CheckMaxPayload(*payload); !err.empty()) {
+      sink.Error("max-payload", "spec.maxPayload", std::move(err));
     } else if (*payload > api::kEngineMaxPayload) {
       sink.Warn("max-payload", "spec.maxPayload",
                 "is " + Mi(*payload) +

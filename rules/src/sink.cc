@@ -1,31 +1,11 @@
 // Message helpers shared by every rule group.
 #include "sink.h"
 
-#include "switchboard/api/text.h"
+#include "switchboard/api/values.h"
 
 namespace switchboard::rules::internal {
 
-std::string Quote(std::string_view value) {
-  std::string out = "\"";
-  size_t n = 0;
-  for (size_t i = 0; i < value.size();) {
-    if (++n > 80) {
-      out += "...";
-      break;
-    }
-    char32_t c = 0;
-    size_t len = api::DecodeUtf8(value, i, &c);
-    if (len == 0) len = 1;  // EscapeInvisible writes the byte as \xNN
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
-    } else {
-      out += api::EscapeInvisible(value.substr(i, len));
-    }
-    i += len;
-  }
-  return out + "\"";
-}
+std::string Quote(std::string_view value) { return api::Quote(value); }
 
 std::string TypeName(const nlohmann::json& v) {
   switch (v.type()) {

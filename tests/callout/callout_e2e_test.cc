@@ -1,4 +1,4 @@
-// Auth callout mode as a whole system (issue 20): a 3-server routed NATS
+// Auth callout mode as a whole system: a 3-server routed NATS
 // cluster (nats-server-callout from the tools cache) whose config is the
 // operator's rendered static file, the operator, two switchboard-authorizer
 // replicas, N PubSubBackends (SWITCHBOARD_CALLOUT_BACKENDS, default 300)

@@ -1,4 +1,4 @@
-// Shutdown while messages are still arriving (issue 19): subscribe, receive
+// Shutdown while messages are still arriving: subscribe, receive
 // a few messages, close, over and over, while a publisher keeps sending
 // small messages and chunked ones just over 16 MiB (two bodies of ~8 MiB). A fixed number of cycles
 // and no timing assertion: the test fails by crashing, by an ASan/LSan report, or by a wrong count.

@@ -282,7 +282,7 @@ const Case kCases[] = {
      "spec.postgres.minConns", "must not be negative"},
     {"postgres min zero", false, Postgres({{"minConns", 0}}), Expect::kOk},
     // --- numbers at the edges of int64 and of what a parser can produce
-    // (issue 8: a cast of 1e300 to int64 was undefined behaviour).
+    // (a cast of 1e300 to int64 would be undefined behaviour).
     {"int field 1e300", false, Postgres({{"maxConns", 1e300}}), Expect::kError,
      "spec.postgres.maxConns", "fits in 64 bits"},
     {"int field -1e300", false, Postgres({{"minConns", -1e300}}), Expect::kError,

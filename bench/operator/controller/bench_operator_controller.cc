@@ -1,5 +1,5 @@
 // bench_operator_controller: N PubSubBackends on one NatsServer, from the
-// first create to all Ready, and the operator's RSS then (issue 9 targets:
+// first create to all Ready, and the operator's RSS then (the targets, in BENCHMARKS.md:
 // 1,000 backends in <= 30 s and within 1.5x the API floor, RSS <= 30 MiB,
 // a restart converged in <= 10 s with no user dropped).
 //

@@ -4,6 +4,7 @@
 #include "backend_step.h"
 #include "config_index.h"
 #include "switchboard/api/names.h"
+#include "switchboard/api/values.h"
 #include "switchboard/operator_logic/backend_policy.h"
 #include "switchboard/operator_logic/env.h"
 #include "switchboard/operator_logic/objects.h"
@@ -38,7 +39,7 @@ std::string_view CredentialEventReason(const logic::CredentialState& before,
 Result<Action> BackendReconciler::Impl::Nats(const json& server_obj) {
   api::NatsServerView server(server_obj);
   const std::string server_key = server.key().ToString();
-  in.subject = view.subject_prefix() + ".*";
+  in.subject = api::AllowedSubject(view.subject_prefix());
   in.server = server_key;
 
   // 1. Credentials: the stored state (owned Secret, from the cache) and one

@@ -1,5 +1,7 @@
 #include "wake_table.h"
 
+#include <optional>
+
 #include "k8s_util.h"
 #include "switchboard/api/constants.h"
 #include "switchboard/api/views.h"
@@ -17,12 +19,9 @@ std::string BoundServerOf(const json& backend) {
   return s ? s->ToString() : "";
 }
 
-// The Ready condition of a cached object, or null.
-json ReadyOf(const json& obj) {
-  for (const auto& c : StatusOf(obj).value("conditions", json::array())) {
-    if (c.is_object() && c.value("type", "") == conditions::kReady) return c;
-  }
-  return nullptr;
+// The Ready condition of a cached object, read as the logic reads it.
+std::optional<operator_logic::Condition> ReadyOf(const json& obj) {
+  return operator_logic::ConditionOf(StatusOf(obj), conditions::kReady);
 }
 
 // Whether the event is one a backend's reconcile reacts to.
@@ -87,10 +86,9 @@ bool MetaChanged(const json& a, const json& b) {
 bool WaitsForConfig(const json& backend) {
   if (IsDeleting(backend)) return true;
   if (StatusOf(backend).contains("rotation")) return true;
-  json ready = ReadyOf(backend);
-  if (ready.is_null()) return true;
-  return ready.value("status", "") != "True" ||
-         ready.value("observedGeneration", int64_t{-1}) != GenerationOf(backend);
+  auto ready = ReadyOf(backend);
+  if (!ready) return true;
+  return ready->status != "True" || ready->observed_generation != GenerationOf(backend);
 }
 
 kube::ObjectPtr ServerOfConfigSecret(const json& secret, const WakeLookup& l) {
@@ -168,9 +166,8 @@ void RefusedSet::Observe(const CacheEvent& e) {
   const std::string key = kube::ObjectKeyOf(e.object());
   bool refused = false;
   if (e.after) {
-    json ready = ReadyOf(*e.after);
-    refused = ready.is_object() && ready.value("status", "") == "False" &&
-              ready.value("reason", "") == reasons::kInvalidSpec;
+    auto ready = ReadyOf(*e.after);
+    refused = ready && ready->status == "False" && ready->reason == reasons::kInvalidSpec;
   }
   std::lock_guard lock(mu_);
   if (refused) {

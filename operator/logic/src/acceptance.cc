@@ -7,6 +7,8 @@
 
 #include "nats_conf.h"
 #include "switchboard/api/claims.h"
+#include "switchboard/api/names.h"
+#include "switchboard/api/values.h"
 #include "switchboard/operator_logic/conditions.h"
 #include "switchboard/operator_logic/credentials.h"
 
@@ -57,15 +59,16 @@ Acceptance AcceptInstallations(const std::vector<Installation>& installations) {
         return api::KeepsClaim({a->created, {a->ns, a->name}}, {b->created, {b->ns, b->name}});
       });
   for (const Installation* inst : claim_order) {
-    if (auto why = CheckObjectName(inst->ns); !why.empty()) {
-      reject(inst, "metadata.namespace", why);
+    // The API's checks, the rules' too (api/names.h, api/values.h).
+    if (auto why = api::CheckDnsLabel(inst->ns); !why.empty()) {
+      reject(inst, "metadata.namespace", api::Quote(inst->ns) + " " + why);
       continue;
     }
-    if (auto why = CheckObjectName(inst->name); !why.empty()) {
-      reject(inst, "metadata.name", why);
+    if (auto why = api::CheckDnsSubdomain(inst->name); !why.empty()) {
+      reject(inst, "metadata.name", api::Quote(inst->name) + " " + why);
       continue;
     }
-    if (auto why = CheckSubjectPrefix(inst->subject_prefix); !why.empty()) {
+    if (auto why = api::CheckSubjectPrefix(inst->subject_prefix); !why.empty()) {
       reject(inst, "spec.nats.subjectPrefix", why);
       continue;
     }
@@ -78,7 +81,7 @@ Acceptance AcceptInstallations(const std::vector<Installation>& installations) {
     // running engines use, out of the file.
     const size_t first_kept = kept_users.size();
     for (const auto& user : inst->users) {
-      if (auto why = CheckUsername(user.username); !why.empty()) {
+      if (auto why = api::CheckRenderedUsername(user.username); !why.empty()) {
         reject(inst, "spec.nats.credentials.username", why, user.username);
         continue;
       }

@@ -133,9 +133,8 @@ namespace {
 std::optional<milliseconds> TrustedStoredProbe(const ProbeFacts& f) {
   const nlohmann::json& st = f.stored_status;
   if (!st.is_object()) return std::nullopt;
-  const auto conditions = ConditionsFromJson(st.value("conditions", nlohmann::json::array()));
-  const Condition* ready = FindCondition(conditions, condition_types::kReady);
-  if (ready == nullptr || ready->status != "True" || ready->reason != reasons::kProbed) {
+  const auto ready = ConditionOf(st, condition_types::kReady);
+  if (!ready || ready->status != "True" || ready->reason != reasons::kProbed) {
     return std::nullopt;
   }
   auto last = ParseTime(st.value("lastProbeTime", ""));

@@ -18,6 +18,7 @@
 #include "selection.h"
 #include "switchboard/api/names.h"
 #include "switchboard/api/quantity.h"
+#include "switchboard/api/values.h"
 #include "switchboard/api/views.h"
 #include "switchboard/natsauth/nkey.h"
 
@@ -293,18 +294,9 @@ Result<CalloutKeysPlan> PlanCalloutKeys(const std::optional<SecretData>& stored,
 }
 
 Result<std::string> RenderCalloutConfig(const CalloutConfigInput& in) {
-  if (auto why = internal::CheckObjectName(in.server_ns); !why.empty()) {
-    return Status::InvalidArgument("metadata.namespace: " + why);
-  }
-  if (auto why = internal::CheckObjectName(in.server_name); !why.empty()) {
-    return Status::InvalidArgument("metadata.name: " + why);
-  }
-  if (in.max_payload < api::kEngineMaxPayload || in.max_payload > api::kNatsMaxPayloadLimit) {
-    const std::string min = api::FormatBytes(api::kEngineMaxPayload);
-    const std::string max = api::FormatBytes(api::kNatsMaxPayloadLimit);
-    return Status::InvalidArgument(
-        "spec.maxPayload: " + std::to_string(in.max_payload) + " bytes is outside " + min + ".." +
-        max + "; Hatchet's engine needs at least " + min + " and NATS allows at most " + max);
+  if (Status s = internal::CheckServerValues(in.server_ns, in.server_name, in.max_payload);
+      !s.ok()) {
+    return s;
   }
   if (auto why = api::CheckCalloutAccount(in.account); !why.empty()) {
     return Status::InvalidArgument("spec.provisioning.authCallout.account: " + why);
@@ -508,12 +500,13 @@ AuthorizationDecision DecideAuthorization(const Directory& directory, std::strin
   d.connection_name = CalloutConnectionName(entry.username, match->generation);
   d.allow = SubjectAllowList(entry.subject_prefix);
   d.message = "user \"" + entry.username + "\" (" + entry.ns + "/" + entry.name +
-              ") allowed into account " + directory.account + " on " + entry.subject_prefix + ".*";
+              ") allowed into account " + directory.account + " on " +
+              api::AllowedSubject(entry.subject_prefix);
   return d;
 }
 
 std::vector<std::string> SubjectAllowList(std::string_view prefix) {
-  return {std::string(prefix) + ".*"};
+  return {api::AllowedSubject(prefix)};
 }
 
 std::string CalloutConnectionName(std::string_view username, int generation) {

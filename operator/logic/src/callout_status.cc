@@ -189,15 +189,8 @@ json WithoutCalloutStatus(const json& previous) {
 }
 
 std::optional<StatusEvent> AuthorizerAvailableEvent(const json& previous, const json& next) {
-  auto find = [](const json& status) -> std::optional<Condition> {
-    if (!status.is_object()) return std::nullopt;
-    for (const auto& c : ConditionsFromJson(status.value("conditions", json::array()))) {
-      if (c.type == ct::kAuthorizerAvailable) return c;
-    }
-    return std::nullopt;
-  };
-  const auto before = find(previous);
-  const auto after = find(next);
+  const auto before = ConditionOf(previous, ct::kAuthorizerAvailable);
+  const auto after = ConditionOf(next, ct::kAuthorizerAvailable);
   if (!after) return std::nullopt;
   const bool was_false = before && before->status == "False";
   if (after->status == "False" && !(was_false && before->reason == after->reason)) {

@@ -107,6 +107,18 @@ nlohmann::json ToJson(const std::vector<Condition>& conditions) {
   return out;
 }
 
+std::optional<Condition> ConditionOf(const nlohmann::json& status, std::string_view type) {
+  if (!status.is_object()) return std::nullopt;
+  auto it = status.find("conditions");
+  if (it == status.end() || !it->is_array()) return std::nullopt;
+  for (const auto& item : *it) {
+    if (GetString(item, "type") != type) continue;
+    auto c = ConditionFromJson(item);
+    if (c.ok()) return std::move(c).value();
+  }
+  return std::nullopt;
+}
+
 const Condition* FindCondition(const std::vector<Condition>& conditions, std::string_view type) {
   for (const auto& c : conditions) {
     if (c.type == type) return &c;
@@ -252,14 +264,6 @@ std::string_view ProbeFailureReason(StatusCode code, bool reload_expected) {
 }
 
 namespace {
-
-std::optional<Condition> ConditionOf(const nlohmann::json& status, std::string_view type) {
-  if (!status.is_object()) return std::nullopt;
-  auto conditions = ConditionsFromJson(status.value("conditions", nlohmann::json::array()));
-  const Condition* c = FindCondition(conditions, type);
-  if (c == nullptr) return std::nullopt;
-  return *c;
-}
 
 // The waiting states: a server that has not loaded its file yet, or
 // authorizers that have not seen new credentials yet. No fault, however

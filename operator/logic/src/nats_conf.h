@@ -1,14 +1,17 @@
 // Lexical rules for values written into a NATS config file. Private.
 //
 // Every value goes inside double quotes. Inside quotes the NATS lexer only
-// treats `"` and `\` specially, and a newline would end the line; so the
-// allowlists below exclude those, control characters, whitespace and the
-// characters that are structural elsewhere in the format, and QuoteNatsString
-// escapes `"` and `\` anyway as a second line of defence.
+// treats `"` and `\` specially, and a newline would end the line; the API's
+// checks (api/values.h, api/names.h) refuse those in every value written
+// here, and AppendQuoted escapes `"` and `\` anyway as a second line of
+// defence.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+
+#include "switchboard/common/status.h"
 
 namespace switchboard::operator_logic::internal {
 
@@ -17,11 +20,10 @@ void AppendQuoted(std::string& out, std::string_view value);
 // Appends `value` with `\` and `"` escaped (for use inside quotes).
 void AppendEscaped(std::string& out, std::string_view value);
 
-// "" when acceptable, else what is wrong (for a Rejected message).
-std::string CheckUsername(std::string_view username);
-std::string CheckSubjectPrefix(std::string_view prefix);
-// Kubernetes object names: lowercase alphanumerics, '-' and '.', starting and
-// ending alphanumeric, at most 253 characters. Safe in a `#` comment.
-std::string CheckObjectName(std::string_view name);
+// A NatsServer's namespace (an RFC 1123 label) and name (an RFC 1123
+// subdomain), both safe in a `#` comment, and spec.maxPayload, by the API's
+// one check of each (api/names.h, api/values.h): nothing the rules admit is
+// refused here.
+Status CheckServerValues(std::string_view ns, std::string_view name, int64_t max_payload);
 
 }  // namespace switchboard::operator_logic::internal

@@ -90,7 +90,7 @@ void AppendOpen(std::string& out, Isolation isolation, const Installation& inst)
     out += inst.name;
     out += '\n';
   } else {
-    // Account name "<namespace>/<name>": unique, and safe (CheckObjectName).
+    // Account name "<namespace>/<name>": unique, and safe (checked in acceptance).
     out += "  \"";
     out += inst.ns;
     out += '/';
@@ -224,19 +224,9 @@ std::string_view IsolationName(Isolation isolation) {
 }
 
 Result<RenderedConfig> RenderNatsConfig(const RenderInput& input) {
-  if (auto why = internal::CheckObjectName(input.server_ns); !why.empty()) {
-    return Status::InvalidArgument("metadata.namespace: " + why);
-  }
-  if (auto why = internal::CheckObjectName(input.server_name); !why.empty()) {
-    return Status::InvalidArgument("metadata.name: " + why);
-  }
-  if (input.max_payload < api::kEngineMaxPayload || input.max_payload > api::kNatsMaxPayloadLimit) {
-    const std::string min = api::FormatBytes(api::kEngineMaxPayload);
-    const std::string max = api::FormatBytes(api::kNatsMaxPayloadLimit);
-    return Status::InvalidArgument(
-        "spec.maxPayload: " + std::to_string(input.max_payload) + " bytes is outside " + min +
-        ".." + max + "; Hatchet's engine needs at least " + min + " (" +
-        std::to_string(api::kEngineMaxPayload) + ") and NATS allows at most " + max);
+  if (Status s = internal::CheckServerValues(input.server_ns, input.server_name, input.max_payload);
+      !s.ok()) {
+    return s;
   }
 
   RenderedConfig result;

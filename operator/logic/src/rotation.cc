@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "switchboard/api/values.h"
+
 namespace switchboard::operator_logic {
 namespace {
 
@@ -146,8 +148,8 @@ Result<CredentialState> DecodeState(const SecretData& d) {
 
 Result<CredentialPlan> PlanCredentials(const std::optional<CredentialState>& stored,
                                        const CredentialInputs& in, const CredentialDeps& deps) {
-  if (in.username.empty()) {
-    return Status::InvalidArgument("spec.nats.credentials.username: is empty; set a user name");
+  if (std::string why = api::CheckUsername(in.username); !why.empty()) {
+    return Status::InvalidArgument("spec.nats.credentials.username: " + why);
   }
   if (in.external_password && in.external_password->empty()) {
     return Status::InvalidArgument(

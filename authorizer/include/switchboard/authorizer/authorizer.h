@@ -1,7 +1,7 @@
 // switchboard-authorizer: watches NatsServers, PubSubBackends and the
-// Secrets Switchboard manages (kube::MultiStore with the operator's cache
-// shapes), keeps one ServerSession per NatsServer it serves, and serves
-// /healthz, /readyz and /metrics (kube::EndpointsServer).
+// Secrets Switchboard manages (kube::MultiStore with its own projections,
+// projection.h, not the operator's cache shapes), keeps one ServerSession per NatsServer it serves,
+// and serves /healthz, /readyz and /metrics (kube::EndpointsServer).
 //
 // Nothing is subscribed before every cache has synced: a Directory built
 // from a partial cache would refuse installations that exist. Every

@@ -1,8 +1,8 @@
 // When the authorizer rebuilds what it serves. A rebuild reads every cached
 // installation (O(N)); under a create burst the caches change many times a
 // second, and two authorizers rebuilding on every change would take the
-// CPU the API server and the operator need (at 10,000 installations one
-// rebuild is ~0.1 s of CPU). So a change wakes a rebuild only when it
+// CPU the API server and the operator need (one rebuild's CPU grows with
+// the installations; BENCHMARKS.md has the figures). So a change wakes a rebuild only when it
 // alters something a decision reads, and after each rebuild the next waits
 // in proportion to what this one took: the changes meanwhile are one
 // rebuild, and rebuilding never takes more than a bounded share of the

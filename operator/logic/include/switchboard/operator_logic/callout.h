@@ -178,7 +178,7 @@ struct AuthorizationDecision {
 AuthorizationDecision DecideAuthorization(const Directory& directory, std::string_view user,
                                           std::string_view password, Time now,
                                           const CredentialDeps& deps = {});
-// {"<prefix>.*"}: what the include file renders today; the render uses it too.
+// {api::AllowedSubject(prefix)}: the list the include file renders too.
 std::vector<std::string> SubjectAllowList(std::string_view prefix);
 // The user JWT's name: "<username>#<generation>". connz (auth: true)
 // reports it as the connection's `authorized_user` (nats-server 2.15,

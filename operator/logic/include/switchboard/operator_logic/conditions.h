@@ -104,6 +104,10 @@ nlohmann::json ToJson(const std::vector<Condition>& conditions);
 // anything (status, reason, message, observedGeneration) changed.
 bool SetCondition(std::vector<Condition>& conditions, Condition c, std::string_view now_rfc3339);
 const Condition* FindCondition(const std::vector<Condition>& conditions, std::string_view type);
+// The condition of `type` in a stored status (`.status` of an object, any
+// shape), read as ConditionsFromJson reads it; nullopt when there is none.
+// The one way the operator reads a condition someone stored.
+std::optional<Condition> ConditionOf(const nlohmann::json& status, std::string_view type);
 
 // The steps of a PubSubBackend reconcile, in order.
 enum class Step { kValidate, kResolveServer, kCredentials, kRenderConfig, kEnvSecret, kProbe };

@@ -16,8 +16,8 @@
 
 namespace switchboard::operator_logic {
 
-// bcrypt cost for hashes of passwords a user chose: 2^11 rounds, about
-// 90 ms here.
+// bcrypt cost for hashes of passwords a user chose: 2^11 rounds, slow
+// enough to matter to a guesser of a low-entropy password.
 inline constexpr int kBcryptCost = 11;
 
 // bcrypt cost for passwords the operator generated (kPasswordEntropyBytes of

@@ -130,14 +130,16 @@ struct RenderedConfig {
 // and `\` escaped), and values that could still change the structure are
 // refused, with a Rejected entry:
 //  - per user (the installation's other users are still rendered): a name
-//    outside [A-Za-z0-9-_.@+=] or over api::kMaxRenderedUsernameLength
-//    characters (a user name at the API's limit with a rotation suffix), a hash that is not
+//    api::CheckRenderedUsername refuses (the CRD's alphabet, up to
+//    api::kMaxRenderedUsernameLength: the API's limit with a rotation
+//    suffix), a hash that is not
 //    bcrypt (never echoed: it may be a plaintext password), a name already
 //    taken by an installation that keeps the claim (api/claims.h: the
 //    older; equal ages by namespace/name, as the rules decide);
-//  - per installation: a subject prefix over api::kMaxSubjectPrefixLength
-//    characters, with whitespace, control characters, `"`, `\`, a
-//    wildcard, an empty token or a leading `$`; a
+//  - per installation: a subject prefix api::CheckSubjectPrefix refuses
+//    (over api::kMaxSubjectPrefixLength characters, whitespace, characters
+//    a reader cannot see, `"`, `\`, a wildcard, an empty token or a
+//    leading `$`); a
 //    namespace/name that is not a Kubernetes name (they go into comments); a
 //    prefix taken by an installation that keeps the claim; no usable user.
 // Then the size ceiling (`max_bytes`), a pure function of the input, so

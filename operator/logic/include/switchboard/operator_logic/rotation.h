@@ -32,7 +32,7 @@
 // between IncludeFile and AuthCallout starts no rotation.
 //
 // The controller, per reconcile:
-//   1. plan = PlanCredentials(stored, inputs)      (may generate + hash: ~90 ms)
+//   1. plan = PlanCredentials(stored, inputs)      (may generate + hash: one bcrypt)
 //   2. if plan.state_changed: write credentials Secret = EncodeState(plan.state)
 //   3. write env Secret from plan.env; render with plan.users
 //   4. probe with plan.probe

@@ -1,7 +1,7 @@
-// The three Secrets the operator writes, as whole desired objects with
-// consistent names, labels and owners (objects.h BuildSecret); the
-// controller compares them with what is stored and merge-patches the
-// difference (operator/README.md says why not server-side apply). Pure.
+// The four Secrets the operator writes (env, credentials, config, callout), as whole desired
+// objects with consistent names, labels and owners (objects.h BuildSecret); the controller compares
+// them with what is stored and merge-patches the difference (operator/README.md says why not
+// server-side apply). Pure.
 //
 //   kind          name (namespace)                 owner          data
 //   env           spec.output.secretName (backend) PubSubBackend  EnvData (nats/rabbitmq/postgres)
