@@ -47,6 +47,10 @@ phase() {
   return $rc
 }
 
+# A Makefile target: one place for each build and test command (after the
+# builds, the test targets' own build and tools steps are no-ops).
+m() { make --no-print-directory BUILD="$BUILD" ASAN_BUILD="$ASAN_BUILD" CTEST_JOBS="$CTEST_JOBS" "$@"; }
+
 background_tools() {
   # The default set (API server, etcd, helm, the NATS test tools), then what
   # only the test node needs.
@@ -77,18 +81,16 @@ tools_pid=
 trap '[ -z "$tools_pid" ] || kill_tree "$tools_pid"' EXIT
 
 phase deps bash scripts/install-deps.sh
-phase format-check make --no-print-directory format-check
+phase format-check m format-check
 background_tools >"$BUILD/tools.log" 2>&1 &
 tools_pid=$!
-phase build-asan make --no-print-directory build-asan
-phase build make --no-print-directory build
+phase build-asan m build-asan
+phase build m build
 phase tools wait_tools
 tools_pid=
-phase unit+integration bash -c "cd '$ASAN_BUILD' && \
-  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
-  ctest --output-on-failure -j '$CTEST_JOBS' -L 'unit|integration'"
-phase fuzz-check make --no-print-directory fuzz-check
-phase node bash -c "cd '$BUILD' && ctest --output-on-failure -j 1 -L node"
+phase unit+integration m test-asan
+phase fuzz-check m fuzz-check
+phase node m test-node
 echo "test-suite: before e2e, $(($(date +%s) - suite_start)) s; every phase's time: $phases"
-phase --quiet e2e bash -c "cd '$BUILD' && ctest --output-on-failure -j 1 -L e2e"
+phase --quiet e2e m test-e2e
 echo "total              $(($(date +%s) - suite_start)) s" >>"$phases"
