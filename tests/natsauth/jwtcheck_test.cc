@@ -12,61 +12,17 @@
 #include <string>
 #include <vector>
 
+#include "jwtcheck_fixture.h"
 #include "switchboard/common/base64.h"
 #include "switchboard/natsauth/jwt.h"
 #include "switchboard/natsauth/nkey.h"
 #include "switchboard/testing/process.h"
-#include "tool_path.h"
 
 namespace switchboard::natsauth {
 namespace {
 
 using nlohmann::json;
 using testing::RunResult;
-
-KeyPair Generate(KeyType type) {
-  auto pair = KeyPair::Generate(type);
-  EXPECT_TRUE(pair.ok()) << pair.status().ToString();
-  return std::move(pair).value();
-}
-
-std::string Payload(const std::string& token) {
-  size_t a = token.find('.') + 1;
-  return base64::DecodeUrl(std::string_view(token).substr(a, token.rfind('.') - a)).value_or("");
-}
-
-class JwtcheckTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    tool_ = TestToolPath("jwtcheck");
-    ASSERT_EQ(access(tool_.c_str(), X_OK), 0)
-        << tool_ << " is missing: build it with `bash scripts/build-tools.sh jwtcheck` "
-        << "(make test does, through make tools)";
-  }
-
-  // Runs a jwtcheck command; its stdout without the newline.
-  RunResult Run(const std::vector<std::string>& args, const std::string& input) {
-    std::vector<std::string> argv{tool_};
-    argv.insert(argv.end(), args.begin(), args.end());
-    RunResult r = testing::Run(argv, {}, input);
-    while (!r.out.empty() && r.out.back() == '\n') r.out.pop_back();
-    return r;
-  }
-  std::string MustRun(const std::vector<std::string>& args, const std::string& input) {
-    RunResult r = Run(args, input);
-    EXPECT_EQ(r.exit_code, 0) << "jwtcheck " << args[0] << ": " << r.err;
-    return r.out;
-  }
-  json Decode(const std::string& command, const std::string& issuer, const std::string& token) {
-    std::string out = MustRun({command, issuer}, token);
-    json j = json::parse(out, nullptr, false);
-    EXPECT_TRUE(j.is_object()) << out;
-    return j;
-  }
-
-  std::string tool_;
-  int64_t now_ = static_cast<int64_t>(std::time(nullptr));
-};
 
 TEST_F(JwtcheckTest, PublicKeysOfOurSeeds) {
   for (KeyType type : {KeyType::kAccount, KeyType::kUser, KeyType::kServer, KeyType::kOperator,

@@ -12,6 +12,15 @@
 //	jwtcheck user ISSUER             stdin: a user JWT; decodes, validates, prints the claims as JSON
 //	jwtcheck response ISSUER         stdin: an authorization response JWT; the same
 //	jwtcheck request ISSUER          stdin: an authorization request JWT; the same
+//	jwtcheck operator ISSUER         stdin: an operator JWT; the same, and it must be self-signed
+//	jwtcheck account ISSUER          stdin: an account JWT; the same
+//	jwtcheck delete ISSUER           stdin: a $SYS.REQ.CLAIMS.DELETE body, read as nats-server
+//	                                 reads it (jwt.DecodeGeneric, self-signed); prints its claims
+//	jwtcheck chain                   stdin: {"operator":JWT,"accounts":[JWT...],"users":[JWT...]};
+//	                                 checks trust as the server does: the operator signed every
+//	                                 account, and each user's account (issuer_account, or else
+//	                                 its issuer) is one of them and signed it (its key or a
+//	                                 listed signing key); prints "ok"
 //	jwtcheck encode-user             stdin: {"seed":S,"claims":{...}}; prints a user JWT
 //	jwtcheck encode-request          stdin: {"seed":S,"claims":{...}}; prints an authorization request JWT
 //
@@ -38,7 +47,7 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		fail(errors.New("usage: jwtcheck pubkey|sign|verify|user|response|request|encode-user|encode-request [ISSUER]"))
+		fail(errors.New("usage: jwtcheck pubkey|sign|verify|user|response|request|operator|account|delete|chain|encode-user|encode-request [ISSUER]"))
 	}
 	in, err := io.ReadAll(os.Stdin)
 	if err != nil {
@@ -63,6 +72,20 @@ func main() {
 		out, err = decode(input, arg, func(t string) (jwt.Claims, error) { return jwt.DecodeAuthorizationResponseClaims(t) })
 	case "request":
 		out, err = decode(input, arg, func(t string) (jwt.Claims, error) { return jwt.DecodeAuthorizationRequestClaims(t) })
+	case "operator":
+		out, err = decode(input, arg, func(t string) (jwt.Claims, error) {
+			oc, err := jwt.DecodeOperatorClaims(t)
+			if err == nil && !oc.IsSelfSigned() {
+				err = errors.New("operator JWT is not self-signed")
+			}
+			return oc, err
+		})
+	case "account":
+		out, err = decode(input, arg, func(t string) (jwt.Claims, error) { return jwt.DecodeAccountClaims(t) })
+	case "delete":
+		out, err = decodeDelete(input, arg)
+	case "chain":
+		out, err = chain(input)
 	case "encode-user":
 		out, err = encode(input, func(sub string) jwt.Claims { return jwt.NewUserClaims(sub) })
 	case "encode-request":
@@ -216,4 +239,105 @@ func encode(input string, newClaims func(subject string) jwt.Claims) (string, er
 		return "", err
 	}
 	return claims.Encode(kp)
+}
+
+// decodeDelete reads a claims delete request the way nats-server's
+// handleDeleteRequest does: a generic JWT, self-signed by the operator key,
+// with nats.accounts a list of account keys.
+func decodeDelete(token, issuer string) (string, error) {
+	gc, err := jwt.DecodeGeneric(token)
+	if err != nil {
+		return "", err
+	}
+	if gc.Subject != gc.Issuer {
+		return "", errors.New("not self signed")
+	}
+	if gc.Issuer != issuer {
+		return "", fmt.Errorf("issuer %q, want %q", gc.Issuer, issuer)
+	}
+	list, ok := gc.Data["accounts"].([]any)
+	if !ok {
+		return "", errors.New("malformed request: no accounts list")
+	}
+	for _, a := range list {
+		if s, ok := a.(string); !ok || !nkeys.IsValidPublicAccountKey(s) {
+			return "", fmt.Errorf("malformed request: %v is not an account key", a)
+		}
+	}
+	text, err := json.Marshal(gc)
+	if err != nil {
+		return "", err
+	}
+	out, err := json.Marshal(struct {
+		Claims *jwt.GenericClaims `json:"claims"`
+		Text   string             `json:"text"`
+	}{gc, string(text)})
+	return string(out), err
+}
+
+// chain checks a whole operator-mode trust chain as a server would accept it.
+func chain(input string) (string, error) {
+	var req struct {
+		Operator string   `json:"operator"`
+		Accounts []string `json:"accounts"`
+		Users    []string `json:"users"`
+	}
+	if err := json.Unmarshal([]byte(input), &req); err != nil {
+		return "", err
+	}
+	oc, err := jwt.DecodeOperatorClaims(req.Operator)
+	if err != nil {
+		return "", fmt.Errorf("operator: %w", err)
+	}
+	if err := validate(oc); err != nil {
+		return "", fmt.Errorf("operator: %w", err)
+	}
+	accounts := map[string]*jwt.AccountClaims{}
+	for i, t := range req.Accounts {
+		ac, err := jwt.DecodeAccountClaims(t)
+		if err != nil {
+			return "", fmt.Errorf("account %d: %w", i, err)
+		}
+		if err := validate(ac); err != nil {
+			return "", fmt.Errorf("account %d (%s): %w", i, ac.Name, err)
+		}
+		if !oc.DidSign(ac) {
+			return "", fmt.Errorf("account %d (%s): not signed by the operator", i, ac.Name)
+		}
+		accounts[ac.Subject] = ac
+	}
+	for i, t := range req.Users {
+		uc, err := jwt.DecodeUserClaims(t)
+		if err != nil {
+			return "", fmt.Errorf("user %d: %w", i, err)
+		}
+		if err := validate(uc); err != nil {
+			return "", fmt.Errorf("user %d (%s): %w", i, uc.Name, err)
+		}
+		account := uc.Issuer
+		if uc.IssuerAccount != "" {
+			account = uc.IssuerAccount
+		}
+		ac, ok := accounts[account]
+		if !ok {
+			return "", fmt.Errorf("user %d (%s): account %s is not in the chain", i, uc.Name, account)
+		}
+		if !ac.DidSign(uc) {
+			return "", fmt.Errorf("user %d (%s): not signed by account %s or one of its signing keys", i, uc.Name, ac.Name)
+		}
+	}
+	return "ok", nil
+}
+
+func validate(c jwt.Claims) error {
+	vr := jwt.CreateValidationResults()
+	c.Validate(vr)
+	if vr.IsBlocking(true) {
+		var issues []string
+		for _, i := range vr.Issues {
+			issues = append(issues, i.Error())
+		}
+		return fmt.Errorf("validation: %s", strings.Join(issues, "; "))
+	}
+	return nil
 }

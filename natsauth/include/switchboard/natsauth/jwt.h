@@ -57,7 +57,9 @@ struct ResponsePermission {
 
 // A user JWT. In config-mode auth callout: subject = the request's
 // user_nkey, audience = the target account's name, issuer = the account key
-// named as auth_callout.issuer.
+// named as auth_callout.issuer. In operator mode the issuer is the target
+// account's key or one of its signing keys, and then issuer_account names
+// the account (operator_jwt.h).
 struct UserClaims {
   ClaimsData claims;
   Permission pub, sub;
@@ -65,6 +67,9 @@ struct UserClaims {
   // jwt.NewUserClaims' defaults; the server does not apply them on the
   // callout path, so they stay unlimited.
   int64_t subs = kNoLimit, data = kNoLimit, payload = kNoLimit;
+  // A bearer token: the server skips the nonce signature (default_sentinel
+  // must be one).
+  bool bearer_token = false;
   std::string issuer_account;  // set when signed by one of the account's signing keys
 };
 
