@@ -1,5 +1,9 @@
 #include "switchboard/testing/nats_client.h"
 
+#include <cstdlib>
+#include <cstring>
+#include <utility>
+
 #include "switchboard/pubsub/nats_pubsub.h"
 
 namespace switchboard::testing {
@@ -15,6 +19,22 @@ NatsTestClient::NatsTestClient(const std::string& url, const std::string& user,
                                const std::string& password, const std::string& ca_pem,
                                std::chrono::milliseconds deadline)
     : deadline_(deadline) {
+  Connect(url, ca_pem, [&](natsOptions* opts) {
+    return natsOptions_SetUserInfo(opts, user.c_str(), password.c_str());
+  });
+}
+
+NatsTestClient::NatsTestClient(const std::string& url, UserJwt credentials,
+                               std::chrono::milliseconds deadline)
+    : deadline_(deadline), user_jwt_(std::move(credentials)) {
+  Connect(url, "", [&](natsOptions* opts) {
+    return natsOptions_SetUserCredentialsCallbacks(opts, &NatsTestClient::OnUserJwt, this,
+                                                   &NatsTestClient::OnSign, this);
+  });
+}
+
+void NatsTestClient::Connect(const std::string& url, const std::string& ca_pem,
+                             const std::function<natsStatus(natsOptions*)>& auth) {
   natsOptions* raw = nullptr;
   if (natsOptions_Create(&raw) != NATS_OK) return;
   pubsub::internal::NatsOptionsPtr opts(raw);
@@ -24,8 +44,7 @@ NatsTestClient::NatsTestClient(const std::string& url, const std::string& user,
     error_ = "setting the CA failed";
     return;
   }
-  if (natsOptions_SetURL(opts.get(), url.c_str()) != NATS_OK ||
-      natsOptions_SetUserInfo(opts.get(), user.c_str(), password.c_str()) != NATS_OK ||
+  if (natsOptions_SetURL(opts.get(), url.c_str()) != NATS_OK || auth(opts.get()) != NATS_OK ||
       natsOptions_SetAllowReconnect(opts.get(), false) != NATS_OK ||
       natsOptions_SetErrorHandler(opts.get(), &NatsTestClient::OnError, this) != NATS_OK ||
       natsOptions_SetClosedCB(opts.get(), &NatsTestClient::OnClosed, this) != NATS_OK) {
@@ -41,6 +60,32 @@ NatsTestClient::NatsTestClient(const std::string& url, const std::string& user,
     return;
   }
   nc_.reset(nc);
+}
+
+natsStatus NatsTestClient::OnUserJwt(char** jwt, char** error, void* closure) {
+  auto* self = static_cast<NatsTestClient*>(closure);
+  *jwt = strdup(self->user_jwt_.jwt.c_str());
+  if (*jwt == nullptr) {
+    *error = strdup("out of memory");
+    return NATS_NO_MEMORY;
+  }
+  return NATS_OK;
+}
+
+natsStatus NatsTestClient::OnSign(char** error, unsigned char** signature, int* length,
+                                  const char* nonce, void* closure) {
+  auto* self = static_cast<NatsTestClient*>(closure);
+  std::string sig = self->user_jwt_.sign(nonce);
+  if (sig.empty()) {
+    *error = strdup("signing the nonce failed");
+    return NATS_ERR;
+  }
+  // nats.c frees it.
+  *signature = static_cast<unsigned char*>(malloc(sig.size()));
+  if (*signature == nullptr) return NATS_NO_MEMORY;
+  memcpy(*signature, sig.data(), sig.size());
+  *length = static_cast<int>(sig.size());
+  return NATS_OK;
 }
 
 NatsTestClient::~NatsTestClient() {
@@ -78,6 +123,36 @@ std::string NatsTestClient::Request(const std::string& subject, const std::strin
   }
   pubsub::internal::NatsMsgPtr msg(raw);
   return Body(msg.get());
+}
+
+std::vector<std::string> NatsTestClient::RequestMany(const std::string& subject,
+                                                     const std::string& body, size_t count) {
+  std::vector<std::string> replies;
+  natsInbox* inbox = nullptr;
+  if (natsInbox_Create(&inbox) != NATS_OK) return replies;
+  std::string reply(inbox);
+  natsInbox_Destroy(inbox);
+  natsSubscription* raw = nullptr;
+  if (natsConnection_SubscribeSync(&raw, nc_.get(), reply.c_str()) != NATS_OK) return replies;
+  pubsub::internal::NatsSubscriptionPtr sub(raw);
+  if (natsConnection_PublishRequestString(nc_.get(), subject.c_str(), reply.c_str(),
+                                          body.c_str()) != NATS_OK ||
+      natsConnection_Flush(nc_.get()) != NATS_OK) {
+    return replies;
+  }
+  auto deadline = std::chrono::steady_clock::now() + deadline_;
+  while (replies.size() < count) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    natsMsg* msg = nullptr;
+    if (left.count() <= 0 || natsSubscription_NextMsg(&msg, sub.get(), left.count()) != NATS_OK) {
+      break;
+    }
+    pubsub::internal::NatsMsgPtr owned(msg);
+    replies.push_back(Body(owned.get()));
+  }
+  natsSubscription_Unsubscribe(sub.get());
+  return replies;
 }
 
 bool NatsTestClient::WaitForError(const std::string& needle) {

@@ -56,7 +56,7 @@ void NatsCluster::WriteConfig(int i) {
     if (j != i) out << "    \"nats-route://127.0.0.1:" << cluster_port(j) << "\"\n";
   }
   out << "  ]\n}\n"
-      << "include \"body.conf\"\n";
+      << "include \"" << s.body_name << "\"\n";
 }
 
 bool NatsCluster::Launch(int i) {
@@ -75,6 +75,23 @@ bool NatsCluster::Launch(int i) {
 
 bool NatsCluster::Start(const std::string& config_body) {
   SetConfigBody(config_body);
+  for (int i = 0; i < size(); i++) {
+    if (!Launch(i)) return false;
+  }
+  return WaitRouted(options_.deadline);
+}
+
+bool NatsCluster::Start(const std::vector<std::string>& bodies) {
+  if (static_cast<int>(bodies.size()) != size()) {
+    error_ = "one body per server: " + std::to_string(bodies.size()) + " for " +
+             std::to_string(size()) + " servers";
+    return false;
+  }
+  for (int i = 0; i < size(); i++) {
+    Server& s = servers_.at(i);
+    s.body_name = "body-" + server_name(i) + ".conf";
+    std::ofstream(dir_.path() + "/" + s.body_name) << bodies[i] << "\n";
+  }
   for (int i = 0; i < size(); i++) {
     if (!Launch(i)) return false;
   }

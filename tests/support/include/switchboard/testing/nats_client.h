@@ -10,9 +10,11 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "nats_handles.h"
@@ -26,6 +28,16 @@ class NatsTestClient {
   // after `deadline`.
   NatsTestClient(const std::string& url, const std::string& user, const std::string& password,
                  const std::string& ca_pem = "",
+                 std::chrono::milliseconds deadline = std::chrono::seconds(15));
+  // A user JWT instead of a password (operator mode: the system account's
+  // and the authorizer's users): `sign` returns the raw ed25519 signature of
+  // the server's nonce by the user's key. Called on nats.c's connecting
+  // thread; kept until the connection is gone.
+  struct UserJwt {
+    std::string jwt;
+    std::function<std::string(std::string_view nonce)> sign;
+  };
+  NatsTestClient(const std::string& url, UserJwt credentials,
                  std::chrono::milliseconds deadline = std::chrono::seconds(15));
   // Closes and waits for the closed callback, which nats.c queues behind
   // every error callback it still owes (a failure when it does not come).
@@ -45,6 +57,11 @@ class NatsTestClient {
   std::string Next();
   // One request/reply; the reply's body, "" at the deadline.
   std::string Request(const std::string& subject, const std::string& body);
+  // A request every server answers (the $SYS.REQ.CLAIMS.* family): the
+  // bodies of the first `count` replies, fewer at the deadline.
+  std::vector<std::string> RequestMany(const std::string& subject, const std::string& body,
+                                       size_t count);
+  natsConnection* connection() const { return nc_.get(); }
   // Waits until an async error's text contains `needle`.
   bool WaitForError(const std::string& needle);
   bool WaitClosed();
@@ -53,8 +70,16 @@ class NatsTestClient {
  private:
   static void OnError(natsConnection* nc, natsSubscription*, natsStatus err, void* closure);
   static void OnClosed(natsConnection*, void* closure);
+  static natsStatus OnUserJwt(char** jwt, char** error, void* closure);
+  static natsStatus OnSign(char** error, unsigned char** signature, int* length, const char* nonce,
+                           void* closure);
+  // Connects with the common options and `auth` (user and password, or a
+  // user JWT).
+  void Connect(const std::string& url, const std::string& ca_pem,
+               const std::function<natsStatus(natsOptions*)>& auth);
 
   std::chrono::milliseconds deadline_;
+  UserJwt user_jwt_;  // read by nats.c's callbacks while connecting; outlives nc_
   pubsub::internal::NatsConnectionPtr nc_;
   pubsub::internal::NatsSubscriptionPtr sub_;
   natsStatus status_ = NATS_ERR;

@@ -42,6 +42,10 @@ class NatsCluster {
   // server and waits until all are routed to each other. False (with the
   // reason in error()) when that did not happen within the deadline.
   bool Start(const std::string& config_body);
+  // The same with one body per server (bodies.size() == size()): for
+  // configs that must differ between servers, e.g. each its own resolver
+  // directory. Each server keeps its own body across restarts.
+  bool Start(const std::vector<std::string>& bodies);
   // Replaces the include file; a running server sees it only when it is
   // started again (nothing here sends SIGHUP).
   void SetConfigBody(const std::string& config_body);
@@ -83,6 +87,7 @@ class NatsCluster {
   struct Server {
     int client_port = 0, cluster_port = 0, monitor_port = 0;
     std::string config_path;
+    std::string body_name = "body.conf";  // the file its config includes
     Process proc;
   };
   void WriteConfig(int i);

@@ -1,0 +1,385 @@
+// AuthCallout with isolation: Accounts (NATS operator mode) on real servers:
+// three routed nats-server-callout (2.15, tools cache) on the config
+// RenderOperatorModeConfig writes, each with its own full resolver store.
+// The test plays the operator (pushes and deletes installation accounts on
+// $SYS.REQ.CLAIMS.* as the system account's user, a JWT over nats.c) and
+// the authorizer (a responder in the auth account that answers each
+// username/password CONNECT with a user JWT for the installation's account,
+// signed by the one installation signing key). Every token comes from
+// natsauth and operator_logic. A missing tool is a failure, not a skip.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nats/nats.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <ctime>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "nats_handles.h"
+#include "switchboard/natsauth/jwt.h"
+#include "switchboard/natsauth/nkey.h"
+#include "switchboard/natsauth/operator_jwt.h"
+#include "switchboard/operator_logic/operator_mode_claims.h"
+#include "switchboard/operator_logic/operator_mode_config.h"
+#include "switchboard/testing/nats_client.h"
+#include "switchboard/testing/nats_cluster.h"
+#include "switchboard/testing/process.h"
+#include "switchboard/testing/wait.h"
+#include "tool_path.h"
+
+namespace switchboard::operator_logic {
+namespace {
+
+using namespace std::chrono_literals;
+using natsauth::KeyPair;
+using natsauth::KeyType;
+using nlohmann::json;
+using pubsub::internal::NatsMsgPtr;
+using pubsub::internal::NatsSubscriptionPtr;
+using ::testing::HasSubstr;
+using testing::NatsCluster;
+using testing::NatsTestClient;
+
+constexpr auto kDeadline = 15s;
+constexpr char kMaxConnectionsError[] = "maximum account active connections exceeded";
+
+int64_t Now() { return static_cast<int64_t>(std::time(nullptr)); }
+
+KeyPair Key(KeyType type) { return KeyPair::Generate(type).value(); }
+
+// A client authenticating with a user JWT and the key that signs nonces.
+NatsTestClient::UserJwt Creds(const natsauth::UserClaims& user, const KeyPair& account,
+                              const KeyPair& user_key) {
+  return {.jwt = natsauth::EncodeUserClaims(user, account).value(),
+          .sign = [&user_key](std::string_view nonce) {
+            auto sig = user_key.Sign(nonce);
+            return sig.ok() ? *sig : std::string();
+          }};
+}
+
+// One installation the responder knows.
+struct Installation {
+  std::string password, account, prefix;
+};
+
+// The authorizer's part: queue-subscribed on $SYS.REQ.USER.AUTH as the
+// auth account's user. Message callbacks run on nats.c's threads; the
+// destructor unsubscribes and waits for the last one before the client and
+// the table go.
+class Responder {
+ public:
+  Responder(const std::string& url, NatsTestClient::UserJwt creds, const KeyPair& auth,
+            const KeyPair& signing, std::map<std::string, Installation> table)
+      : client_(url, std::move(creds)), auth_(auth), signing_(signing), table_(std::move(table)) {
+    if (!client_.connected()) return;
+    natsSubscription* sub = nullptr;
+    if (natsConnection_QueueSubscribe(&sub, client_.connection(), "$SYS.REQ.USER.AUTH",
+                                      "authorizers", &Responder::OnRequest, this) != NATS_OK) {
+      return;
+    }
+    sub_.reset(sub);
+    ok_ = natsSubscription_SetOnCompleteCB(sub_.get(), &Responder::OnComplete, this) == NATS_OK &&
+          natsConnection_Flush(client_.connection()) == NATS_OK;
+  }
+  ~Responder() {
+    if (sub_ && natsSubscription_Unsubscribe(sub_.get()) == NATS_OK) {
+      std::unique_lock lock(mu_);
+      if (!done_cv_.wait_for(lock, kDeadline, [&] { return done_; })) {
+        ADD_FAILURE() << "the responder's last callback did not return";
+      }
+    }
+    sub_.reset();
+  }
+  Responder(const Responder&) = delete;
+  Responder& operator=(const Responder&) = delete;
+
+  bool ok() const { return ok_; }
+  const std::string& error() const { return client_.error(); }
+  std::vector<std::string> Errors() const {
+    std::lock_guard lock(mu_);
+    return errors_;
+  }
+
+ private:
+  static void OnRequest(natsConnection* nc, natsSubscription*, natsMsg* msg, void* closure) {
+    NatsMsgPtr owned(msg);
+    static_cast<Responder*>(closure)->Answer(nc, owned.get());
+  }
+  static void OnComplete(void* closure) {
+    auto* self = static_cast<Responder*>(closure);
+    std::lock_guard lock(self->mu_);
+    self->done_ = true;
+    self->done_cv_.notify_all();
+  }
+
+  void Answer(natsConnection* nc, natsMsg* msg) {
+    const char* reply = natsMsg_GetReply(msg);
+    if (reply == nullptr || *reply == '\0') return Fail("a request without a reply subject");
+    const int64_t now = Now();
+    std::string token(natsMsg_GetData(msg), static_cast<size_t>(natsMsg_GetDataLength(msg)));
+    // In operator mode the request's subject is the auth account's key.
+    auto request = natsauth::DecodeAuthorizationRequest(token, now, auth_.public_key());
+    if (!request.ok()) return Fail(request.status().ToString());
+    natsauth::AuthorizationResponseClaims response;
+    response.claims = {
+        .audience = request->server_id.id, .issued_at = now, .subject = request->user_nkey};
+    auto it = table_.find(request->connect_opts.user);
+    if (it == table_.end() || it->second.password != request->connect_opts.pass) {
+      response.error = "unknown user or wrong password";
+    } else {
+      auto user = InstallationUserClaims(request->user_nkey, request->connect_opts.user + "#0",
+                                         it->second.account, {it->second.prefix + ".*"}, now);
+      auto jwt = natsauth::EncodeUserClaims(user, signing_);
+      if (!jwt.ok()) return Fail(jwt.status().ToString());
+      response.jwt = std::move(*jwt);
+    }
+    // The response is signed by the callout's own account.
+    auto answer = natsauth::EncodeAuthorizationResponse(response, auth_);
+    if (!answer.ok()) return Fail(answer.status().ToString());
+    if (natsConnection_Publish(nc, reply, answer->data(), static_cast<int>(answer->size())) !=
+        NATS_OK) {
+      Fail("publishing the response failed");
+    }
+  }
+  void Fail(std::string what) {
+    std::lock_guard lock(mu_);
+    errors_.push_back(std::move(what));
+  }
+
+  NatsTestClient client_;
+  const KeyPair& auth_;
+  const KeyPair& signing_;
+  const std::map<std::string, Installation> table_;
+  NatsSubscriptionPtr sub_;
+  bool ok_ = false;
+
+  mutable std::mutex mu_;
+  std::condition_variable done_cv_;
+  bool done_ = false;                // guarded by mu_
+  std::vector<std::string> errors_;  // guarded by mu_
+};
+
+class OperatorModeNatsTest : public testing::NatsLibraryTest {
+ protected:
+  void SetUp() override {
+    binary_ = natsauth::TestToolPath("nats-server-callout");
+    ASSERT_EQ(access(binary_.c_str(), X_OK), 0)
+        << binary_ << " is missing: build it with `bash scripts/build-tools.sh "
+        << "nats-server-callout` (make test does, through make tools)";
+    cluster_ = std::make_unique<NatsCluster>(NatsCluster::Options{.binary = binary_});
+    keys_ = {.operator_key = op_.public_key(),
+             .system_account = sys_.public_key(),
+             .auth_account = auth_.public_key(),
+             .authorizer_user = authorizer_.public_key(),
+             .installation_signing_key = signing_.public_key()};
+  }
+  void TearDown() override {
+    if (responder_) {
+      EXPECT_THAT(responder_->Errors(), ::testing::IsEmpty());
+    }
+    responder_.reset();
+    system_.reset();
+    cluster_.reset();
+  }
+
+  // The rendered config of server i: its own resolver store.
+  Result<std::string> Config(int i) {
+    const int64_t now = Now();
+    OperatorModeConfigInput in;
+    in.server_ns = "nats";
+    in.server_name = "main";
+    in.operator_jwt = natsauth::EncodeOperatorClaims(OperatorClaimsFor(keys_, now), op_).value();
+    in.system_account_jwt =
+        natsauth::EncodeAccountClaims(SystemAccountClaims(keys_, now), op_).value();
+    in.auth_account_jwt = natsauth::EncodeAccountClaims(AuthAccountClaims(keys_, now), op_).value();
+    in.sentinel_jwt =
+        natsauth::EncodeUserClaims(SentinelClaims(sentinel_.public_key(), now), auth_).value();
+    in.resolver_dir = cluster_->dir() + "/resolver-" + cluster_->server_name(i);
+    in.now = now;
+    return RenderOperatorModeConfig(in);
+  }
+
+  void StartCluster() {
+    std::vector<std::string> bodies;
+    for (int i = 0; i < cluster_->size(); ++i) {
+      auto body = Config(i);
+      ASSERT_TRUE(body.ok()) << body.status().ToString();
+      bodies.push_back(*body);
+    }
+    ASSERT_TRUE(cluster_->Start(bodies)) << cluster_->error();
+    natsauth::UserClaims sys_user;
+    sys_user.claims = {
+        .issued_at = Now(), .name = "switchboard-system", .subject = sys_user_.public_key()};
+    system_ = std::make_unique<NatsTestClient>(cluster_->url(0), Creds(sys_user, sys_, sys_user_),
+                                               kDeadline);
+    ASSERT_TRUE(system_->connected()) << system_->error() << "\n" << cluster_->Log(0);
+  }
+
+  void StartResponder(std::map<std::string, Installation> table) {
+    natsauth::UserClaims user;
+    user.claims = {
+        .issued_at = Now(), .name = "switchboard-authorizer", .subject = authorizer_.public_key()};
+    responder_ = std::make_unique<Responder>(cluster_->url(1), Creds(user, auth_, authorizer_),
+                                             auth_, signing_, std::move(table));
+    ASSERT_TRUE(responder_->ok()) << responder_->error() << "\n" << cluster_->Log(1);
+  }
+
+  // Pushes an installation's account; the reply of the first server.
+  void Push(const std::string& account, const std::string& name, AccountLimitsInput limits) {
+    auto claims = InstallationAccountClaims({"team", name, account, limits}, keys_, Now());
+    ASSERT_TRUE(claims.ok()) << claims.status().ToString();
+    std::string jwt = natsauth::EncodeAccountClaims(*claims, op_).value();
+    json reply = json::parse(system_->Request("$SYS.REQ.CLAIMS.UPDATE", jwt), nullptr, false);
+    ASSERT_TRUE(reply.is_object()) << "no reply to CLAIMS.UPDATE";
+    EXPECT_EQ(reply["data"].value("code", 0), 200) << reply;
+    EXPECT_EQ(reply["data"].value("account", ""), account) << reply;
+  }
+
+  // $SYS.REQ.CLAIMS.LIST of every server, by server name.
+  std::map<std::string, std::set<std::string>> Listed() {
+    std::map<std::string, std::set<std::string>> out;
+    for (const auto& text : system_->RequestMany("$SYS.REQ.CLAIMS.LIST", "", cluster_->size())) {
+      json reply = json::parse(text, nullptr, false);
+      if (!reply.is_object()) continue;
+      auto& keys = out[reply["server"].value("name", "")];
+      for (const auto& k : reply.value("data", json::array())) keys.insert(k.get<std::string>());
+    }
+    return out;
+  }
+  // True once every server's resolver holds `account` (or no longer does).
+  bool EveryServerLists(const std::string& account, bool present) {
+    return testing::WaitFor(
+        [&] {
+          auto listed = Listed();
+          if (static_cast<int>(listed.size()) != cluster_->size()) return false;
+          for (const auto& [server, keys] : listed) {
+            if ((keys.count(account) > 0) != present) return false;
+          }
+          return true;
+        },
+        kDeadline, 50ms);
+  }
+
+  // The account server i reports for a client user.
+  std::string AccountOf(int i, const std::string& user) {
+    json connz = cluster_->Monitor(i, "connz?auth=true");
+    for (const auto& c : connz.value("connections", json::array())) {
+      if (c.value("authorized_user", "") == user) return c.value("account", "");
+    }
+    return "";
+  }
+
+  std::string binary_;
+  std::unique_ptr<NatsCluster> cluster_;
+  KeyPair op_ = Key(KeyType::kOperator), sys_ = Key(KeyType::kAccount),
+          auth_ = Key(KeyType::kAccount), signing_ = Key(KeyType::kAccount),
+          authorizer_ = Key(KeyType::kUser), sys_user_ = Key(KeyType::kUser),
+          sentinel_ = Key(KeyType::kUser);
+  OperatorModeKeys keys_;
+  std::unique_ptr<NatsTestClient> system_;
+  std::unique_ptr<Responder> responder_;
+};
+
+TEST_F(OperatorModeNatsTest, RenderedConfigPassesServerCheck) {
+  auto body = Config(0);
+  ASSERT_TRUE(body.ok()) << body.status().ToString();
+  std::string path = cluster_->dir() + "/check.conf";
+  std::ofstream(cluster_->dir() + "/body.conf") << *body;
+  std::ofstream(path) << "listen: \"127.0.0.1:4222\"\ninclude \"body.conf\"\n";
+  testing::RunResult r = testing::Run({binary_, "-t", "-c", path});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  // And refuses it with a user configured beside the operator: the check
+  // can fail.
+  std::ofstream(path, std::ios::app) << "authorization { users: [{user: x, password: y}] }\n";
+  r = testing::Run({binary_, "-t", "-c", path});
+  EXPECT_NE(r.exit_code, 0) << r.out << r.err;
+}
+
+TEST_F(OperatorModeNatsTest, AccountsPushedLiveAndCalloutPlacesUsersInThem) {
+  ASSERT_NO_FATAL_FAILURE(StartCluster());
+  const std::string a = Key(KeyType::kAccount).public_key();
+  const std::string b = Key(KeyType::kAccount).public_key();
+  std::optional<std::string> loaded = cluster_->ConfigLoadTime(2);
+  ASSERT_NO_FATAL_FAILURE(Push(a, "inst-a", {.max_connections = 2}));
+  ASSERT_NO_FATAL_FAILURE(Push(b, "inst-b", {}));
+  // The full resolvers share them: every server holds both.
+  EXPECT_TRUE(EveryServerLists(a, true)) << ::testing::PrintToString(Listed());
+  EXPECT_TRUE(EveryServerLists(b, true)) << ::testing::PrintToString(Listed());
+
+  // Both installations on the same subject prefix: only the accounts wall
+  // them off.
+  ASSERT_NO_FATAL_FAILURE(StartResponder({
+      {"inst-a", {.password = "pw-a", .account = a, .prefix = "hatchet.same"}},
+      {"inst-b", {.password = "pw-b", .account = b, .prefix = "hatchet.same"}},
+  }));
+
+  // A username/password client goes through default_sentinel to the
+  // callout and lands in its installation's account, on any server.
+  NatsTestClient a1(cluster_->url(2), "inst-a", "pw-a");
+  ASSERT_TRUE(a1.connected()) << a1.error() << "\n" << cluster_->Log(2);
+  EXPECT_EQ(AccountOf(2, "inst-a#0"), a);
+  ASSERT_TRUE(a1.Subscribe("hatchet.same.*"));
+  ASSERT_TRUE(a1.Publish("hatchet.same.x", "own"));
+  EXPECT_EQ(a1.Next(), "own");
+  NatsTestClient wrong(cluster_->url(2), "inst-a", "not-pw-a");
+  EXPECT_FALSE(wrong.connected());
+  EXPECT_THAT(wrong.error(), HasSubstr("Authorization Violation"));
+
+  // A second connection of A is its limit; the third is refused with the
+  // server's error while B still connects.
+  NatsTestClient a2(cluster_->url(2), "inst-a", "pw-a");
+  ASSERT_TRUE(a2.connected()) << a2.error();
+  NatsTestClient a3(cluster_->url(2), "inst-a", "pw-a");
+  EXPECT_FALSE(a3.connected());
+  EXPECT_THAT(a3.error(), HasSubstr(kMaxConnectionsError));
+  // The count is the account's across the cluster: another server refuses
+  // too once A's connection count has reached it (an event over the routes;
+  // a connection let in before that is closed again at once).
+  std::string elsewhere;
+  EXPECT_TRUE(testing::WaitFor(
+      [&] {
+        NatsTestClient other(cluster_->url(0), "inst-a", "pw-a");
+        elsewhere = other.error();
+        return !other.connected() && elsewhere.find(kMaxConnectionsError) != std::string::npos;
+      },
+      kDeadline, 50ms))
+      << elsewhere;
+  NatsTestClient b1(cluster_->url(2), "inst-b", "pw-b");
+  ASSERT_TRUE(b1.connected()) << b1.error();
+  EXPECT_EQ(AccountOf(2, "inst-b#0"), b);
+
+  // Same prefix, another account: B's message never reaches A (A's own
+  // later message arrives first).
+  ASSERT_TRUE(b1.Publish("hatchet.same.x", "from-b"));
+  ASSERT_TRUE(a2.Publish("hatchet.same.y", "from-a"));
+  EXPECT_EQ(a1.Next(), "from-a");
+
+  // No reload anywhere: the accounts came through the resolver.
+  EXPECT_EQ(cluster_->ConfigLoadTime(2), loaded);
+
+  // Deleting A closes its connections and removes it from every store.
+  std::string del = natsauth::EncodeAccountDeleteRequest({a}, op_, Now()).value();
+  json reply = json::parse(system_->Request("$SYS.REQ.CLAIMS.DELETE", del), nullptr, false);
+  ASSERT_TRUE(reply.is_object()) << "no reply to CLAIMS.DELETE";
+  EXPECT_EQ(reply["data"].value("code", 0), 200) << reply;
+  EXPECT_TRUE(a1.WaitClosed());
+  EXPECT_TRUE(a2.WaitClosed());
+  EXPECT_TRUE(EveryServerLists(a, false)) << ::testing::PrintToString(Listed());
+  // B is untouched.
+  EXPECT_TRUE(EveryServerLists(b, true));
+  ASSERT_TRUE(b1.Subscribe("hatchet.same.*"));
+  ASSERT_TRUE(b1.Publish("hatchet.same.z", "still"));
+  EXPECT_EQ(b1.Next(), "still");
+}
+
+}  // namespace
+}  // namespace switchboard::operator_logic
