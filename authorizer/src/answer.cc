@@ -8,8 +8,31 @@ namespace switchboard::authorizer {
 
 namespace logic = operator_logic;
 
+Result<std::string> ConfigModeSigner::Sign(natsauth::UserClaims user,
+                                           const logic::AuthorizationDecision& decision) const {
+  user.claims.audience = decision.account;
+  return natsauth::EncodeUserClaims(user, issuer_);
+}
+
+Result<std::string> OperatorModeSigner::Sign(natsauth::UserClaims user,
+                                             const logic::AuthorizationDecision& decision) const {
+  std::string account = account_of_ ? account_of_(decision) : decision.account;
+  if (!natsauth::IsPublicKey(account, natsauth::KeyType::kAccount)) {
+    return Status::FailedPrecondition("installation " + decision.ns + "/" + decision.name +
+                                      " has no NATS account key yet");
+  }
+  user.issuer_account = std::move(account);
+  return natsauth::EncodeUserClaims(user, signing_key_);
+}
+
 Answer AnswerRequest(std::string_view token, const logic::Directory& directory,
                      const natsauth::KeyPair& issuer, logic::Time now,
+                     const logic::CredentialDeps& deps) {
+  return AnswerRequest(token, directory, issuer, ConfigModeSigner(issuer), now, deps);
+}
+
+Answer AnswerRequest(std::string_view token, const logic::Directory& directory,
+                     const natsauth::KeyPair& issuer, const UserJwtSigner& signer, logic::Time now,
                      const logic::CredentialDeps& deps) {
   Answer answer;
   const int64_t unix_now =
@@ -32,13 +55,11 @@ Answer AnswerRequest(std::string_view token, const logic::Directory& directory,
     natsauth::UserClaims user;
     // No expiry: the server would disconnect the engine at exp. A retired
     // password's connections are closed by the sweep instead.
-    user.claims = {.audience = decision.account,
-                   .issued_at = unix_now,
-                   .name = decision.connection_name,
-                   .subject = request->user_nkey};
+    user.claims = {
+        .issued_at = unix_now, .name = decision.connection_name, .subject = request->user_nkey};
     user.pub.allow = decision.allow;
     user.sub.allow = decision.allow;
-    auto jwt = natsauth::EncodeUserClaims(user, issuer);
+    auto jwt = signer.Sign(std::move(user), decision);
     if (!jwt.ok()) {
       // Still answered, so the client is refused at once, not at the timeout.
       answer.result = kResultDenied;

@@ -92,6 +92,43 @@ TEST_F(AnswerTest, RightPasswordGetsAUserJwtForItsPrefix) {
   EXPECT_EQ(user->payload, natsauth::kNoLimit);
 }
 
+// Operator mode: the same decision, but the user JWT names the
+// installation's account (issuer_account) and is signed by the installation
+// signing key; the response is still signed by the request's issuer (the
+// auth account). The chain against real servers: operator_mode_nats_test.
+TEST_F(AnswerTest, OperatorModePlacesTheUserInItsInstallationAccount) {
+  auto signing = natsauth::KeyPair::Generate(natsauth::KeyType::kAccount).value();
+  auto account = natsauth::KeyPair::Generate(natsauth::KeyType::kAccount).value().public_key();
+  OperatorModeSigner signer(signing, [&](const logic::AuthorizationDecision& d) {
+    return d.ns == "team-a" && d.name == "hatchet" ? account : std::string();
+  });
+  Answer a = AnswerRequest(token_, DirectoryWith(kPassword), *issuer_, signer, At(kIssued + 1));
+  EXPECT_EQ(a.result, kResultAllowed);
+  auto response = Response(a);
+  EXPECT_EQ(response.claims.issuer, issuer_->public_key());
+  auto user = natsauth::DecodeUserClaims(response.jwt, kIssued + 1);
+  ASSERT_TRUE(user.ok()) << user.status().ToString();
+  EXPECT_EQ(user->claims.issuer, signing.public_key());
+  EXPECT_EQ(user->issuer_account, account);
+  EXPECT_TRUE(user->claims.audience.empty());  // placement is issuer_account, not aud
+  EXPECT_EQ(user->claims.subject, kUserKey);
+  EXPECT_EQ(user->claims.name, logic::CalloutConnectionName("inst42", 3));
+  EXPECT_THAT(user->pub.allow, ElementsAre("hatchet.team-a.*"));
+  EXPECT_THAT(user->sub.allow, ElementsAre("hatchet.team-a.*"));
+
+  // Without an account key the installation is refused at once, by name.
+  OperatorModeSigner none(signing, [](const logic::AuthorizationDecision&) { return ""; });
+  a = AnswerRequest(token_, DirectoryWith(kPassword), *issuer_, none, At(kIssued + 1));
+  EXPECT_EQ(a.result, kResultDenied);
+  EXPECT_EQ(a.reason, kReasonSigningFailed);
+  EXPECT_THAT(a.message, HasSubstr("installation team-a/hatchet has no NATS account key"));
+  EXPECT_THAT(Response(a).error, HasSubstr("team-a/hatchet"));
+  // The default: the decision's account, which must then be a key ("HATCHET" is not).
+  a = AnswerRequest(token_, DirectoryWith(kPassword), *issuer_, OperatorModeSigner(signing),
+                    At(kIssued + 1));
+  EXPECT_EQ(a.result, kResultDenied);
+}
+
 TEST_F(AnswerTest, DenialsAreAnsweredWithTheirReasonAndNoPassword) {
   struct Case {
     const char* what;

@@ -4,9 +4,10 @@
 // The test plays the operator (pushes and deletes installation accounts on
 // $SYS.REQ.CLAIMS.* as the system account's user, a JWT over nats.c) and
 // the authorizer (a responder in the auth account that answers each
-// username/password CONNECT with a user JWT for the installation's account,
-// signed by the one installation signing key). Every token comes from
-// natsauth and operator_logic. A missing tool is a failure, not a skip.
+// username/password CONNECT through the authorizer's AnswerRequest with
+// OperatorModeSigner: a user JWT for the installation's account, signed by
+// the one installation signing key). Every token comes from natsauth,
+// operator_logic and the authorizer's answer code. A missing tool is a failure, not a skip.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nats/nats.h>
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "nats_handles.h"
+#include "switchboard/authorizer/answer.h"
 #include "switchboard/natsauth/jwt.h"
 #include "switchboard/natsauth/nkey.h"
 #include "switchboard/natsauth/operator_jwt.h"
@@ -78,8 +80,21 @@ struct Installation {
 class Responder {
  public:
   Responder(const std::string& url, NatsTestClient::UserJwt creds, const KeyPair& auth,
-            const KeyPair& signing, std::map<std::string, Installation> table)
-      : client_(url, std::move(creds)), auth_(auth), signing_(signing), table_(std::move(table)) {
+            const KeyPair& signing, const std::map<std::string, Installation>& table)
+      : client_(url, std::move(creds)),
+        auth_(auth),
+        signer_(signing, [this](const AuthorizationDecision& d) {
+          auto it = accounts_.find(d.username);
+          return it == accounts_.end() ? std::string() : it->second;
+        }) {
+    directory_.server_ns = "nats";
+    directory_.server_name = "main";
+    for (const auto& [user, inst] : table) {
+      DirectoryEntry e{.ns = "team", .name = user, .username = user, .subject_prefix = inst.prefix};
+      e.passwords.push_back({.password = inst.password, .generation = 0});
+      directory_.by_user.emplace(user, std::move(e));
+      accounts_[user] = inst.account;
+    }
     if (!client_.connected()) return;
     natsSubscription* sub = nullptr;
     if (natsConnection_QueueSubscribe(&sub, client_.connection(), "$SYS.REQ.USER.AUTH",
@@ -121,32 +136,17 @@ class Responder {
     self->done_cv_.notify_all();
   }
 
+  // The authorizer's own answer code (AnswerRequest) with the
+  // operator-mode signer: the installation's account from the table.
   void Answer(natsConnection* nc, natsMsg* msg) {
     const char* reply = natsMsg_GetReply(msg);
     if (reply == nullptr || *reply == '\0') return Fail("a request without a reply subject");
-    const int64_t now = Now();
     std::string token(natsMsg_GetData(msg), static_cast<size_t>(natsMsg_GetDataLength(msg)));
-    // In operator mode the request's subject is the auth account's key.
-    auto request = natsauth::DecodeAuthorizationRequest(token, now, auth_.public_key());
-    if (!request.ok()) return Fail(request.status().ToString());
-    natsauth::AuthorizationResponseClaims response;
-    response.claims = {
-        .audience = request->server_id.id, .issued_at = now, .subject = request->user_nkey};
-    auto it = table_.find(request->connect_opts.user);
-    if (it == table_.end() || it->second.password != request->connect_opts.pass) {
-      response.error = "unknown user or wrong password";
-    } else {
-      auto user = InstallationUserClaims(request->user_nkey, request->connect_opts.user + "#0",
-                                         it->second.account, {it->second.prefix + ".*"}, now);
-      auto jwt = natsauth::EncodeUserClaims(user, signing_);
-      if (!jwt.ok()) return Fail(jwt.status().ToString());
-      response.jwt = std::move(*jwt);
-    }
-    // The response is signed by the callout's own account.
-    auto answer = natsauth::EncodeAuthorizationResponse(response, auth_);
-    if (!answer.ok()) return Fail(answer.status().ToString());
-    if (natsConnection_Publish(nc, reply, answer->data(), static_cast<int>(answer->size())) !=
-        NATS_OK) {
+    authorizer::Answer answer = authorizer::AnswerRequest(token, directory_, auth_, signer_,
+                                                          std::chrono::system_clock::now());
+    if (answer.result == authorizer::kResultInvalid) return Fail(answer.message);
+    if (natsConnection_Publish(nc, reply, answer.reply.data(),
+                               static_cast<int>(answer.reply.size())) != NATS_OK) {
       Fail("publishing the response failed");
     }
   }
@@ -156,9 +156,10 @@ class Responder {
   }
 
   NatsTestClient client_;
-  const KeyPair& auth_;
-  const KeyPair& signing_;
-  const std::map<std::string, Installation> table_;
+  const KeyPair& auth_;  // signs the responses
+  Directory directory_;
+  std::map<std::string, std::string> accounts_;  // user -> installation account key
+  authorizer::OperatorModeSigner signer_;
   NatsSubscriptionPtr sub_;
   bool ok_ = false;
 

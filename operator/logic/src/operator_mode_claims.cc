@@ -92,15 +92,4 @@ Result<natsauth::AccountClaims> InstallationAccountClaims(const InstallationAcco
   return a;
 }
 
-natsauth::UserClaims InstallationUserClaims(std::string_view user_nkey, std::string_view name,
-                                            std::string_view account,
-                                            const std::vector<std::string>& allow,
-                                            int64_t issued_at) {
-  natsauth::UserClaims u;
-  u.claims = {.issued_at = issued_at, .name = std::string(name), .subject = std::string(user_nkey)};
-  u.pub.allow = u.sub.allow = allow;
-  u.issuer_account = std::string(account);
-  return u;
-}
-
 }  // namespace switchboard::operator_logic

@@ -158,24 +158,6 @@ TEST(OperatorModeClaimsTest, InstallationAccountRefusals) {
   }
 }
 
-TEST(OperatorModeClaimsTest, InstallationUserForTheCallout) {
-  World w;
-  std::string account = Key(KeyType::kAccount).public_key();
-  std::string nkey = Key(KeyType::kUser).public_key();
-  auto u = InstallationUserClaims(nkey, "team-a-hatchet#0", account, {"hatchet.team-a.*"}, kNow);
-  EXPECT_EQ(u.claims.subject, nkey);
-  EXPECT_EQ(u.claims.name, "team-a-hatchet#0");
-  EXPECT_TRUE(u.claims.audience.empty());  // placement is issuer_account in operator mode
-  EXPECT_EQ(u.issuer_account, account);
-  EXPECT_EQ(u.pub.allow, std::vector<std::string>{"hatchet.team-a.*"});
-  EXPECT_EQ(u.sub.allow, std::vector<std::string>{"hatchet.team-a.*"});
-  EXPECT_FALSE(u.bearer_token);
-  auto token = natsauth::EncodeUserClaims(u, w.signing);
-  ASSERT_TRUE(token.ok()) << token.status().ToString();
-  EXPECT_EQ(natsauth::DecodeUserClaims(*token, kNow).value().claims.issuer,
-            w.keys.installation_signing_key);
-}
-
 TEST(OperatorModeConfigTest, GoldenText) {
   World w;
   OperatorModeConfigInput in = w.Input();

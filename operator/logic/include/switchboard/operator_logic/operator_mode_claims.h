@@ -15,8 +15,8 @@
 // - one account per installation, named <namespace>/<name>, with the
 //   installation's limits and the one installation signing key, which the
 //   authorizer signs every installation's users with (issuer_account = the
-//   installation's account): its key material does not grow with
-//   installations.
+//   installation's account; authorizer::OperatorModeSigner): its key
+//   material does not grow with installations.
 #pragma once
 
 #include <cstdint>
@@ -75,15 +75,5 @@ struct InstallationAccountInput {
 Result<natsauth::AccountClaims> InstallationAccountClaims(const InstallationAccountInput& input,
                                                           const OperatorModeKeys& keys,
                                                           int64_t issued_at);
-
-// The callout's answer for one installation's connection in operator mode:
-// the user JWT claims (subject = the request's user_nkey) with
-// issuer_account = the installation's account; sign them with the
-// installation signing key. Permissions are the same allow-list as in the
-// other modes, a second wall inside the account.
-natsauth::UserClaims InstallationUserClaims(std::string_view user_nkey, std::string_view name,
-                                            std::string_view account,
-                                            const std::vector<std::string>& allow,
-                                            int64_t issued_at);
 
 }  // namespace switchboard::operator_logic
