@@ -37,7 +37,7 @@ TEST_F(JwtcheckTest, PublicKeysOfOurSeeds) {
 TEST_F(JwtcheckTest, SignaturesBothWays) {
   std::string binary;
   for (int i = 0; i < 256; ++i) binary.push_back(static_cast<char>(i));
-  for (KeyType type : {KeyType::kAccount, KeyType::kUser, KeyType::kServer}) {
+  for (KeyType type : {KeyType::kAccount, KeyType::kUser, KeyType::kServer, KeyType::kOperator}) {
     KeyPair pair = Generate(type);
     for (const std::string& message :
          {std::string(), std::string("hello"), binary, std::string(10000, 'x')}) {
