@@ -153,7 +153,7 @@ Status Operator::Impl::Run() {
   ConfigIndex configs;
   RecentWrites recent;
   std::unique_ptr<rules::ContextCache> rules_context = NewRulesContext(&backends, &servers);
-  RefusedSet refused;
+  RefusedSet refused_backends, refused_servers;
   kube::EventRecorder::Options ro;
   ro.component = "switchboard-operator";
   kube::EventRecorder recorder(client.get(), ro);
@@ -196,8 +196,8 @@ Status Operator::Impl::Run() {
   backend_ctl_ptr = &backend_ctl;
   server_ctl_ptr = &server_ctl;
 
-  WireCaches({&backends, &servers, &secrets}, &configs, rules_context.get(), &refused,
-             [&](Kind kind, const std::string& key) {
+  WireCaches({&backends, &servers, &secrets}, &configs, rules_context.get(),
+             {&refused_backends, &refused_servers}, [&](Kind kind, const std::string& key) {
                (kind == Kind::kServer ? server_ctl : backend_ctl).Enqueue(key);
              });
 
