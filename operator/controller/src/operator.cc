@@ -15,6 +15,7 @@
 
 #include "authorizer_checks.h"
 #include "config_index.h"
+#include "credential_sightings.h"
 #include "operator_health.h"
 #include "operator_housekeeping.h"
 #include "operator_leader.h"
@@ -151,6 +152,7 @@ Status Operator::Impl::Run() {
   so.transform = kube::CompactOwnedSecret;
   kube::MultiStore secrets(client.get(), kube::resources::Secret(), opts.namespaces, so);
   ConfigIndex configs;
+  CredentialSightings credential_sightings;
   RecentWrites recent;
   std::unique_ptr<rules::ContextCache> rules_context = NewRulesContext(&backends, &servers);
   RefusedSet refused_backends, refused_servers;
@@ -180,6 +182,7 @@ Status Operator::Impl::Run() {
   rc.secrets = &secrets;
   rc.probes = &probes;
   rc.configs = &configs;
+  rc.credential_sightings = &credential_sightings;
   rc.rules_context = rules_context.get();
   rc.recent = &recent;
   rc.recorder = &recorder;

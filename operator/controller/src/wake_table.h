@@ -92,7 +92,7 @@ std::vector<std::string> RefusedBackends(const CacheEvent& e, const WakeLookup& 
 // held).
 std::vector<std::string> RefusedServers(const CacheEvent& e, const WakeLookup& l);
 
-// The backends that the server's rules context binds to `server` (a
+// The keys of those of `backends` bound to `server` (a
 // namespace/name key), as keys; with `only_waiting`, only those whose next
 // step depends on the server's config Secret (WaitsForConfig).
 std::vector<std::string> BackendsBoundTo(const std::string& server,
