@@ -146,7 +146,7 @@ Result<Action> BackendReconciler::Impl::Probe(NatsProbe p) {
     case logic::ProbeAction::kSubmit: {
       auto ca = CaFile(ctx, p.server);
       if (!ca.ok()) {
-        return Fail(Step::kProbe, reasons::kServerUnreachable, ca.status().message(),
+        return Fail(Step::kProbe, reasons::kCaSecretUnusable, ca.status().message(),
                     Action::RequeueAfter(timing.backend_ca_retry));
       }
       ProbeJob job;

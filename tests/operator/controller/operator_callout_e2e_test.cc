@@ -344,7 +344,7 @@ TEST_F(CalloutE2E, TheCaOfCaSecretRefReachesTheAuthorizer) {
   ASSERT_TRUE(testing::WaitFor(
       [&] {
         server = Get("natsserver", srv_ns, "shared");
-        return ConditionReason(server, "Ready") == "False/ServerUnreachable";
+        return ConditionReason(server, "Ready") == "False/CaSecretUnusable";
       },
       30s))
       << server.dump(2);
