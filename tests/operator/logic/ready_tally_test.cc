@@ -27,13 +27,15 @@ TEST(ReadyStateOf, ReadsTheStoredReadyCondition) {
   packed["status"] = api::Pack(packed["status"]);
   const Case cases[] = {
       {"no status", {{"metadata", {{"name", "b"}}}}, {"Unknown", "NotReconciled"}},
-      {"no Ready among the conditions", Backend(json::array({probed})),
+      {"no Ready among the conditions",
+       Backend(json::array({probed})),
        {"Unknown", "NotReconciled"}},
       {"Ready True", Backend(json::array({probed, ready_true})), {"True", "Probed"}},
       {"Ready False", Backend(json::array({ready_false})), {"False", "AuthFailed"}},
       {"status packed as the cache keeps it", packed, {"False", "AuthFailed"}},
       {"status not an object", {{"status", "x"}}, {"Unknown", "NotReconciled"}},
-      {"a Ready without a status is no condition", Backend(json::array({{{"type", "Ready"}}})),
+      {"a Ready without a status is no condition",
+       Backend(json::array({{{"type", "Ready"}}})),
        {"Unknown", "NotReconciled"}},
   };
   for (const auto& c : cases) {
@@ -57,7 +59,9 @@ TEST(ReadyTally, CountsFollowAddsUpdatesAndDeletes) {
       {"the same state again counts once", "ns/b", auth, {{fresh, 0}, {ok, 1}, {auth, 1}}},
       {"it recovers", "ns/b", ok, {{fresh, 0}, {ok, 2}, {auth, 0}}},
       {"one is deleted", "ns/a", std::nullopt, {{fresh, 0}, {ok, 1}, {auth, 0}}},
-      {"a delete of an unknown key changes nothing", "ns/zz", std::nullopt,
+      {"a delete of an unknown key changes nothing",
+       "ns/zz",
+       std::nullopt,
        {{fresh, 0}, {ok, 1}, {auth, 0}}},
       {"the last one is deleted", "ns/b", std::nullopt, {{fresh, 0}, {ok, 0}, {auth, 0}}},
   };
