@@ -10,7 +10,8 @@
 #
 # Usage: scripts/build-tools.sh [TOOL ...]
 #   TOOL: kube-apiserver kube-controller-manager etcd helm jwtcheck
-#         nats-server-callout (the default set)
+#         nats-server-callout
+#         prometheus-nats-exporter (the default set)
 #         kubelet kube-scheduler kube-proxy (built only when named: the
 #         test node needs them, the API-server-only tests do not)
 set -euo pipefail
@@ -213,13 +214,32 @@ build_nats_server() {
   mark nats-server-callout "$v"
 }
 
+# prometheus-nats-exporter: from the release's source kept in
+# third_party/prometheus-nats-exporter (LICENSE and go.sum as released);
+# `go build` fetches the dependencies its go.sum pins. Rebuilt when the
+# pinned version or the source changes.
+build_nats_exporter() {
+  local src="$root/third_party/prometheus-nats-exporter" v
+  v="$PROMETHEUS_NATS_EXPORTER_VERSION-$(find "$src" -type f | LC_ALL=C sort | xargs cat | sha256sum | cut -c1-16)"
+  fresh prometheus-nats-exporter "$v" && return 0
+  log "building prometheus-nats-exporter v$PROMETHEUS_NATS_EXPORTER_VERSION"
+  (
+    cd "$src"
+    retry "build-tools: go build (prometheus-nats-exporter)" go build \
+      -ldflags="$ldflags -X main.version=$PROMETHEUS_NATS_EXPORTER_VERSION" \
+      -o "$bin/prometheus-nats-exporter.tmp" .
+    mv "$bin/prometheus-nats-exporter.tmp" "$bin/prometheus-nats-exporter"
+  )
+  mark prometheus-nats-exporter "$v"
+}
+
 # One build at a time per cache folder: parallel `cluster.sh up`s (several
 # build dirs sharing a cache) wait instead of writing the same binary.
 exec 8>"$cache/.build.lock"
 flock 8
 
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(etcd kube-apiserver kube-controller-manager helm jwtcheck nats-server-callout)
+[ ${#targets[@]} -gt 0 ] || targets=(etcd kube-apiserver kube-controller-manager helm jwtcheck nats-server-callout prometheus-nats-exporter)
 for t in "${targets[@]}"; do
   case "$t" in
     kube-apiserver | kube-controller-manager | kubelet | kube-scheduler | kube-proxy) build_k8s_cmd "$t" ;;
@@ -227,6 +247,7 @@ for t in "${targets[@]}"; do
     helm) build_helm ;;
     jwtcheck) build_jwtcheck ;;
     nats-server-callout) build_nats_server ;;
+    prometheus-nats-exporter) build_nats_exporter ;;
     *) echo "build-tools: unknown tool $t" >&2; exit 2 ;;
   esac
 done
