@@ -395,6 +395,26 @@ spec: {{kind: nats, nats: {{serverRef: {{name: callout}}, subjectPrefix: hatchet
             return
         ok("three PubSubBackends Ready through the authorizers")
 
+        # The operator's gauges against what the API says.
+        if wait_for("switchboard_pubsubbackends{ready=\"True\",reason=\"Probed\"} at 3",
+                    lambda: prom.value('sum(switchboard_pubsubbackends{ready="True", reason="Probed"})') == 3
+                    and prom.value('sum(switchboard_pubsubbackends{ready!="True"})') == 0, 30):
+            ok("switchboard_pubsubbackends: 3 Ready with reason Probed, none not Ready")
+        file_conf = secret_data(ns, "file-switchboard").get("switchboard.conf", "")
+        size = lambda: prom.value(  # noqa: E731
+            f'switchboard_natsserver_config_bytes{{exported_namespace="{ns}", name="file"}}')
+        if not file_conf:
+            fail("the IncludeFile NatsServer's config Secret file-switchboard has no switchboard.conf")
+        elif wait_for(f"switchboard_natsserver_config_bytes of NatsServer file at {len(file_conf.encode())}",
+                      lambda: size() == len(file_conf.encode()), 30):
+            ok(f"switchboard_natsserver_config_bytes is the include file's size ({len(file_conf.encode())} "
+               f"bytes) against a ceiling of "
+               f"{prom.value('max(switchboard_natsserver_config_max_bytes)'):.0f}")
+        if prom.value(f'count(switchboard_natsserver_config_bytes{{name="callout"}})') is not None:
+            fail("an AuthCallout NatsServer has an include file size gauge")
+        if prom.value("max(switchboard_natsserver_config_max_bytes)") != 1024 * 1024:
+            fail("switchboard_natsserver_config_max_bytes is not the Secret's 1 MiB")
+
         dup = kubectl("apply", "-f", "-", check_rc=False, stdin=f"""
 apiVersion: pubsub.switchboard.dev/v1alpha1
 kind: PubSubBackend
@@ -430,6 +450,9 @@ spec: {{kind: nats, nats: {{serverRef: {{name: callout}}, subjectPrefix: hatchet
             kubectl("delete", "psb", "-n", ns, "b2", "--timeout=30s")
             wait_for("the sweep closing the deleted installation's connection",
                      lambda: (prom.value("sum(switchboard_authorizer_kicks_total)") or 0) >= 1, 30)
+            if wait_for("switchboard_pubsubbackends{ready=\"True\"} at 2 after b2's deletion",
+                        lambda: prom.value('sum(switchboard_pubsubbackends{ready="True"})') == 2, 30):
+                ok("switchboard_pubsubbackends follows a deletion")
 
         # The webhook's certificate rotated on disk: the expiry gauge moves
         # to the new notAfter after the next handshake.
