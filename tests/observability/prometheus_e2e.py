@@ -8,8 +8,9 @@ fixture cluster):
   - three routed nats-server-callout servers on the operator's static
     AuthCallout config, each with a prometheus-nats-exporter run as the
     official NATS chart runs it (tools cache);
-  - prometheus on 127.0.0.1 scraping them every second, with the chart's
-    files/alerts.yaml as its rule file.
+  - prometheus on 127.0.0.1 scraping them every second, with the rules of
+    the chart's PrometheusRule (helm template, tools cache) as its rule
+    file.
 
 Asserts: every rule loads and evaluates without error; every metric name a
 rule or a dashboard query uses has a series; every dashboard variable lists
@@ -210,7 +211,8 @@ def main():
                 fail(f"{BIN}/{b} is not built (cmake --build build --target {b})")
         callout = os.path.join(TOOLS, "bin", "nats-server-callout")
         exporter = os.path.join(TOOLS, "bin", "prometheus-nats-exporter")
-        for t in (callout, exporter):
+        helm = os.path.join(TOOLS, "bin", "helm")
+        for t in (callout, exporter, helm):
             if not os.access(t, os.X_OK):
                 fail(f"{t} is missing: scripts/build-tools.sh {os.path.basename(t)} (make tools)")
         prometheus = shutil.which("prometheus")
@@ -333,9 +335,19 @@ spec:
              "webhooks": [hook("validate.pubsub.switchboard.dev", "/validate")]}]}))
         hooks_applied = True
 
-        # 5. Prometheus with the chart's rules.
-        with open(os.path.join(SRC, "charts", "switchboard", "files", "alerts.yaml")) as f:
-            rules = yaml.safe_load(f)
+        # 5. Prometheus with the chart's rules as the chart renders them
+        # (the PrometheusRule's groups, the authorizer's included).
+        r = subprocess.run([helm, "template", "obs", os.path.join(SRC, "charts", "switchboard"),
+                            "--set", "prometheusRule.enabled=true", "--set", "authorizer.enabled=true"],
+                           capture_output=True, text=True, timeout=60)
+        if r.returncode != 0:
+            fail(f"helm template: {r.stderr.strip()}")
+            return
+        rendered = [d for d in yaml.safe_load_all(r.stdout) if d and d.get("kind") == "PrometheusRule"]
+        if len(rendered) != 1:
+            fail(f"helm template rendered {len(rendered)} PrometheusRules, want 1")
+            return
+        rules = {"groups": rendered[0]["spec"]["groups"]}
         for g in rules["groups"]:
             for r in g["rules"]:
                 if r.get("alert") in FOR_OVERRIDES:
@@ -491,7 +503,7 @@ spec: {{kind: nats, nats: {{serverRef: {{name: callout}}, subjectPrefix: hatchet
         if bad_rules:
             fail(f"rules that do not evaluate: {bad_rules}")
         else:
-            ok(f"all {len(rs)} rules of files/alerts.yaml load and evaluate without error")
+            ok(f"all {len(rs)} rules of the rendered PrometheusRule load and evaluate without error")
         if prom.alerts("SwitchboardNoAuthorizer"):
             fail("SwitchboardNoAuthorizer is pending or firing with both authorizers running")
 
