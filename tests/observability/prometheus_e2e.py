@@ -36,6 +36,7 @@ import random
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -195,7 +196,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="obs-e2e-")
     procs = {}
     ns = f"obs-e2e-{os.getpid()}-{random.randint(0, 99999)}"
-    token = ns
+    token = ns  # the namespace label the webhook configurations select
     hook_name = f"switchboard-obs-e2e-{os.getpid()}"
     started_at = time.time()
     created_ns = False
@@ -446,14 +447,15 @@ spec: {{kind: nats, nats: {{serverRef: {{name: callout}}, subjectPrefix: hatchet
         if bad.returncode == 0:
             fail("a connect with a wrong password was accepted")
 
-        import ssl
         ctx = ssl.create_default_context()
         ctx.check_hostname = False
         ctx.verify_mode = ssl.CERT_NONE
         try:
             urllib.request.urlopen(f"https://127.0.0.1:{wh_port}/no-such-path", context=ctx, timeout=5)
-        except urllib.error.HTTPError:
-            pass  # refused before any review: counted
+            fail("the webhook answered an unknown path")
+        except urllib.error.HTTPError as e:
+            if e.code != 404:  # refused before any review, and counted
+                fail(f"the webhook answered an unknown path with {e.code}, want 404")
 
         engine_env = dict(os.environ)
         engine_env.update(secret_data(ns, "b2-pubsub-env"))
