@@ -52,6 +52,7 @@ BIN = os.path.join(os.environ.get("SWITCHBOARD_BINARY_DIR", ""), "bin")
 KUBECONFIG = os.environ.get("SWITCHBOARD_KUBECONFIG") or sys.exit(
     "run through ctest with the cluster fixture (SWITCHBOARD_KUBECONFIG)")
 TOOLS = os.environ.get("SWITCHBOARD_TOOLS_DIR") or os.path.join(SRC, ".cache", "tools")
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import check  # noqa: E402  the rules' and dashboards' parsers of the unit checks
 
