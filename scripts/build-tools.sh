@@ -214,20 +214,24 @@ build_nats_server() {
   mark nats-server-callout "$v"
 }
 
-# prometheus-nats-exporter: from the release's source kept in
-# third_party/prometheus-nats-exporter (LICENSE and go.sum as released);
-# `go build` fetches the dependencies its go.sum pins. Rebuilt when the
-# pinned version or the source changes.
+# prometheus-nats-exporter: from its Go module at the pinned version, as
+# the official NATS chart runs it beside each server. The proxy serves that
+# exact version but lists none, and `go install pkg@v` asks for the list
+# (deprecations), so a small module requires it and `go build` builds its
+# main package.
 build_nats_exporter() {
-  local src="$root/third_party/prometheus-nats-exporter" v
-  v="$PROMETHEUS_NATS_EXPORTER_VERSION-$(find "$src" -type f | LC_ALL=C sort | xargs cat | sha256sum | cut -c1-16)"
+  local v="$PROMETHEUS_NATS_EXPORTER_VERSION"
   fresh prometheus-nats-exporter "$v" && return 0
-  log "building prometheus-nats-exporter v$PROMETHEUS_NATS_EXPORTER_VERSION"
+  log "building prometheus-nats-exporter v$v"
+  local dir="$cache/src/prometheus-nats-exporter-$v"
+  rm -rf "$dir"
+  mkdir -p "$dir"
   (
-    cd "$src"
+    cd "$dir"
+    printf 'module switchboard.local/prometheus-nats-exporter\n\ngo 1.24\n\nrequire github.com/nats-io/prometheus-nats-exporter v%s\n' "$v" >go.mod
     retry "build-tools: go build (prometheus-nats-exporter)" go build \
-      -ldflags="$ldflags -X main.version=$PROMETHEUS_NATS_EXPORTER_VERSION" \
-      -o "$bin/prometheus-nats-exporter.tmp" .
+      -ldflags="$ldflags -X main.version=$v" -o "$bin/prometheus-nats-exporter.tmp" \
+      github.com/nats-io/prometheus-nats-exporter
     mv "$bin/prometheus-nats-exporter.tmp" "$bin/prometheus-nats-exporter"
   )
   mark prometheus-nats-exporter "$v"
