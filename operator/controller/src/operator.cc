@@ -21,6 +21,7 @@
 #include "operator_leader.h"
 #include "operator_wiring.h"
 #include "probe_pool.h"
+#include "ready_gauge.h"
 #include "rules_context.h"
 #include "secret_io.h"
 #include "switchboard/common/log.h"
@@ -144,6 +145,8 @@ Status Operator::Impl::Run() {
   // Each cache keeps only what the reconcilers read (cache_shapes.h).
   kube::WatcherOptions wo;
   wo.transform = kube::CompactCustomObject;
+  // Before the caches: their informer threads call it until they stop.
+  ReadyGauge ready_gauge(&metrics);
   kube::MultiStore backends(client.get(), kube::resources::PubSubBackend(), opts.namespaces, wo);
   kube::MultiStore servers(client.get(), kube::resources::NatsServer(), opts.namespaces, wo);
   kube::WatcherOptions so = wo;
@@ -203,6 +206,7 @@ Status Operator::Impl::Run() {
              {&refused_backends, &refused_servers}, [&](Kind kind, const std::string& key) {
                (kind == Kind::kServer ? server_ctl : backend_ctl).Enqueue(key);
              });
+  backends.AddEventHandler(ready_gauge.Handler());
 
   backends.Start();
   servers.Start();
