@@ -23,7 +23,7 @@ help:
 deps: ## install the Debian packages (idempotent)
 	@bash scripts/install-deps.sh
 
-tools: ## build kube-apiserver, etcd, helm and the test tools (jwtcheck, nats-server-callout) from Go modules into .cache/tools
+tools: ## build kube-apiserver, etcd, helm and the test tools (jwtcheck, nats-server-callout, prometheus-nats-exporter) into .cache/tools
 	@bash scripts/build-tools.sh
 
 # configure DIR FLAGS... -> cmake's configure step, with the generator only

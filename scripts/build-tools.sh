@@ -10,7 +10,8 @@
 #
 # Usage: scripts/build-tools.sh [TOOL ...]
 #   TOOL: kube-apiserver kube-controller-manager etcd helm jwtcheck
-#         nats-server-callout (the default set)
+#         nats-server-callout
+#         prometheus-nats-exporter (the default set)
 #         kubelet kube-scheduler kube-proxy (built only when named: the
 #         test node needs them, the API-server-only tests do not)
 set -euo pipefail
@@ -213,13 +214,36 @@ build_nats_server() {
   mark nats-server-callout "$v"
 }
 
+# prometheus-nats-exporter: from its Go module at the pinned version, as
+# the official NATS chart runs it beside each server. The proxy serves that
+# exact version but lists none, and `go install pkg@v` asks for the list
+# (deprecations), so a small module requires it and `go build` builds its
+# main package.
+build_nats_exporter() {
+  local v="$PROMETHEUS_NATS_EXPORTER_VERSION"
+  fresh prometheus-nats-exporter "$v" && return 0
+  log "building prometheus-nats-exporter v$v"
+  local dir="$cache/src/prometheus-nats-exporter-$v"
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  (
+    cd "$dir"
+    printf 'module switchboard.local/prometheus-nats-exporter\n\ngo 1.24\n\nrequire github.com/nats-io/prometheus-nats-exporter v%s\n' "$v" >go.mod
+    retry "build-tools: go build (prometheus-nats-exporter)" go build \
+      -ldflags="$ldflags -X main.version=$v" -o "$bin/prometheus-nats-exporter.tmp" \
+      github.com/nats-io/prometheus-nats-exporter
+    mv "$bin/prometheus-nats-exporter.tmp" "$bin/prometheus-nats-exporter"
+  )
+  mark prometheus-nats-exporter "$v"
+}
+
 # One build at a time per cache folder: parallel `cluster.sh up`s (several
 # build dirs sharing a cache) wait instead of writing the same binary.
 exec 8>"$cache/.build.lock"
 flock 8
 
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(etcd kube-apiserver kube-controller-manager helm jwtcheck nats-server-callout)
+[ ${#targets[@]} -gt 0 ] || targets=(etcd kube-apiserver kube-controller-manager helm jwtcheck nats-server-callout prometheus-nats-exporter)
 for t in "${targets[@]}"; do
   case "$t" in
     kube-apiserver | kube-controller-manager | kubelet | kube-scheduler | kube-proxy) build_k8s_cmd "$t" ;;
@@ -227,6 +251,7 @@ for t in "${targets[@]}"; do
     helm) build_helm ;;
     jwtcheck) build_jwtcheck ;;
     nats-server-callout) build_nats_server ;;
+    prometheus-nats-exporter) build_nats_exporter ;;
     *) echo "build-tools: unknown tool $t" >&2; exit 2 ;;
   esac
 done

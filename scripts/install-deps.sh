@@ -20,7 +20,7 @@ test_packages=(
   clang clang-format libclang-rt-14-dev
   kubernetes-client
   gzip procps iproute2 wrk jq python3-yaml time
-  prometheus  # promtool: check and test the chart's alert rules (tests/observability)
+  prometheus  # promtool, and the server of observability_prometheus_e2e (tests/observability)
   # The test node (scripts/node.sh, scripts/images.sh): container runtime,
   # CNI plugins, image builds without a registry, Service DNS for pods.
   containerd runc containernetworking-plugins iptables conntrack buildah mmdebstrap catatonit dnsmasq-base

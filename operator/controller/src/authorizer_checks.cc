@@ -11,72 +11,15 @@ Result<std::vector<std::string>> Ping(const PingRequest& request) {
 }
 
 AuthorizerChecks::AuthorizerChecks(std::function<void(const std::string&)> on_done, Pinger pinger)
-    : on_done_(std::move(on_done)), pinger_(std::move(pinger)) {
-  thread_ = std::thread([this] { Run(); });
-}
-
-AuthorizerChecks::~AuthorizerChecks() { Stop(); }
-
-void AuthorizerChecks::Stop() {
-  {
-    std::lock_guard lock(mu_);
-    stop_ = true;
-  }
-  cv_.notify_all();
-  if (thread_.joinable()) thread_.join();
-}
-
-void AuthorizerChecks::Submit(const std::string& key, std::string fingerprint,
-                              PingRequest request) {
-  {
-    std::lock_guard lock(mu_);
-    if (stop_ || busy_[key]) return;
-    busy_[key] = true;
-    queue_.emplace_back(key, std::move(fingerprint), std::move(request));
-  }
-  cv_.notify_one();
-}
-
-bool AuthorizerChecks::Busy(const std::string& key) const {
-  std::lock_guard lock(mu_);
-  auto it = busy_.find(key);
-  return it != busy_.end() && it->second;
-}
-
-std::optional<AuthorizerCheck> AuthorizerChecks::Latest(const std::string& key) const {
-  std::lock_guard lock(mu_);
-  auto it = latest_.find(key);
-  if (it == latest_.end()) return std::nullopt;
-  return it->second;
-}
-
-void AuthorizerChecks::Forget(const std::string& key) {
-  std::lock_guard lock(mu_);
-  latest_.erase(key);
-}
-
-void AuthorizerChecks::Run() {
-  for (;;) {
-    std::tuple<std::string, std::string, PingRequest> item;
-    {
-      std::unique_lock lock(mu_);
-      cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
-      if (stop_) return;
-      item = std::move(queue_.front());
-      queue_.pop_front();
-    }
-    auto& [key, fingerprint, request] = item;
-    AuthorizerCheck check;
-    check.fingerprint = std::move(fingerprint);
-    check.replies = pinger_(request);
-    check.at = std::chrono::steady_clock::now();
-    {
-      std::lock_guard lock(mu_);
-      latest_[key] = std::move(check);
-      busy_.erase(key);
-    }
-    on_done_(key);
-  }
-}
+    : KeyedJobs(
+          1,
+          [pinger = std::move(pinger)](const AuthorizerCheckJob& job) {
+            Ran ran;
+            ran.outcome.fingerprint = job.fingerprint;
+            ran.outcome.replies = pinger(job.request);
+            ran.outcome.at = std::chrono::steady_clock::now();
+            return ran;
+          },
+          std::move(on_done)) {}
 
 }  // namespace switchboard::operator_controller

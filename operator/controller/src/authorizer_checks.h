@@ -1,27 +1,19 @@
 // AuthCallout mode: asking every NATS server of a NatsServer whether an
 // authorizer is subscribed (the system account's SUBSZ ping through
 // pubsub::NatsClient::RequestAll; operator_logic::DecideAuthorizerAvailability
-// counts the replies),
-// on one thread of its own: a ping waits its whole window (every server
-// of a cluster answers, and nobody knows how many there are), which must
-// not hold a reconcile worker. Shaped like the ProbePool: a reconcile
-// submits and returns, `on_done(key)` enqueues the NatsServer again, which
-// then reads the result; at most one check per key is queued or running,
-// and a result is trusted only for the fingerprint it was taken for.
-// Thread-safe.
+// counts the replies), on one thread of its own: a ping waits its whole
+// window (every server of a cluster answers, and nobody knows how many
+// there are), which must not hold a reconcile worker. A KeyedJobs
+// (keyed_jobs.h, the contract the probes share); a check is final after one
+// run: the next is the reconcile's to ask for.
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
-#include <deque>
 #include <functional>
-#include <map>
-#include <mutex>
-#include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
+#include "keyed_jobs.h"
 #include "switchboard/common/status.h"
 #include "switchboard/pubsub/nats_pubsub.h"
 
@@ -36,40 +28,26 @@ struct PingRequest {
 // Connects, asks, keeps the replies of `window`, closes.
 Result<std::vector<std::string>> Ping(const PingRequest& request);
 
+struct AuthorizerCheckJob {
+  std::string fingerprint;
+  PingRequest request;
+};
+
 struct AuthorizerCheck {
   std::string fingerprint;
   Result<std::vector<std::string>> replies = std::vector<std::string>{};
   std::chrono::steady_clock::time_point at;
 };
 
-class AuthorizerChecks {
+class AuthorizerChecks : public KeyedJobs<AuthorizerCheckJob, AuthorizerCheck> {
  public:
   using Pinger = std::function<Result<std::vector<std::string>>(const PingRequest&)>;
   explicit AuthorizerChecks(std::function<void(const std::string&)> on_done, Pinger pinger = Ping);
-  ~AuthorizerChecks();  // Stop()
-  AuthorizerChecks(const AuthorizerChecks&) = delete;
-  AuthorizerChecks& operator=(const AuthorizerChecks&) = delete;
 
-  // Queues a check of server `key` unless one is queued or running.
-  void Submit(const std::string& key, std::string fingerprint, PingRequest request);
-  bool Busy(const std::string& key) const;
-  std::optional<AuthorizerCheck> Latest(const std::string& key) const;
-  void Forget(const std::string& key);
-  void Stop();
-
- private:
-  void Run();
-
-  std::function<void(const std::string&)> on_done_;
-  Pinger pinger_;
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  bool stop_ = false;  // guarded by mu_
-  // guarded by mu_
-  std::deque<std::tuple<std::string, std::string, PingRequest>> queue_;
-  std::map<std::string, bool> busy_;               // guarded by mu_
-  std::map<std::string, AuthorizerCheck> latest_;  // guarded by mu_
-  std::thread thread_;
+  using KeyedJobs::Submit;
+  void Submit(const std::string& key, std::string fingerprint, PingRequest request) {
+    Submit(key, AuthorizerCheckJob{std::move(fingerprint), std::move(request)});
+  }
 };
 
 }  // namespace switchboard::operator_controller

@@ -7,6 +7,7 @@
 // with a Warning event (operator_logic::DecideFinalize).
 #include "backend_step.h"
 #include "config_index.h"
+#include "credential_sightings.h"
 #include "probe_pool.h"
 #include "secret_io.h"
 #include "switchboard/api/constants.h"
@@ -79,7 +80,7 @@ Result<Action> BackendReconciler::Impl::Finalize() {
   if (!step.reason.empty()) Event(step.warning, step.reason, step.message);
   SB_RETURN_IF_ERROR(RemoveFinalizers());
   ctx.probes->Forget(key);
-  ctx.configs->ForgetCredentials(key);
+  ctx.credential_sightings->Forget(key);
   log::Info("backend", "finalized",
             {{"key", key}, {"skipped", step.warning ? step.reason : std::string()}});
   return Action::AwaitChange();

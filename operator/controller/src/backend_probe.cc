@@ -9,6 +9,7 @@
 
 #include "backend_step.h"
 #include "config_index.h"
+#include "credential_sightings.h"
 #include "probe_pool.h"
 #include "switchboard/operator_logic/backend_policy.h"
 #include "switchboard/operator_logic/config_load.h"
@@ -61,7 +62,7 @@ Result<Action> BackendReconciler::Impl::Probe(NatsProbe p) {
   if (f.auth_callout) {
     // No file: a refusal waits only for the authorizers' caches to see the
     // credentials Secret this password came from.
-    load.user_waiting = ctx.configs->CredentialsSince(key, plan.probe.bcrypt);
+    load.user_waiting = ctx.credential_sightings->Since(key, plan.probe.bcrypt);
   } else {
     load = ctx.configs->LoadFacts(p.config, p.server.config_key(),
                                   ConfigIndex::Entry(plan.probe.username, plan.probe.bcrypt));
@@ -145,7 +146,7 @@ Result<Action> BackendReconciler::Impl::Probe(NatsProbe p) {
     case logic::ProbeAction::kSubmit: {
       auto ca = CaFile(ctx, p.server);
       if (!ca.ok()) {
-        return Fail(Step::kProbe, reasons::kServerUnreachable, ca.status().message(),
+        return Fail(Step::kProbe, reasons::kCaSecretUnusable, ca.status().message(),
                     Action::RequeueAfter(timing.backend_ca_retry));
       }
       ProbeJob job;

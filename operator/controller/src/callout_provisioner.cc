@@ -175,7 +175,7 @@ Result<Action> CalloutProvisioner::Provision(const ServerCall& call) {
   // Not a watched Secret (it has no managed-by label): looked at again soon.
   if (!ca.ok()) {
     const auto timing = logic::RetryTimingFor({ctx_.probe_interval, ctx_.authorizer_recheck});
-    return fail(reasons::kServerUnreachable, ca.status().message(),
+    return fail(reasons::kCaSecretUnusable, ca.status().message(),
                 Action::RequeueAfter(timing.server_ca_retry));
   }
 

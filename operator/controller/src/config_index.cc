@@ -111,20 +111,6 @@ void ConfigIndex::ForgetRender(const std::string& server_key) {
   renders_.erase(server_key);
 }
 
-std::chrono::milliseconds ConfigIndex::CredentialsSince(const std::string& backend_key,
-                                                        const std::string& bcrypt,
-                                                        std::chrono::steady_clock::time_point now) {
-  std::lock_guard lock(mu_);
-  auto& seen = credentials_[backend_key];
-  if (seen.first != bcrypt) seen = {bcrypt, now};
-  return std::chrono::duration_cast<std::chrono::milliseconds>(now - seen.second);
-}
-
-void ConfigIndex::ForgetCredentials(const std::string& backend_key) {
-  std::lock_guard lock(mu_);
-  credentials_.erase(backend_key);
-}
-
 ConfigIndex::Verdict ConfigIndex::VerdictOn(const std::string& server_key,
                                             const std::string& backend_key,
                                             const std::string& user) {

@@ -65,16 +65,6 @@ class ConfigIndex {
   Verdict VerdictOn(const std::string& server_key, const std::string& backend_key,
                     const std::string& user);
 
-  // AuthCallout mode has no file: what a refused probe waits for is the
-  // authorizers' caches seeing the credentials Secret. How long ago this
-  // process first saw backend `backend_key` with password hash `bcrypt`
-  // (zero the first time; a new hash starts again). Forgotten with the
-  // backend.
-  std::chrono::milliseconds CredentialsSince(
-      const std::string& backend_key, const std::string& bcrypt,
-      std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now());
-  void ForgetCredentials(const std::string& backend_key);
-
  private:
   struct Entry_ {
     std::string version;  // uid@resourceVersion
@@ -95,8 +85,6 @@ class ConfigIndex {
   std::mutex mu_;
   std::map<std::string, Entry_> by_secret_;   // "<ns>/<name>"; guarded by mu_
   std::map<std::string, Omissions> renders_;  // by server key; guarded by mu_
-  // backend key -> (bcrypt, first seen); guarded by mu_
-  std::map<std::string, std::pair<std::string, std::chrono::steady_clock::time_point>> credentials_;
 };
 
 }  // namespace switchboard::operator_controller

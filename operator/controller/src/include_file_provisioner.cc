@@ -112,6 +112,12 @@ Result<Action> IncludeFileProvisioner::Provision(const ServerCall& call) {
     // watch event enqueues them); nothing to do here.
   }
 
+  // The file as NATS has it now: written above, or already these bytes.
+  if (ctx_.metrics) {
+    ctx_.metrics->SetConfigBytes(sv.ns(), sv.name(), rendered->text.size(),
+                                 collected->input.max_bytes.value_or(0));
+  }
+
   const json previous = PreviousOf(call.obj);
   logic::ServerStatusInput in;
   in.generation = call.generation;
@@ -132,12 +138,20 @@ Result<Action> IncludeFileProvisioner::Provision(const ServerCall& call) {
 
 void IncludeFileProvisioner::Retire(const std::string& key) {
   for (const auto& b : ctx_.configs->RecordRender(key, {})) ctx_.enqueue_backend(b);
+  ForgetGauges(key);
 }
 
 void IncludeFileProvisioner::Forget(const std::string& key) {
   ctx_.configs->ForgetRender(key);
+  ForgetGauges(key);
   std::lock_guard lock(mu_);
   last_write_.erase(key);
+}
+
+void IncludeFileProvisioner::ForgetGauges(const std::string& key) {
+  if (const auto slash = key.find('/'); ctx_.metrics && slash != std::string::npos) {
+    ctx_.metrics->ForgetConfigBytes(key.substr(0, slash), key.substr(slash + 1));
+  }
 }
 
 }  // namespace switchboard::operator_controller

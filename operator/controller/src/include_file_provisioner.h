@@ -31,6 +31,9 @@ class IncludeFileProvisioner : public Provisioner {
   void Forget(const std::string& key) override;
 
  private:
+  // Drops the include file's size gauges of server `key` ("ns/name").
+  void ForgetGauges(const std::string& key);
+
   const ReconcileContext& ctx_;
   std::mutex mu_;
   // When this process last wrote each server's config Secret: only to space

@@ -17,6 +17,9 @@ struct Metrics::Families {
   prometheus::Gauge* leader;
   prometheus::Family<prometheus::Gauge>* authorizers;
   prometheus::Family<prometheus::Gauge>* servers;
+  prometheus::Family<prometheus::Gauge>* backends;
+  prometheus::Family<prometheus::Gauge>* config_bytes;
+  prometheus::Family<prometheus::Gauge>* config_max_bytes;
 };
 
 Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()), f_(new Families) {
@@ -53,6 +56,20 @@ Metrics::Metrics() : registry_(std::make_shared<prometheus::Registry>()), f_(new
                          "AuthCallout mode: NATS servers that answered the system account's "
                          "ping, by NatsServer")
                      .Register(*registry_);
+  f_->backends = &prometheus::BuildGauge()
+                      .Name("switchboard_pubsubbackends")
+                      .Help("PubSubBackends by their stored Ready status and reason")
+                      .Register(*registry_);
+  f_->config_bytes =
+      &prometheus::BuildGauge()
+           .Name("switchboard_natsserver_config_bytes")
+           .Help("IncludeFile mode: bytes of the rendered include file, by NatsServer")
+           .Register(*registry_);
+  f_->config_max_bytes =
+      &prometheus::BuildGauge()
+           .Name("switchboard_natsserver_config_max_bytes")
+           .Help("IncludeFile mode: the include file's size ceiling (its Secret's), by NatsServer")
+           .Register(*registry_);
 }
 
 Metrics::~Metrics() = default;
@@ -83,6 +100,24 @@ void Metrics::SetAuthorizers(const std::string& ns, const std::string& name, int
 void Metrics::ForgetAuthorizers(const std::string& ns, const std::string& name) {
   const std::map<std::string, std::string> labels = {{"namespace", ns}, {"name", name}};
   for (auto* family : {f_->authorizers, f_->servers}) {
+    if (family->Has(labels)) family->Remove(&family->Add(labels));
+  }
+}
+
+void Metrics::SetBackends(const std::string& ready, const std::string& reason, int count) {
+  f_->backends->Add({{"ready", ready}, {"reason", reason}}).Set(count);
+}
+
+void Metrics::SetConfigBytes(const std::string& ns, const std::string& name, size_t bytes,
+                             size_t max_bytes) {
+  f_->config_bytes->Add({{"namespace", ns}, {"name", name}}).Set(static_cast<double>(bytes));
+  f_->config_max_bytes->Add({{"namespace", ns}, {"name", name}})
+      .Set(static_cast<double>(max_bytes));
+}
+
+void Metrics::ForgetConfigBytes(const std::string& ns, const std::string& name) {
+  const std::map<std::string, std::string> labels = {{"namespace", ns}, {"name", name}};
+  for (auto* family : {f_->config_bytes, f_->config_max_bytes}) {
     if (family->Has(labels)) family->Remove(&family->Add(labels));
   }
 }

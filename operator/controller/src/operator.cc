@@ -15,11 +15,13 @@
 
 #include "authorizer_checks.h"
 #include "config_index.h"
+#include "credential_sightings.h"
 #include "operator_health.h"
 #include "operator_housekeeping.h"
 #include "operator_leader.h"
 #include "operator_wiring.h"
 #include "probe_pool.h"
+#include "ready_gauge.h"
 #include "rules_context.h"
 #include "secret_io.h"
 #include "switchboard/common/log.h"
@@ -143,6 +145,8 @@ Status Operator::Impl::Run() {
   // Each cache keeps only what the reconcilers read (cache_shapes.h).
   kube::WatcherOptions wo;
   wo.transform = kube::CompactCustomObject;
+  // Before the caches: their informer threads call it until they stop.
+  ReadyGauge ready_gauge(&metrics);
   kube::MultiStore backends(client.get(), kube::resources::PubSubBackend(), opts.namespaces, wo);
   kube::MultiStore servers(client.get(), kube::resources::NatsServer(), opts.namespaces, wo);
   kube::WatcherOptions so = wo;
@@ -151,9 +155,10 @@ Status Operator::Impl::Run() {
   so.transform = kube::CompactOwnedSecret;
   kube::MultiStore secrets(client.get(), kube::resources::Secret(), opts.namespaces, so);
   ConfigIndex configs;
+  CredentialSightings credential_sightings;
   RecentWrites recent;
   std::unique_ptr<rules::ContextCache> rules_context = NewRulesContext(&backends, &servers);
-  RefusedSet refused;
+  RefusedSet refused_backends, refused_servers;
   kube::EventRecorder::Options ro;
   ro.component = "switchboard-operator";
   kube::EventRecorder recorder(client.get(), ro);
@@ -180,6 +185,7 @@ Status Operator::Impl::Run() {
   rc.secrets = &secrets;
   rc.probes = &probes;
   rc.configs = &configs;
+  rc.credential_sightings = &credential_sightings;
   rc.rules_context = rules_context.get();
   rc.recent = &recent;
   rc.recorder = &recorder;
@@ -196,10 +202,11 @@ Status Operator::Impl::Run() {
   backend_ctl_ptr = &backend_ctl;
   server_ctl_ptr = &server_ctl;
 
-  WireCaches({&backends, &servers, &secrets}, &configs, rules_context.get(), &refused,
-             [&](Kind kind, const std::string& key) {
+  WireCaches({&backends, &servers, &secrets}, &configs, rules_context.get(),
+             {&refused_backends, &refused_servers}, [&](Kind kind, const std::string& key) {
                (kind == Kind::kServer ? server_ctl : backend_ctl).Enqueue(key);
              });
+  backends.AddEventHandler(ready_gauge.Handler());
 
   backends.Start();
   servers.Start();

@@ -16,22 +16,23 @@ kube::StoreEventHandler Observer(std::function<void(const CacheEvent&)> f) {
 
 }  // namespace
 
-WakeLookup LookupOf(const OperatorCaches& caches, const RefusedSet* refused) {
+WakeLookup LookupOf(const OperatorCaches& caches, const RefusedSets& refused) {
   WakeLookup l;
   l.backend = [b = caches.backends](const std::string& key) { return b->Get(key); };
   l.server = [s = caches.servers](const std::string& key) { return s->Get(key); };
   l.backends = [b = caches.backends] { return b->List(); };
-  if (refused) l.refused = [refused] { return refused->Keys(); };
+  if (RefusedSet* set = refused.backends) l.refused_backends = [set] { return set->Keys(); };
+  if (RefusedSet* set = refused.servers) l.refused_servers = [set] { return set->Keys(); };
   return l;
 }
 
 void WireCaches(const OperatorCaches& caches, ConfigIndex* configs,
-                rules::ContextCache* rules_context, RefusedSet* refused,
+                rules::ContextCache* rules_context, RefusedSets refused,
                 std::function<void(Kind, const std::string&)> enqueue) {
   const WakeLookup lookup = LookupOf(caches, refused);
-  if (refused) {
-    caches.backends->AddEventHandler(
-        Observer([refused](const CacheEvent& e) { refused->Observe(e); }));
+  for (auto [cache, set] :
+       {std::pair{caches.backends, refused.backends}, std::pair{caches.servers, refused.servers}}) {
+    if (set) cache->AddEventHandler(Observer([set](const CacheEvent& e) { set->Observe(e); }));
   }
   if (rules_context) {
     auto invalidate = Observer(

@@ -1,5 +1,6 @@
 // The one place the operator's caches are wired to what reacts to them:
-// per cache, in this order, the RefusedSet (backends), the rules context's
+// per cache, in this order, the RefusedSet of its kind (backends, servers),
+// the rules context's
 // invalidation (backends, servers), the ConfigIndex's feed (config Secrets
 // only, never a callout Secret), then the wake table (wake_table.h). A
 // woken reconcile therefore always reads a rules context and a ConfigIndex
@@ -22,13 +23,19 @@ struct OperatorCaches {
   kube::MultiStore* secrets = nullptr;  // managed-by=switchboard only
 };
 
+// What the shared rules refused, one set per kind they judge.
+struct RefusedSets {
+  RefusedSet* backends = nullptr;
+  RefusedSet* servers = nullptr;
+};
+
 // The lookups the map functions read, over the caches.
-WakeLookup LookupOf(const OperatorCaches& caches, const RefusedSet* refused);
+WakeLookup LookupOf(const OperatorCaches& caches, const RefusedSets& refused);
 
 // Installs every handler on the caches (before they start). Everything
 // passed must outlive the caches' informers.
 void WireCaches(const OperatorCaches& caches, ConfigIndex* configs,
-                rules::ContextCache* rules_context, RefusedSet* refused,
+                rules::ContextCache* rules_context, RefusedSets refused,
                 std::function<void(Kind, const std::string&)> enqueue);
 
 }  // namespace switchboard::operator_controller

@@ -9,6 +9,7 @@
 #include "switchboard/operator_logic/conditions.h"
 #include "switchboard/operator_logic/time_util.h"
 #include "switchboard/rules/validate.h"
+#include "wake_table.h"
 
 namespace switchboard::operator_controller {
 namespace logic = ::switchboard::operator_logic;
@@ -25,11 +26,8 @@ ServerReconciler::~ServerReconciler() = default;
 namespace {
 
 void EnqueueBound(const ReconcileContext& ctx, const std::string& server_key) {
-  for (const auto& b : ctx.backends->List()) {
-    api::BackendView v(*b);
-    if (auto s = v.bound_server(); s && s->ToString() == server_key) {
-      ctx.enqueue_backend(v.key().ToString());
-    }
+  for (const auto& key : BackendsBoundTo(server_key, ctx.backends->List(), false)) {
+    ctx.enqueue_backend(key);
   }
 }
 

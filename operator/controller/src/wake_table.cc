@@ -50,17 +50,35 @@ std::vector<std::string> OwnersOf(const json& secret, std::string_view kind) {
 
 std::vector<std::string> BackendsBoundTo(const std::string& server, const WakeLookup& l,
                                          bool only_waiting) {
+  if (server.empty() || !l.backends) return {};
+  return operator_controller::BackendsBoundTo(server, l.backends(), only_waiting);
+}
+
+// The refused objects of kind `kind` (keys from `refused`) other than the
+// event's own object, when the event changes what an object claims.
+std::vector<std::string> OthersRefused(const CacheEvent& e, std::string_view kind,
+                                       const std::function<std::vector<std::string>()>& refused) {
+  const std::string own_kind = api::KindOf(e.object());
+  const bool backend = own_kind == api::kKindBackend;
+  if (!(backend ? BackendMoved(e) : ServerMoved(e)) || !refused) return {};
+  std::vector<std::string> out = refused();
+  if (own_kind == kind) std::erase(out, kube::ObjectKeyOf(e.object()));
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> BackendsBoundTo(const std::string& server,
+                                         const std::vector<kube::ObjectPtr>& backends,
+                                         bool only_waiting) {
   std::vector<std::string> out;
-  if (server.empty() || !l.backends) return out;
-  for (const auto& b : l.backends()) {
+  for (const auto& b : backends) {
     if (BoundServerOf(*b) == server && (!only_waiting || WaitsForConfig(*b))) {
       out.push_back(kube::ObjectKeyOf(*b));
     }
   }
   return out;
 }
-
-}  // namespace
 
 std::string_view KindName(Kind kind) {
   switch (kind) {
@@ -154,12 +172,11 @@ std::vector<std::string> BackendsAwaitingConfig(const CacheEvent& e, const WakeL
 }
 
 std::vector<std::string> RefusedBackends(const CacheEvent& e, const WakeLookup& l) {
-  const bool backend = api::KindOf(e.object()) == api::kKindBackend;
-  if (!(backend ? BackendMoved(e) : ServerMoved(e)) || !l.refused) return {};
-  const std::string self = backend ? kube::ObjectKeyOf(e.object()) : "";
-  std::vector<std::string> out = l.refused();
-  std::erase(out, self);
-  return out;
+  return OthersRefused(e, api::kKindBackend, l.refused_backends);
+}
+
+std::vector<std::string> RefusedServers(const CacheEvent& e, const WakeLookup& l) {
+  return OthersRefused(e, api::kKindServer, l.refused_servers);
 }
 
 void RefusedSet::Observe(const CacheEvent& e) {
@@ -189,11 +206,15 @@ const std::vector<WakeRule>& WakeTable() {
        "the file of the server it was and is bound to changes"},
       {Kind::kBackend, Kind::kBackend, RefusedBackends,
        "what it claimed may be free for a backend the rules refused"},
+      {Kind::kBackend, Kind::kServer, RefusedServers,
+       "what it claimed may be free for a server the rules refused"},
       {Kind::kServer, Kind::kServer, ServerItself, "its spec changed"},
       {Kind::kServer, Kind::kBackend, BackendsOfServer,
        "what their server admits and how it is reached changed"},
       {Kind::kServer, Kind::kBackend, RefusedBackends,
        "what it claimed may be free for a backend the rules refused"},
+      {Kind::kServer, Kind::kServer, RefusedServers,
+       "what it claimed may be free for a server the rules refused"},
       {Kind::kSecret, Kind::kBackend, OwnerBackend, "one of its own Secrets changed"},
       {Kind::kSecret, Kind::kServer, ServerOfOwnerBackend,
        "a credentials Secret is what the render reads"},

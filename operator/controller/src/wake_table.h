@@ -35,8 +35,10 @@ struct WakeLookup {
   std::function<kube::ObjectPtr(const std::string& key)> backend;
   std::function<kube::ObjectPtr(const std::string& key)> server;
   std::function<std::vector<kube::ObjectPtr>()> backends;
-  // Keys of the backends the shared rules refused (RefusedSet::Keys).
-  std::function<std::vector<std::string>()> refused;
+  // Keys of the backends and of the servers the shared rules refused
+  // (RefusedSet::Keys of each).
+  std::function<std::vector<std::string>()> refused_backends;
+  std::function<std::vector<std::string>()> refused_servers;
 };
 
 // namespace/name keys of the objects to reconcile.
@@ -81,13 +83,26 @@ std::vector<std::string> OwnerServer(const CacheEvent& e, const WakeLookup& l);
 std::vector<std::string> BackendsAwaitingConfig(const CacheEvent& e, const WakeLookup& l);
 // PubSubBackend or NatsServer -> PubSubBackend: when an object appears,
 // goes, or changes what it claims, the other backends the shared rules
-// refused (Ready=False InvalidSpec; WakeLookup::refused): a prefix, user
-// name or Secret name the changed object held may be theirs now.
+// refused (Ready=False InvalidSpec; WakeLookup::refused_backends): a
+// prefix, user name or Secret name the changed object held may be theirs
+// now.
 std::vector<std::string> RefusedBackends(const CacheEvent& e, const WakeLookup& l);
+// PubSubBackend or NatsServer -> NatsServer: the same for the servers the
+// shared rules refused (a config or callout Secret name another object
+// held).
+std::vector<std::string> RefusedServers(const CacheEvent& e, const WakeLookup& l);
 
-// The backends the shared rules refused (Ready=False InvalidSpec), kept
-// from the backend cache's events, so RefusedBackends reads one set rather
-// than every backend's status. Thread-safe.
+// The keys of those of `backends` bound to `server` (a
+// namespace/name key), as keys; with `only_waiting`, only those whose next
+// step depends on the server's config Secret (WaitsForConfig).
+std::vector<std::string> BackendsBoundTo(const std::string& server,
+                                         const std::vector<kube::ObjectPtr>& backends,
+                                         bool only_waiting);
+
+// The objects of one kind the shared rules refused (Ready=False
+// InvalidSpec), kept from that kind's cache events, so RefusedBackends and
+// RefusedServers read one set rather than every object's status.
+// Thread-safe.
 class RefusedSet {
  public:
   void Observe(const CacheEvent& e);

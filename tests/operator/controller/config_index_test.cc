@@ -167,20 +167,5 @@ TEST(ConfigIndex, LoadFactsSayHowLongAUserHasBeenInTheFileWithoutAReport) {
   EXPECT_EQ(index.LoadFacts(&s2, "switchboard.conf", E("zz")).user_waiting, milliseconds(0));
 }
 
-// AuthCallout: since when a backend's password (its hash) has been seen;
-// a new hash (a rotation) starts again, forgetting the backend too.
-TEST(ConfigIndex, CredentialsSinceCountsFromTheFirstSightOfEachHash) {
-  ConfigIndex index;
-  const auto t0 = std::chrono::steady_clock::now();
-  using std::chrono::milliseconds;
-  EXPECT_EQ(index.CredentialsSince("a/b", "h1", t0), milliseconds(0));
-  EXPECT_EQ(index.CredentialsSince("a/b", "h1", t0 + milliseconds(700)), milliseconds(700));
-  EXPECT_EQ(index.CredentialsSince("a/c", "h1", t0 + milliseconds(700)), milliseconds(0));
-  EXPECT_EQ(index.CredentialsSince("a/b", "h2", t0 + milliseconds(900)), milliseconds(0));
-  EXPECT_EQ(index.CredentialsSince("a/b", "h2", t0 + milliseconds(1000)), milliseconds(100));
-  index.ForgetCredentials("a/b");
-  EXPECT_EQ(index.CredentialsSince("a/b", "h2", t0 + milliseconds(2000)), milliseconds(0));
-}
-
 }  // namespace
 }  // namespace switchboard::operator_controller

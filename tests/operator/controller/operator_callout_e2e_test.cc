@@ -280,6 +280,37 @@ TEST_F(CalloutE2E, ACalloutSecretNameAnotherObjectClaimsIsReported) {
   EXPECT_TRUE(Get("secret", srv_ns, "shared-auth-callout").is_null());
 }
 
+// A refusal lasts only as long as its cause: when the backend that held
+// the callout Secret's name goes, the refused server is provisioned with
+// no change of its own (the wake table's refused-servers rows).
+TEST_F(CalloutE2E, ARefusedServerIsProvisionedWhenTheClaimGoes) {
+  Apply(BackendYaml(srv_ns, "holder", srv_ns, "nope", "hatchet.holder") +
+        "  output: {secretName: shared-auth-callout}\n");
+  ASSERT_TRUE(WaitReady(srv_ns, "holder", "False", "ServerNotFound"))
+      << Get("psb", srv_ns, "holder").dump(2);
+  Apply(ServerYaml(srv_ns, "nats://127.0.0.1:1", a_ns));
+  json server;
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        server = Get("natsserver", srv_ns, "shared");
+        return ConditionReason(server, "Ready") == "False/InvalidSpec";
+      },
+      30s))
+      << server.dump(2);
+
+  Kubectl({"delete", "psb", "-n", srv_ns, "holder", "--timeout=30s"});
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        server = Get("natsserver", srv_ns, "shared");
+        return ReadyReason(server) == "CalloutConfigured";
+      },
+      30s))
+      << server.dump(2);
+  EXPECT_EQ(server["metadata"]["generation"], 1) << "provisioned with no change of its own";
+  EXPECT_FALSE(
+      SecretData(srv_ns, "shared-auth-callout")[std::string(logic::callout_keys::kIssuer)].empty());
+}
+
 std::string CaSecretYaml(const std::string& ns, const std::string& pem) {
   json s = {{"apiVersion", "v1"},
             {"kind", "Secret"},
@@ -313,7 +344,7 @@ TEST_F(CalloutE2E, TheCaOfCaSecretRefReachesTheAuthorizer) {
   ASSERT_TRUE(testing::WaitFor(
       [&] {
         server = Get("natsserver", srv_ns, "shared");
-        return ConditionReason(server, "Ready") == "False/ServerUnreachable";
+        return ConditionReason(server, "Ready") == "False/CaSecretUnusable";
       },
       30s))
       << server.dump(2);

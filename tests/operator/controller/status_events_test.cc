@@ -17,6 +17,7 @@
 
 #include "switchboard/kube/client.h"
 #include "switchboard/kube/event_recorder.h"
+#include "switchboard/testing/wait.h"
 
 namespace switchboard::operator_controller {
 namespace {
@@ -66,6 +67,9 @@ class FakeApiServer {
                   });
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
+    // stop() before the listen loop has begun is lost, and the join would
+    // then wait forever: a test that sends nothing ends that quickly.
+    EXPECT_TRUE(testing::WaitFor([this] { return server_.is_running(); }, 10s));
   }
   ~FakeApiServer() {
     server_.stop();

@@ -50,7 +50,7 @@ json OwnedSecret(const std::string& ns, const std::string& name, const std::stri
 // Caches for the lookups.
 struct Caches {
   std::map<std::string, switchboard::kube::ObjectPtr> backends, servers;
-  std::vector<std::string> refused;
+  std::vector<std::string> refused_backends, refused_servers;
   void Add(const json& o) {
     std::string key = o["metadata"]["namespace"].get<std::string>() + "/" +
                       o["metadata"]["name"].get<std::string>();
@@ -71,7 +71,8 @@ struct Caches {
       for (const auto& [k, v] : backends) out.push_back(v);
       return out;
     };
-    l.refused = [this] { return refused; };
+    l.refused_backends = [this] { return refused_backends; };
+    l.refused_servers = [this] { return refused_servers; };
     return l;
   }
 };
@@ -103,7 +104,10 @@ TEST(WakeTable, MapFunctions) {
        {&waiting, &ready, &stale, static_cast<const json*>(&deleting), &elsewhere, &refused}) {
     c.Add(*b);
   }
-  c.refused = {"team-b/refused"};
+  c.refused_backends = {"team-b/refused"};
+  // A refused server named like a backend: keys of the two kinds never
+  // cancel each other.
+  c.refused_servers = {"nats/held", "team-a/new"};
 
   const json b1 = Backend("team-a", "new", "nats/shared");
   json b1_status = WithReady(b1, "False", "ConfigNotReloaded");  // a status write only
@@ -127,6 +131,7 @@ TEST(WakeTable, MapFunctions) {
   const json env_of_gone = OwnedSecret("team-a", "gone-pubsub-env", "PubSubBackend", "gone");
   const json config = OwnedSecret("nats", "shared-switchboard", "NatsServer", "shared");
   const json callout = OwnedSecret("nats", "shared-auth-callout", "NatsServer", "shared");
+  const json held = Server("nats", "held");
   const json unowned = {{"kind", "Secret"}, {"metadata", {{"name", "x"}, {"namespace", "nats"}}}};
 
   const std::vector<Case> cases = {
@@ -220,6 +225,22 @@ TEST(WakeTable, MapFunctions) {
        RefusedBackends,
        [&] { return Delete(refused); },
        {}},
+      {"a backend's deletion wakes the refused servers",
+       RefusedServers,
+       [&] { return Delete(b1); },
+       {"nats/held", "team-a/new"}},
+      {"a server's spec change wakes the other refused servers",
+       RefusedServers,
+       [&] { return Update(srv, srv_spec); },
+       {"nats/held", "team-a/new"}},
+      {"a server's status write wakes no refused server",
+       RefusedServers,
+       [&] { return Update(srv, srv_status); },
+       {}},
+      {"a refused server does not wake itself",
+       RefusedServers,
+       [&] { return Delete(held); },
+       {"team-a/new"}},
   };
   const WakeLookup lookup = c.Lookup();
   for (const auto& tc : cases) {

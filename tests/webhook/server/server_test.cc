@@ -183,7 +183,16 @@ TEST_F(ServerTest, RotatedCertificateIsServedWithoutRestart) {
   std::string first = testing::FileFingerprint(certs_.cert);
   ASSERT_EQ(testing::PeerFingerprint(server_->port()), first);
 
-  testing::TestCerts next = testing::MakeCerts(dir_.path(), "rotated");
+  auto expiry = [&] {
+    auto m = Client()->Get("/metrics");
+    const std::string name = "switchboard_webhook_certificate_expiration_timestamp_seconds ";
+    auto at = m ? m->body.find("\n" + name) : std::string::npos;
+    return at == std::string::npos ? -1.0 : std::stod(m->body.substr(at + 1 + name.size()));
+  };
+  EXPECT_EQ(expiry(), static_cast<double>(testing::FileNotAfter(certs_.cert)));
+
+  // A day longer than the first, so its notAfter differs.
+  testing::TestCerts next = testing::MakeCerts(dir_.path(), "rotated", 3);
   ASSERT_FALSE(next.cert.empty());
   std::string second = testing::FileFingerprint(next.cert);
   ASSERT_NE(first, second);
@@ -205,6 +214,8 @@ TEST_F(ServerTest, RotatedCertificateIsServedWithoutRestart) {
   EXPECT_NE(m->body.find("switchboard_webhook_certificate_reloads_total{result=\"ok\"} 1"),
             std::string::npos)
       << m->body;
+  EXPECT_EQ(expiry(), static_cast<double>(testing::FileNotAfter(next.cert)));
+  EXPECT_GT(testing::FileNotAfter(next.cert), testing::FileNotAfter(certs_.cert));
 }
 
 TEST_F(ServerTest, BrokenCertificateFileFailsStartWithItsName) {

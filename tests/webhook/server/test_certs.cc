@@ -45,7 +45,7 @@ std::string Fingerprint(X509* cert) {
 
 }  // namespace
 
-TestCerts MakeCerts(const std::string& dir, const std::string& name) {
+TestCerts MakeCerts(const std::string& dir, const std::string& name, int days) {
   TestCerts c;
   std::string ca = dir + "/ca.pem", ca_key = dir + "/ca-key.pem";
   if (!std::filesystem::exists(ca) &&
@@ -65,7 +65,7 @@ TestCerts MakeCerts(const std::string& dir, const std::string& name) {
   if (!Openssl({"req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
                 "-keyout", key, "-out", csr, "-subj", "/CN=switchboard-webhook"}) ||
       !Openssl({"x509", "-req", "-in", csr, "-CA", ca, "-CAkey", ca_key, "-CAcreateserial", "-out",
-                cert, "-days", "2", "-extfile", ext})) {
+                cert, "-days", std::to_string(days), "-extfile", ext})) {
     return c;
   }
   c.ca_cert = ca;
@@ -73,6 +73,16 @@ TestCerts MakeCerts(const std::string& dir, const std::string& name) {
   c.key = key;
   c.ca_pem = ReadFile(ca);
   return c;
+}
+
+int64_t FileNotAfter(const std::string& pem_path) {
+  RunResult r = Run({"openssl", "x509", "-in", pem_path, "-noout", "-enddate"});
+  const std::string prefix = "notAfter=";
+  if (r.exit_code != 0 || r.out.rfind(prefix, 0) != 0) return -1;
+  std::string when = r.out.substr(prefix.size());
+  while (!when.empty() && when.back() == '\n') when.pop_back();
+  RunResult d = Run({"date", "-u", "-d", when, "+%s"});
+  return d.exit_code == 0 ? std::stoll(d.out) : -1;
 }
 
 std::string FileFingerprint(const std::string& pem_path) {

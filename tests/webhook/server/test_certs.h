@@ -4,6 +4,7 @@
 // reports which certificate a server presents.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace switchboard::testing {
@@ -16,8 +17,9 @@ struct TestCerts {
 };
 
 // Creates ca.pem/ca-key.pem (once per dir) and <name>.pem/<name>-key.pem
-// in `dir`. Empty paths on failure (the error is printed).
-TestCerts MakeCerts(const std::string& dir, const std::string& name = "serving");
+// in `dir`, the serving certificate valid for `days`. Empty paths on
+// failure (the error is printed).
+TestCerts MakeCerts(const std::string& dir, const std::string& name = "serving", int days = 2);
 
 // Connects to 127.0.0.1:port over TLS (no verification) limited to
 // `max_tls_version` (e.g. TLS1_1_VERSION; 0 = newest) and returns the
@@ -27,5 +29,9 @@ std::string PeerFingerprint(int port, int max_tls_version = 0);
 
 // SHA-256 fingerprint (hex) of the first certificate in a PEM file.
 std::string FileFingerprint(const std::string& pem_path);
+
+// notAfter of the first certificate in a PEM file in seconds since the
+// epoch, as the openssl and date commands read it; -1 on failure.
+int64_t FileNotAfter(const std::string& pem_path);
 
 }  // namespace switchboard::testing

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <ctime>
 #include <mutex>
 #include <utility>
 
@@ -39,6 +40,7 @@ struct Pair {
   ChainPtr chain;  // intermediates after the leaf, possibly empty
   PkeyPtr key;
   std::string fingerprint;
+  int64_t not_after = 0;  // the leaf's, seconds since the epoch
 };
 
 // What identifies a version of a file: a Secret volume swaps a symlink (new
@@ -80,6 +82,17 @@ std::string Fingerprint(X509* cert) {
   return out;
 }
 
+// notAfter of `cert` in seconds since the epoch (UTC); 0 when unreadable.
+int64_t NotAfter(X509* cert) {
+  const ASN1_TIME* t = X509_get0_notAfter(cert);
+  struct tm tm {};
+  if (t == nullptr || ASN1_TIME_to_tm(t, &tm) != 1) {
+    ERR_clear_error();
+    return 0;
+  }
+  return static_cast<int64_t>(timegm(&tm));
+}
+
 Result<std::shared_ptr<const Pair>> Load(const std::string& cert_file,
                                          const std::string& key_file) {
   auto pair = std::make_shared<Pair>();
@@ -112,6 +125,7 @@ Result<std::shared_ptr<const Pair>> Load(const std::string& cert_file,
                                    " does not match the certificate in " + cert_file);
   }
   pair->fingerprint = Fingerprint(pair->leaf.get());
+  pair->not_after = NotAfter(pair->leaf.get());
   return std::shared_ptr<const Pair>(std::move(pair));
 }
 
@@ -211,6 +225,8 @@ Status CertReloader::Install(SSL_CTX* ctx) {
 }
 
 std::string CertReloader::Fingerprint() const { return state_->Current()->fingerprint; }
+
+int64_t CertReloader::NotAfter() const { return state_->Current()->not_after; }
 
 int CertReloader::reloads() const {
   std::lock_guard<std::mutex> lock(state_->mu);

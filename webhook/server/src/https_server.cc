@@ -420,7 +420,11 @@ Result<std::unique_ptr<WebhookServer>> WebhookServer::Start(
   auto certs = CertReloader::Create(options.cert_file, options.key_file);
   if (!certs.ok()) return certs.status();
   impl->certs = std::move(certs).value();
-  impl->certs->SetObserver([m = &metrics](bool ok) { m->ObserveCertReload(ok); });
+  metrics.SetCertificateExpiry(impl->certs->NotAfter());
+  impl->certs->SetObserver([m = &metrics, c = impl->certs.get()](bool ok) {
+    m->ObserveCertReload(ok);
+    if (ok) m->SetCertificateExpiry(c->NotAfter());
+  });
 
   SSL_CTX* ctx = impl->tls.native_handle();
   // TLS 1.2 is the floor (the API server speaks 1.2 and 1.3); no

@@ -38,6 +38,12 @@ struct Metrics::Impl {
                                             .Help("HTTPS connections open right now")
                                             .Register(*registry)
                                             .Add({});
+  prometheus::Gauge& not_after =
+      prometheus::BuildGauge()
+          .Name("switchboard_webhook_certificate_expiration_timestamp_seconds")
+          .Help("notAfter of the serving certificate served now, in seconds since the epoch")
+          .Register(*registry)
+          .Add({});
   prometheus::Histogram* duration_validate = nullptr;
   prometheus::Histogram* duration_mutate = nullptr;
 };
@@ -69,6 +75,10 @@ void Metrics::ObserveRejected(const std::string& reason) {
 
 void Metrics::ObserveCertReload(bool ok) {
   impl_->reloads.Add({{"result", ok ? "ok" : "error"}}).Increment();
+}
+
+void Metrics::SetCertificateExpiry(int64_t not_after_epoch_seconds) {
+  impl_->not_after.Set(static_cast<double>(not_after_epoch_seconds));
 }
 
 void Metrics::ConnectionOpened() { impl_->open_connections.Increment(); }

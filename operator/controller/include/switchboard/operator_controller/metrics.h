@@ -13,8 +13,15 @@
 //   switchboard_natsserver_servers{namespace,name}      gauge, AuthCallout mode: NATS
 //     servers that answered the system account's ping
 //   (below _servers, some server has no authorizer: alert on the difference)
+//   switchboard_pubsubbackends{ready,reason}            gauge, PubSubBackends by their
+//     stored Ready status and reason (the leader's cache; no per-installation label)
+//   switchboard_natsserver_config_bytes{namespace,name}      gauge, IncludeFile mode: size
+//     of the rendered include file
+//   switchboard_natsserver_config_max_bytes{namespace,name}  gauge, IncludeFile mode: its
+//     ceiling (the Secret's 1 MiB)
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -42,6 +49,14 @@ class Metrics {
   // series (the server is gone or back in IncludeFile mode).
   void SetAuthorizers(const std::string& ns, const std::string& name, int authorizers, int servers);
   void ForgetAuthorizers(const std::string& ns, const std::string& name);
+  // How many PubSubBackends stand at Ready=`ready` with `reason` now.
+  void SetBackends(const std::string& ready, const std::string& reason, int count);
+  // IncludeFile mode: the include file of NatsServer ns/name as last
+  // written (or found unchanged), and its ceiling; Forget drops both (the
+  // server is gone or in AuthCallout mode).
+  void SetConfigBytes(const std::string& ns, const std::string& name, size_t bytes,
+                      size_t max_bytes);
+  void ForgetConfigBytes(const std::string& ns, const std::string& name);
 
   // Starts serving /metrics on `addr` (host:port, :port; see ParseHostPort)
   // with kube::EndpointsServer, as the webhook serves its own. A disabled

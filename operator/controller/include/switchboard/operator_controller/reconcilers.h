@@ -64,6 +64,7 @@ namespace switchboard::operator_controller {
 class ProbePool;
 class AuthorizerChecks;
 class ConfigIndex;
+class CredentialSightings;
 class Provisioner;
 class RecentWrites;
 }  // namespace switchboard::operator_controller
@@ -84,6 +85,7 @@ struct ReconcileContext {
   ProbePool* probes = nullptr;
   AuthorizerChecks* authorizer_checks = nullptr;  // may be null: AuthorizerAvailable not checked
   ConfigIndex* configs = nullptr;
+  CredentialSightings* credential_sightings = nullptr;  // AuthCallout's probes
   // What the shared rules judge an object against (rules_context.h).
   rules::ContextCache* rules_context = nullptr;
   RecentWrites* recent = nullptr;           // may be null

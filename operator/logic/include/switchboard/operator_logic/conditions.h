@@ -34,6 +34,9 @@ inline constexpr std::string_view kNamespaceNotAllowed = "NamespaceNotAllowed";
 inline constexpr std::string_view kSecretConflict = "SecretConflict";
 inline constexpr std::string_view kCredentialsNotFound = "CredentialsNotFound";
 inline constexpr std::string_view kServerUnreachable = "ServerUnreachable";
+// The CA bundle of the NatsServer's spec.tls.caSecretRef is missing or is
+// not PEM certificates: nothing is dialled until it is fixed.
+inline constexpr std::string_view kCaSecretUnusable = "CaSecretUnusable";
 inline constexpr std::string_view kAuthFailed = "AuthFailed";
 inline constexpr std::string_view kMaxPayloadTooSmall = "MaxPayloadTooSmall";
 inline constexpr std::string_view kPermissionDenied = "PermissionDenied";

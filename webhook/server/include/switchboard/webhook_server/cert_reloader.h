@@ -12,6 +12,7 @@
 // already open keep the certificate they were handshaken with.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -45,6 +46,9 @@ class CertReloader {
 
   // SHA-256 fingerprint (hex) of the certificate currently served.
   std::string Fingerprint() const;
+  // notAfter of the certificate currently served, in seconds since the
+  // epoch (0 if OpenSSL cannot read it).
+  int64_t NotAfter() const;
   // Successful reloads after the first load.
   int reloads() const;
 

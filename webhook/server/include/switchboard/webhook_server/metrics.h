@@ -4,11 +4,14 @@
 //   switchboard_webhook_rejected_requests_total{reason}     (413, 404 ...)
 //   switchboard_webhook_certificate_reloads_total{result}
 //   switchboard_webhook_open_connections                  (gauge)
+//   switchboard_webhook_certificate_expiration_timestamp_seconds  (gauge: notAfter of
+//     the certificate served now, set at start and after every reload)
 // Label values are normalised by the admission decision (kind is
 // PubSubBackend|NatsServer|other ...), so hostile requests cannot blow up
 // the number of series. Thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -31,6 +34,7 @@ class Metrics {
                      double seconds);
   void ObserveRejected(const std::string& reason);
   void ObserveCertReload(bool ok);
+  void SetCertificateExpiry(int64_t not_after_epoch_seconds);
   void ConnectionOpened();
   void ConnectionClosed();
 
