@@ -16,11 +16,13 @@
 #include <chrono>
 #include <condition_variable>
 #include <ctime>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -30,6 +32,7 @@
 #include "switchboard/natsauth/jwt.h"
 #include "switchboard/natsauth/nkey.h"
 #include "switchboard/natsauth/operator_jwt.h"
+#include "switchboard/operator_logic/account_sync.h"
 #include "switchboard/operator_logic/operator_mode_claims.h"
 #include "switchboard/operator_logic/operator_mode_config.h"
 #include "switchboard/testing/nats_client.h"
@@ -217,12 +220,7 @@ class OperatorModeNatsTest : public testing::NatsLibraryTest {
       bodies.push_back(*body);
     }
     ASSERT_TRUE(cluster_->Start(bodies)) << cluster_->error();
-    natsauth::UserClaims sys_user;
-    sys_user.claims = {
-        .issued_at = Now(), .name = "switchboard-system", .subject = sys_user_.public_key()};
-    system_ = std::make_unique<NatsTestClient>(cluster_->url(0), Creds(sys_user, sys_, sys_user_),
-                                               kDeadline);
-    ASSERT_TRUE(system_->connected()) << system_->error() << "\n" << cluster_->Log(0);
+    ASSERT_NO_FATAL_FAILURE(ConnectSystem());
   }
 
   void StartResponder(std::map<std::string, Installation> table) {
@@ -277,6 +275,67 @@ class OperatorModeNatsTest : public testing::NatsLibraryTest {
       if (c.value("authorized_user", "") == user) return c.value("account", "");
     }
     return "";
+  }
+
+  void ConnectSystem() {
+    natsauth::UserClaims sys_user;
+    sys_user.claims = {
+        .issued_at = Now(), .name = "switchboard-system", .subject = sys_user_.public_key()};
+    system_ = std::make_unique<NatsTestClient>(cluster_->url(0), Creds(sys_user, sys_, sys_user_),
+                                               kDeadline);
+    ASSERT_TRUE(system_->connected()) << system_->error() << "\n" << cluster_->Log(0);
+  }
+
+  // What the resolver holds, as PlanAccountSync reads it: a key every
+  // server lists, with its JWT when `look_up` names it.
+  std::map<std::string, std::optional<std::string>> Stored(const std::set<std::string>& look_up) {
+    std::map<std::string, int> count;
+    for (const auto& [server, keys] : Listed()) {
+      for (const auto& k : keys) ++count[k];
+    }
+    std::map<std::string, std::optional<std::string>> stored;
+    for (const auto& [key, n] : count) {
+      if (n != cluster_->size()) continue;
+      if (look_up.count(key) == 0) {
+        stored[key] = std::nullopt;
+      } else {
+        stored[key] = system_->Request("$SYS.REQ.ACCOUNT." + key + ".CLAIMS.LOOKUP", "");
+      }
+    }
+    return stored;
+  }
+
+  // One level-based pass as the operator will run it: plan from the
+  // listing, look up what the plan asks for, plan again, push and delete.
+  // Returns the plan that was carried out.
+  AccountSyncPlan SyncOnce(const std::map<std::string, natsauth::AccountClaims>& desired) {
+    AccountSyncInput in;
+    in.desired = desired;
+    in.keep = {keys_.system_account, keys_.auth_account};
+    in.operator_key = op_.public_key();
+    in.now = Now();
+    in.stored = Stored({});
+    AccountSyncPlan plan = PlanAccountSync(in);
+    if (!plan.look_up.empty()) {
+      in.stored = Stored({plan.look_up.begin(), plan.look_up.end()});
+      plan = PlanAccountSync(in);
+    }
+    for (const auto& p : plan.push) {
+      std::string jwt = natsauth::EncodeAccountClaims(desired.at(p.account), op_).value();
+      json reply = json::parse(system_->Request("$SYS.REQ.CLAIMS.UPDATE", jwt), nullptr, false);
+      EXPECT_TRUE(reply.is_object() && reply["data"].value("code", 0) == 200) << reply;
+    }
+    if (!plan.remove.empty()) {
+      std::string del = natsauth::EncodeAccountDeleteRequest(plan.remove, op_, Now()).value();
+      json reply = json::parse(system_->Request("$SYS.REQ.CLAIMS.DELETE", del), nullptr, false);
+      EXPECT_TRUE(reply.is_object() && reply["data"].value("code", 0) == 200) << reply;
+    }
+    return plan;
+  }
+  // Passes until one finds nothing to do (the servers share a push
+  // asynchronously, so a pass may see a server that has not stored it yet).
+  bool Converge(const std::map<std::string, natsauth::AccountClaims>& desired) {
+    return testing::WaitFor([&] { return SyncOnce(desired).empty(); }, kDeadline, 50ms);
   }
 
   std::string binary_;
@@ -380,6 +439,77 @@ TEST_F(OperatorModeNatsTest, AccountsPushedLiveAndCalloutPlacesUsersInThem) {
   ASSERT_TRUE(b1.Subscribe("hatchet.same.*"));
   ASSERT_TRUE(b1.Publish("hatchet.same.z", "still"));
   EXPECT_EQ(b1.Next(), "still");
+}
+
+// PlanAccountSync against the real resolver: level-based passes push what
+// is missing, re-push a changed limit (which applies to live connections),
+// push everything again after a whole-cluster restart with emptied stores
+// (no memory of earlier pushes), and delete a gone installation's account.
+TEST_F(OperatorModeNatsTest, SyncPlanKeepsTheResolverInStep) {
+  ASSERT_NO_FATAL_FAILURE(StartCluster());
+  const std::string a = Key(KeyType::kAccount).public_key();
+  const std::string b = Key(KeyType::kAccount).public_key();
+  auto claims = [&](const std::string& key, const std::string& name, AccountLimitsInput limits) {
+    return InstallationAccountClaims({"team", name, key, limits}, keys_, Now()).value();
+  };
+  std::map<std::string, natsauth::AccountClaims> desired = {
+      {a, claims(a, "inst-a", {.max_connections = 2})}, {b, claims(b, "inst-b", {})}};
+
+  // An empty resolver: both are missing and pushed in one pass.
+  AccountSyncPlan first = SyncOnce(desired);
+  EXPECT_EQ(first.push, (std::vector<AccountPush>{{std::min(a, b), AccountPushReason::kMissing},
+                                                  {std::max(a, b), AccountPushReason::kMissing}}));
+  ASSERT_TRUE(Converge(desired));
+  EXPECT_TRUE(EveryServerLists(a, true));
+
+  // Two connections of A; its limit lowered to 1: a pass finds A stale and
+  // pushes it, and the server closes a connection over the new limit.
+  ASSERT_NO_FATAL_FAILURE(StartResponder({
+      {"inst-a", {.password = "pw-a", .account = a, .prefix = "hatchet.a"}},
+      {"inst-b", {.password = "pw-b", .account = b, .prefix = "hatchet.b"}},
+  }));
+  auto a1 = std::make_unique<NatsTestClient>(cluster_->url(1), "inst-a", "pw-a");
+  ASSERT_TRUE(a1->connected()) << a1->error();
+  auto a2 = std::make_unique<NatsTestClient>(cluster_->url(1), "inst-a", "pw-a");
+  ASSERT_TRUE(a2->connected()) << a2->error();
+  desired[a] = claims(a, "inst-a", {.max_connections = 1});
+  AccountSyncPlan lowered = SyncOnce(desired);
+  EXPECT_EQ(lowered.push, (std::vector<AccountPush>{{a, AccountPushReason::kStale}}));
+  EXPECT_TRUE(testing::WaitFor(
+      [&] { return cluster_->Monitor(1, "connz?acc=" + a).value("num_connections", -1) == 1; },
+      kDeadline))
+      << "A still has more connections than its lowered limit";
+  ASSERT_TRUE(Converge(desired));
+  a1.reset();
+  a2.reset();
+  responder_.reset();
+
+  // Every server stopped, every store emptied, every server started: the
+  // accounts are gone until a pass pushes them again.
+  system_.reset();
+  for (int i = 0; i < cluster_->size(); ++i) cluster_->StopServer(i);
+  for (int i = 0; i < cluster_->size(); ++i) {
+    std::filesystem::remove_all(cluster_->dir() + "/resolver-" + cluster_->server_name(i));
+  }
+  for (int i = 0; i < cluster_->size(); ++i) {
+    ASSERT_TRUE(cluster_->StartServer(i)) << cluster_->error();
+  }
+  ASSERT_NO_FATAL_FAILURE(ConnectSystem());
+  EXPECT_TRUE(EveryServerLists(a, false));
+  AccountSyncPlan after = SyncOnce(desired);
+  EXPECT_EQ(after.push.size(), 2u);
+  for (const auto& p : after.push) EXPECT_EQ(p.reason, AccountPushReason::kMissing);
+  ASSERT_TRUE(Converge(desired));
+  EXPECT_TRUE(EveryServerLists(a, true));
+  EXPECT_TRUE(EveryServerLists(b, true));
+
+  // An installation gone: a pass deletes its account; the fixed ones stay.
+  desired.erase(b);
+  AccountSyncPlan removed = SyncOnce(desired);
+  EXPECT_EQ(removed.remove, std::vector<std::string>{b});
+  EXPECT_TRUE(EveryServerLists(b, false));
+  EXPECT_TRUE(EveryServerLists(keys_.system_account, true));
+  EXPECT_TRUE(EveryServerLists(keys_.auth_account, true));
 }
 
 }  // namespace
