@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "switchboard/api/constants.h"
 #include "switchboard/common/status.h"
