@@ -13,8 +13,13 @@
 #   tools         waits for the background job (its log: $BUILD/tools.log)
 #   unit|integration  once, under AddressSanitizer + UBSan
 #   fuzz-check    the deterministic fuzz gate (scripts/fuzz.sh --check)
-#   node          the chart on a real node (root only; see docs/node.md)
-#   e2e           last, so ctest's summary is the run's closing line
+#   node, e2e     at the same time: the chart on a real node (root only;
+#                 see docs/node.md; its output in $BUILD/node.log, quoted
+#                 when it fails) and the end-to-end tests against the local
+#                 API server. Both mostly wait on servers, pods and
+#                 timeouts rather than the CPU, and share nothing: the node
+#                 has its own folder, bridge and API server, the e2e
+#                 fixture its own cluster folder and loopback ports.
 #
 # Environment (the Makefile passes its variables): BUILD, ASAN_BUILD,
 # CTEST_JOBS.
@@ -90,7 +95,23 @@ phase tools wait_tools
 tools_pid=
 phase unit+integration m test-asan
 phase fuzz-check m fuzz-check
-phase node m test-node
-echo "test-suite: before e2e, $(($(date +%s) - suite_start)) s; every phase's time: $phases"
-phase --quiet e2e m test-e2e
+echo "test-suite: before node and e2e, $(($(date +%s) - suite_start)) s; every phase's time: $phases"
+node_log="$BUILD/node.log"
+# The builds are done: `-o` keeps the two targets from configuring and
+# building the same tree at once.
+phase --quiet node m -o build -o tools test-node >"$node_log" 2>&1 &
+node_pid=$!
+trap '[ -z "$node_pid" ] || kill_tree "$node_pid"' EXIT
+e2e_rc=0
+phase --quiet e2e m -o build -o tools test-e2e || e2e_rc=$?
+node_rc=0
+wait "$node_pid" || node_rc=$?
+node_pid=
 echo "total              $(($(date +%s) - suite_start)) s" >>"$phases"
+if [ $node_rc -ne 0 ]; then
+  echo "test-suite: the node phase failed ($node_rc); the end of $node_log:" >&2
+  tail -n 80 "$node_log" >&2
+fi
+echo "test-suite: node $([ $node_rc -eq 0 ] && echo passed || echo FAILED) (log: $node_log), e2e $([ $e2e_rc -eq 0 ] && echo passed || echo FAILED); phases:"
+cat "$phases"
+[ $e2e_rc -eq 0 ] && [ $node_rc -eq 0 ]
