@@ -56,7 +56,7 @@ std::vector<SelectedBackend> SelectBackends(const api::NatsServerView& sv,
       return;
     }
     selected.push_back({bv.ns(), bv.name(), bv.subject_prefix(), api::CreationTimeOf(*b),
-                        std::move(state).value(), bv.limits()});
+                        std::move(state).value(), InstallationLimitsOf(bv, sv)});
   });
   return selected;
 }
@@ -88,11 +88,10 @@ Result<ClusterRenderInput> CollectInstallations(const nlohmann::json& server,
   if (!isolation.ok()) return isolation.status();
   out.input.isolation = *isolation;
 
-  const LimitsPolicy policy = LimitsPolicyOf(sv);
   for (internal::SelectedBackend& b :
        internal::SelectBackends(sv, BackendsOf(backends), secret, out.skipped)) {
     Installation inst;
-    inst.limits = EffectiveLimits(b.limits, policy);
+    inst.limits = b.limits;
     inst.ns = std::move(b.ns);
     inst.name = std::move(b.name);
     inst.subject_prefix = std::move(b.subject_prefix);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "switchboard/api/constants.h"
 #include "switchboard/api/values.h"
 
 namespace switchboard::operator_logic {
@@ -34,6 +35,12 @@ InstallationLimits EffectiveLimits(const InstallationLimits& backend, const Limi
   out.max_payload = Pick(backend.max_payload, server.defaults.max_payload, server.raise_allowed);
   if (out.max_payload) out.max_payload = std::min(*out.max_payload, server.server_max_payload);
   return out;
+}
+
+InstallationLimits InstallationLimitsOf(const api::BackendView& backend,
+                                        const api::NatsServerView& server) {
+  if (server.isolation() != api::kIsolationAccounts) return {};
+  return EffectiveLimits(backend.limits(), LimitsPolicyOf(server));
 }
 
 LimitsProblem CheckLimits(const InstallationLimits& limits) {

@@ -21,8 +21,8 @@ struct SelectedBackend {
   std::string ns, name, subject_prefix;
   std::optional<int64_t> created;  // api::CreationTimeOf
   CredentialState state;
-  // spec.nats.limits as written (BackendView::limits); EffectiveLimits
-  // applies the server's defaults.
+  // The limits NATS applies to its account (InstallationLimitsOf): none
+  // unless the server isolates installations in accounts.
   InstallationLimits limits = {};
 };
 

@@ -110,6 +110,24 @@ TEST(EffectiveLimits, PolicyAndBackendFromTheObjects) {
   EXPECT_FALSE(LimitsPolicyOf(api::NatsServerView(server)).raise_allowed);
 }
 
+// Only a server with an account per installation applies limits.
+TEST(EffectiveLimits, OnlyWithAccountsIsolation) {
+  nlohmann::json server = {
+      {"kind", "NatsServer"},
+      {"spec", {{"isolation", "Accounts"}, {"installationLimits", {{"maxConnections", 20}}}}}};
+  nlohmann::json backend = {
+      {"kind", "PubSubBackend"},
+      {"spec", {{"kind", "nats"}, {"nats", {{"limits", {{"maxSubscriptions", 9}}}}}}}};
+  EXPECT_EQ(InstallationLimitsOf(api::BackendView(backend), api::NatsServerView(server)),
+            (InstallationLimits{20, 9, kNone}));
+  for (const char* isolation : {"Permissions", ""}) {
+    server["spec"]["isolation"] = isolation;
+    EXPECT_TRUE(
+        InstallationLimitsOf(api::BackendView(backend), api::NatsServerView(server)).empty())
+        << isolation;
+  }
+}
+
 TEST(EffectiveLimits, StatusShowsOnlyWhatApplies) {
   EXPECT_TRUE(LimitsStatus({}).is_null());
   EXPECT_EQ(LimitsStatus({10, kNone, 16 * kMiB}),

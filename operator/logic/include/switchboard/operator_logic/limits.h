@@ -40,6 +40,14 @@ LimitsPolicy LimitsPolicyOf(const api::NatsServerView& server);
 // given: the rules (api/values.h) bound them.
 InstallationLimits EffectiveLimits(const InstallationLimits& backend, const LimitsPolicy& server);
 
+// The limits of one installation as NATS applies them: EffectiveLimits of
+// the backend's spec.nats.limits and the server's policy when the server
+// gives each installation its own account (isolation: Accounts); none
+// otherwise, where installations share one account (the rules refuse
+// limits there).
+InstallationLimits InstallationLimitsOf(const api::BackendView& backend,
+                                        const api::NatsServerView& server);
+
 // The first limit the API's checks refuse (api/values.h: the rules' own
 // checks), as its field under spec.nats.limits ("maxPayload") and the
 // message; both empty when every set limit is valid. The render leaves an
