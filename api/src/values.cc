@@ -174,6 +174,63 @@ std::string CheckMaxPayload(int64_t bytes) {
   return "";
 }
 
+namespace {
+
+std::string CheckCount(int64_t n, int64_t min, int64_t max, std::string_view what) {
+  if (n < min) {
+    return "is " + std::to_string(n) + ", below " + std::to_string(min) + "; set " +
+           std::to_string(min) + " to " + std::to_string(max) + " " + std::string(what) +
+           ", or remove the field for no limit";
+  }
+  if (n > max) {
+    return "is " + std::to_string(n) + ", above " + std::to_string(max) + "; set " +
+           std::to_string(min) + " to " + std::to_string(max) + " " + std::string(what) +
+           ", or remove the field for no limit";
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string CheckMaxConnections(int64_t n) {
+  return CheckCount(n, kMinInstallationConnections, kMaxInstallationConnections,
+                    "connections (of the installation, across the cluster)");
+}
+
+std::string CheckMaxSubscriptions(int64_t n) {
+  return CheckCount(n, kMinInstallationSubscriptions, kMaxInstallationSubscriptions,
+                    "subscriptions (per connection; Hatchet's engine subscribes once per "
+                    "tenant)");
+}
+
+std::string CheckLimitOverride(std::string_view field, int64_t value,
+                               std::optional<int64_t> server_default, bool raise_allowed,
+                               std::string_view server) {
+  if (!server_default || value <= *server_default || raise_allowed) return "";
+  const std::string def = std::to_string(*server_default);
+  return "is " + std::to_string(value) + ", above NatsServer " + std::string(server) +
+         "'s default spec.installationLimits." + std::string(field) + " (" + def +
+         "), and that server lets backends only lower its defaults (spec.installationLimits."
+         "overrides: " +
+         std::string(kOverridesLowerOnly) + "); set at most " + def +
+         ", remove the field for the server's default, or have the server set "
+         "spec.installationLimits.overrides: " +
+         std::string(kOverridesLowerOrRaise);
+}
+
+std::string LimitsNeedAccounts(bool auth_callout) {
+  std::string why =
+      auth_callout
+          ? "in AuthCallout mode every installation's user lands in one shared account, and NATS "
+            "does not apply the limits of a user JWT an auth callout returns (only its "
+            "permissions)"
+          : "with isolation: Permissions every installation's user is in one shared account, "
+            "and NATS enforces connection and subscription limits per account, not per user";
+  return why + ", so these limits would not be enforced: set spec.isolation: Accounts on the " +
+         "NatsServer (provisioning.mode: IncludeFile) for an account per installation, or " +
+         "remove the limits";
+}
+
 std::string AllowedSubject(std::string_view prefix) { return std::string(prefix) + ".*"; }
 
 }  // namespace switchboard::api

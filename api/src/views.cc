@@ -45,6 +45,19 @@ std::optional<SecretKeyRef> Ref(const nlohmann::json* ref, std::string_view defa
   return SecretKeyRef{Str(Field(ref, "name")), NonEmpty(Field(ref, "key"), default_key)};
 }
 
+// {maxConnections, maxSubscriptions, maxPayload} of a limits block.
+InstallationLimits LimitsAt(const nlohmann::json* block) {
+  InstallationLimits out;
+  if (block == nullptr || !block->is_object()) return out;
+  out.max_connections = Integer(Field(block, "maxConnections"));
+  out.max_subscriptions = Integer(Field(block, "maxSubscriptions"));
+  if (const auto* p = Field(block, "maxPayload"); p != nullptr && !p->is_null()) {
+    auto r = ParseQuantity(*p);
+    if (r.ok()) out.max_payload = *r;
+  }
+  return out;
+}
+
 }  // namespace
 
 ObjectKey KeyOf(const nlohmann::json& o) { return {NamespaceOf(o), NameOf(o)}; }
@@ -95,6 +108,10 @@ std::string BackendView::rotation_grace_period() const {
                   kDefaultRotationGracePeriod);
 }
 
+InstallationLimits BackendView::limits() const {
+  return LimitsAt(Path(*o_, {"spec", "nats", "limits"}));
+}
+
 std::optional<SecretKeyRef> BackendView::rabbitmq_url_secret() const {
   return Ref(Path(*o_, {"spec", "rabbitmq", "urlSecretRef"}), kDefaultRabbitmqUrlKey);
 }
@@ -134,6 +151,12 @@ std::optional<int64_t> NatsServerView::max_pending() const {
 
 std::string NatsServerView::isolation() const {
   return NonEmpty(Path(*o_, {"spec", "isolation"}), kDefaultIsolation);
+}
+InstallationLimits NatsServerView::installation_limits() const {
+  return LimitsAt(Path(*o_, {"spec", "installationLimits"}));
+}
+bool NatsServerView::limits_raise_allowed() const {
+  return Str(Path(*o_, {"spec", "installationLimits", "overrides"})) == kOverridesLowerOrRaise;
 }
 std::string NatsServerView::config_secret_name() const {
   return NonEmpty(Path(*o_, {"spec", "config", "secretName"}), DefaultConfigSecretName(name()));

@@ -83,6 +83,7 @@ void CheckNatsBlock(const nlohmann::json& object, Sink& sink) {
   if (auto prefix = api::String(Field(nats, "subjectPrefix"))) {
     CheckSubjectPrefix(*prefix, "spec.nats.subjectPrefix", sink);
   }
+  CheckLimitsBlock(Field(nats, "limits"), "spec.nats.limits", sink);
   const auto* creds = Field(nats, "credentials");
   if (auto user = api::String(Field(creds, "username"))) CheckUsername(*user, sink);
   CheckSecretRef(Field(creds, "passwordSecretRef"), "spec.nats.credentials.passwordSecretRef",

@@ -5,9 +5,12 @@
 #include <tuple>
 #include <utility>
 
+#include "rules.h"
 #include "switchboard/api/constants.h"
 #include "switchboard/api/json_fields.h"
 #include "switchboard/api/names.h"
+#include "switchboard/api/quantity.h"
+#include "switchboard/api/values.h"
 #include "switchboard/common/base64.h"
 
 namespace switchboard::rules::internal {
@@ -101,6 +104,18 @@ CrossIndex::Facts CrossIndex::FactsOf(const nlohmann::json& object) {
         f.status_username = std::string(*s);
       }
       f.created = api::CreationTimeOf(object);
+      // Only values that pass their own checks (reported by CheckLimitsBlock)
+      // are judged against the server.
+      f.limits = v.limits();
+      auto& l = f.limits;
+      if (l.max_connections && !api::CheckMaxConnections(*l.max_connections).empty()) {
+        l.max_connections.reset();
+      }
+      if (l.max_subscriptions && !api::CheckMaxSubscriptions(*l.max_subscriptions).empty()) {
+        l.max_subscriptions.reset();
+      }
+      if (l.max_payload && !api::CheckMaxPayload(*l.max_payload).empty()) l.max_payload.reset();
+      f.limits_set = LimitsSet(api::Path(object, {"spec", "nats", "limits"}));
     }
   } else if (kind == api::kKindServer) {
     api::NatsServerView v(object);
@@ -305,6 +320,7 @@ void CrossIndex::CheckBackend(const Facts& facts, Sink& sink) const {
                      "); add the namespace to the server's spec.allowedNamespaces (from: List, "
                      "names) or use a NatsServer that allows it");
     }
+    if (facts.limits_set) CheckLimits(facts, sv, sink);
   }
 
   const std::string& prefix = facts.prefix;
@@ -384,24 +400,72 @@ void CrossIndex::CheckBackend(const Facts& facts, Sink& sink) const {
   }
 }
 
+void CrossIndex::CheckLimits(const Facts& facts, const api::NatsServerView& server, Sink& sink) {
+  const std::string key = server.key().ToString();
+  if (server.isolation() != api::kIsolationAccounts) {
+    sink.Error("installation-limits", "spec.nats.limits",
+               "NatsServer " + key + " has isolation: " + server.isolation() +
+                   (server.auth_callout() ? " and provisioning.mode: AuthCallout" : "") + "; " +
+                   api::LimitsNeedAccounts(server.auth_callout()));
+    return;
+  }
+  const api::InstallationLimits defaults = server.installation_limits();
+  const bool raise = server.limits_raise_allowed();
+  auto over = [&](std::string_view field, const std::optional<int64_t>& value,
+                  const std::optional<int64_t>& def) {
+    if (!value) return;
+    if (std::string err = api::CheckLimitOverride(field, *value, def, raise, key); !err.empty()) {
+      sink.Error("installation-limits", "spec.nats.limits." + std::string(field), std::move(err));
+    }
+  };
+  over("maxConnections", facts.limits.max_connections, defaults.max_connections);
+  over("maxSubscriptions", facts.limits.max_subscriptions, defaults.max_subscriptions);
+  over("maxPayload", facts.limits.max_payload, defaults.max_payload);
+  // Above the server's own max_payload it changes nothing: a client gets
+  // the smaller. Admitted (lowering the server later must not refuse the
+  // backend), and said.
+  auto server_payload = server.max_payload();
+  if (facts.limits.max_payload && server_payload && *facts.limits.max_payload > *server_payload) {
+    sink.Warn("installation-limits", "spec.nats.limits.maxPayload",
+              "is " + api::FormatBytes(*facts.limits.max_payload) + ", above NatsServer " + key +
+                  "'s spec.maxPayload (" + api::FormatBytes(*server_payload) +
+                  "): a client gets the smaller, " + api::FormatBytes(*server_payload) +
+                  " (status.limits.maxPayload shows it); lower it or remove it");
+  }
+}
+
 void CrossIndex::CheckServer(const Facts& facts, Sink& sink) const {
   CheckClaims(facts, sink);
   api::NatsServerView v(*facts.object);
   std::string self = facts.key.ToString();
-  std::vector<std::string> excluded;
+  std::vector<std::string> excluded, limited;
+  const bool accounts = v.isolation() == api::kIsolationAccounts;
   by_server_.ForEach(Hash(self), [&](size_t id, uint32_t) {
     const Facts& f = FactsAt(id);
-    if (f.server == self && !v.AllowsNamespace(f.key.ns)) {
+    if (f.server != self) return;
+    if (!v.AllowsNamespace(f.key.ns)) {
       excluded.push_back("PubSubBackend " + f.key.ToString());
+    } else if (!accounts && f.limits_set) {
+      limited.push_back("PubSubBackend " + f.key.ToString());
     }
   });
+  auto list_of = [](std::vector<std::string>& names) {
+    std::sort(names.begin(), names.end());
+    std::string list;
+    for (size_t k = 0; k < names.size() && k < kMaxNamed; ++k) list += (k ? ", " : "") + names[k];
+    if (names.size() > kMaxNamed)
+      list += " and " + std::to_string(names.size() - kMaxNamed) + " more";
+    return list;
+  };
+  if (!limited.empty()) {
+    sink.Warn("installation-limits", "spec.isolation",
+              list_of(limited) + " set spec.nats.limits, which need isolation: Accounts; with " +
+                  v.isolation() +
+                  " they are refused (Ready=False, InvalidSpec) and their engines keep "
+                  "connecting without limits: set isolation: Accounts, or remove their limits");
+  }
   if (excluded.empty()) return;
-  std::sort(excluded.begin(), excluded.end());
-  std::string list;
-  for (size_t k = 0; k < excluded.size() && k < kMaxNamed; ++k)
-    list += (k ? ", " : "") + excluded[k];
-  if (excluded.size() > kMaxNamed)
-    list += " and " + std::to_string(excluded.size() - kMaxNamed) + " more";
+  const std::string list = list_of(excluded);
   sink.Warn("namespace-not-allowed", "spec.allowedNamespaces",
             "does not allow " + list +
                 ", bound to this server by spec.nats.serverRef; they get no access (Ready=False, "

@@ -63,6 +63,9 @@ class CrossIndex {
     std::string server;         // "ns/name" of the serverRef
     std::string prefix, username;
     std::string status_username;  // during a rotation: the current user, <username>-r<N>
+    // spec.nats.limits: the values that parse, and whether any is written.
+    api::InstallationLimits limits;
+    bool limits_set = false;
     // metadata.creationTimestamp (api::ClaimAge): who keeps a prefix or user
     // name two backends claim.
     std::optional<int64_t> created;
@@ -156,6 +159,8 @@ class CrossIndex {
   void CheckClaims(const Facts& facts, Sink& sink) const;
   void CheckBackend(const Facts& facts, Sink& sink) const;
   void CheckServer(const Facts& facts, Sink& sink) const;
+  // A backend's spec.nats.limits against the server it is bound to.
+  static void CheckLimits(const Facts& facts, const api::NatsServerView& server, Sink& sink);
 
   static const Facts kNoFacts;
 

@@ -88,6 +88,9 @@ void DefaultServer(nlohmann::json& o, const std::string& name) {
       if (!name.empty()) Default(*callout, "secretName", api::DefaultCalloutSecretName(name));
     }
   }
+  if (auto* limits = ExistingChild(*spec, "installationLimits")) {
+    Default(*limits, "overrides", std::string(api::kDefaultOverrides));
+  }
   if (auto* config = Child(*spec, "config")) {
     if (!name.empty()) Default(*config, "secretName", api::DefaultConfigSecretName(name));
     Default(*config, "key", std::string(api::kDefaultConfigKey));

@@ -3,10 +3,12 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
 #include "sink.h"
 #include "switchboard/api/text.h"
+#include "switchboard/api/views.h"
 
 namespace switchboard::rules::internal {
 
@@ -26,6 +28,17 @@ void CheckServer(const nlohmann::json& object, Sink& sink);
 // `field` is where the value lives ("spec.url"); seeds are comma-separated.
 void CheckNatsUrls(std::string_view urls, const std::string& field, Sink& sink);
 void CheckSubjectPrefix(std::string_view prefix, const std::string& field, Sink& sink);
+
+// A byte count or quantity in the CRD's form (bytes); nullopt, with an
+// error, when it does not parse, and without one when absent or of a type
+// the schema reports.
+std::optional<int64_t> ByteQuantity(const nlohmann::json* v, const std::string& field, Sink& sink);
+// {maxConnections, maxSubscriptions, maxPayload} at `field` ("spec.nats.limits"):
+// each value's own check (api/values.h); returns the values that passed.
+api::InstallationLimits CheckLimitsBlock(const nlohmann::json* block, const std::string& field,
+                                         Sink& sink);
+// Whether any of the three is written (valid or not).
+bool LimitsSet(const nlohmann::json* block);
 
 void CheckBackendUpdate(const nlohmann::json& object, const nlohmann::json& old, Sink& sink);
 void CheckServerUpdate(const nlohmann::json& object, const nlohmann::json& old, Sink& sink);

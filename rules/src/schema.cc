@@ -36,10 +36,16 @@ constexpr FieldSpec kCredentials[] = {
     {"passwordSecretRef", Type::kObject, kSecretKeyRef},
     {"rotationGracePeriod", Type::kString},
 };
+constexpr FieldSpec kLimits[] = {
+    {"maxConnections", Type::kInt},
+    {"maxSubscriptions", Type::kInt},
+    {"maxPayload", Type::kIntOrString},
+};
 constexpr FieldSpec kNats[] = {
     {"serverRef", Type::kObject, kServerRef, true},
     {"subjectPrefix", Type::kString},
     {"credentials", Type::kObject, kCredentials},
+    {"limits", Type::kObject, kLimits},
 };
 constexpr FieldSpec kRabbitmq[] = {
     {"urlSecretRef", Type::kObject, kSecretKeyRef, true},
@@ -81,11 +87,18 @@ constexpr FieldSpec kAllowed[] = {
     {"from", Type::kString},
     {"names", Type::kStringList},
 };
+constexpr FieldSpec kInstallationLimits[] = {
+    {"maxConnections", Type::kInt},
+    {"maxSubscriptions", Type::kInt},
+    {"maxPayload", Type::kIntOrString},
+    {"overrides", Type::kString},
+};
 constexpr FieldSpec kServerSpec[] = {
     {"url", Type::kString, {}, true},
     {"maxPayload", Type::kIntOrString},
     {"maxPending", Type::kIntOrString},
     {"isolation", Type::kString},
+    {"installationLimits", Type::kObject, kInstallationLimits},
     {"provisioning", Type::kObject, kProvisioning},
     {"config", Type::kObject, kConfig},
     {"tls", Type::kObject, kTls},

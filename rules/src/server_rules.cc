@@ -16,42 +16,6 @@ namespace {
 using api::Field;
 using api::Path;
 
-// The CRD's pattern for quantity strings: ^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|k|M|G)?$
-// (the API server rejects other forms, so the CLI must too).
-bool CrdQuantityForm(std::string_view s) {
-  size_t i = 0;
-  auto digits = [&] {
-    size_t start = i;
-    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
-    return i > start;
-  };
-  if (!digits()) return false;
-  if (i < s.size() && s[i] == '.') {
-    ++i;
-    if (!digits()) return false;
-  }
-  std::string_view suffix = s.substr(i);
-  return suffix.empty() || suffix == "Ki" || suffix == "Mi" || suffix == "Gi" || suffix == "k" ||
-         suffix == "M" || suffix == "G";
-}
-
-std::optional<int64_t> Bytes(const nlohmann::json* v, const std::string& field, Sink& sink) {
-  if (v == nullptr || v->is_null() || !(v->is_number() || v->is_string())) return std::nullopt;
-  if (v->is_string() && !CrdQuantityForm(v->get_ref<const std::string&>())) {
-    sink.Error("quantity", field,
-               Quote(v->get_ref<const std::string&>()) +
-                   " is not an accepted size; write bytes (16777216) or a number with Ki, Mi, Gi, "
-                   "k, M or G (16Mi)");
-    return std::nullopt;
-  }
-  auto r = api::ParseQuantity(*v);
-  if (!r.ok()) {
-    sink.Error("quantity", field, r.status().message());
-    return std::nullopt;
-  }
-  return *r;
-}
-
 std::string Mi(int64_t bytes) {
   return api::FormatBytes(bytes) + " (" + std::to_string(bytes) + " bytes)";
 }
@@ -103,13 +67,42 @@ void CheckProvisioning(const nlohmann::json* provisioning,
   }
 }
 
+// spec.installationLimits: its values, overrides, the isolation it needs
+// and its maxPayload within the server's (`payload`, when valid).
+void CheckInstallationLimits(const nlohmann::json* spec, std::optional<int64_t> payload,
+                             std::optional<std::string_view> isolation, Sink& sink) {
+  const auto* block = Field(spec, "installationLimits");
+  const api::InstallationLimits limits = CheckLimitsBlock(block, "spec.installationLimits", sink);
+  if (auto o = api::String(Field(block, "overrides"))) {
+    if (*o != api::kOverridesLowerOnly && *o != api::kOverridesLowerOrRaise) {
+      sink.Error("installation-limits", "spec.installationLimits.overrides",
+                 Quote(*o) + " is not an overrides policy; use " +
+                     std::string(api::kOverridesLowerOnly) + " or " +
+                     std::string(api::kOverridesLowerOrRaise));
+    }
+  }
+  if (LimitsSet(block) && isolation.value_or(api::kDefaultIsolation) != api::kIsolationAccounts) {
+    auto mode = api::String(Field(Field(spec, "provisioning"), "mode"));
+    sink.Error("installation-limits", "spec.installationLimits",
+               "needs isolation: Accounts: " +
+                   api::LimitsNeedAccounts(mode && *mode == api::kProvisioningAuthCallout));
+  }
+  if (limits.max_payload && payload && api::CheckMaxPayload(*payload).empty() &&
+      *limits.max_payload > *payload) {
+    sink.Error("installation-limits", "spec.installationLimits.maxPayload",
+               "is " + Mi(*limits.max_payload) + ", more than spec.maxPayload " + Mi(*payload) +
+                   "; a client gets the smaller of the two: lower installationLimits.maxPayload "
+                   "or raise spec.maxPayload");
+  }
+}
+
 }  // namespace
 
 void CheckServer(const nlohmann::json& object, Sink& sink) {
   const auto* spec = Field(object, "spec");
   if (auto url = api::String(Field(spec, "url"))) CheckNatsUrls(*url, "spec.url", sink);
 
-  auto payload = Bytes(Field(spec, "maxPayload"), "spec.maxPayload", sink);
+  auto payload = ByteQuantity(Field(spec, "maxPayload"), "spec.maxPayload", sink);
   if (payload) {
     if (std::string err = api::CheckMaxPayload(*payload); !err.empty()) {
       sink.Error("max-payload", "spec.maxPayload", std::move(err));
@@ -121,7 +114,7 @@ void CheckServer(const nlohmann::json& object, Sink& sink) {
     }
   }
   const auto* pending_field = Field(spec, "maxPending");
-  auto pending = Bytes(pending_field, "spec.maxPending", sink);
+  auto pending = ByteQuantity(pending_field, "spec.maxPending", sink);
   if (pending) {
     if (*pending > api::kNatsMaxPayloadLimit) {
       sink.Error("max-pending", "spec.maxPending",
@@ -144,6 +137,7 @@ void CheckServer(const nlohmann::json& object, Sink& sink) {
     sink.Error("isolation", "spec.isolation",
                Quote(*iso) + " is not an isolation mode; use Permissions or Accounts");
   }
+  CheckInstallationLimits(spec, payload, iso, sink);
   const auto* config = Field(spec, "config");
   auto config_secret = api::String(Field(config, "secretName"));
   if (config_secret) {

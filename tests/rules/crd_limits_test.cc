@@ -110,6 +110,13 @@ std::multiset<std::string> Numbers(const std::string& rule) {
 
 std::string S(int64_t v) { return std::to_string(v); }
 
+// The numbers of a maxPayload rule (api::CheckMaxPayload's bounds), as
+// bytes and as quantities.
+std::multiset<std::string> PayloadBounds() {
+  return {S(kEngineMaxPayload), S(kNatsMaxPayloadLimit), FormatBytes(kEngineMaxPayload),
+          FormatBytes(kNatsMaxPayloadLimit)};
+}
+
 // path -> the numbers its CEL rules hold (several rules at one path pool
 // theirs).
 void ExpectCelNumbers(const Rules& rules,
@@ -157,8 +164,13 @@ TEST(CrdLimits, PubSubBackendBoundsAreTheRulesConstants) {
           {"spec.postgres.minConns minimum", kMinPostgresMinConns},
           {"spec.postgres.minConns maximum", kMaxPostgresConns},
           {"spec.output.secretName maxLength", I(kMaxDnsSubdomainLength)},
+          {"spec.nats.limits.maxConnections minimum", kMinInstallationConnections},
+          {"spec.nats.limits.maxConnections maximum", kMaxInstallationConnections},
+          {"spec.nats.limits.maxSubscriptions minimum", kMinInstallationSubscriptions},
+          {"spec.nats.limits.maxSubscriptions maximum", kMaxInstallationSubscriptions},
       });
-  ExpectCelNumbers(rules, {{".", {S(I(kMaxBackendNameLength))}}});
+  ExpectCelNumbers(rules, {{".", {S(I(kMaxBackendNameLength))}},
+                           {"spec.nats.limits.maxPayload", PayloadBounds()}});
 }
 
 TEST(CrdLimits, NatsServerBoundsAreTheRulesConstants) {
@@ -166,25 +178,29 @@ TEST(CrdLimits, NatsServerBoundsAreTheRulesConstants) {
   Rules rules;
   Collect(LoadCrd("pubsub.switchboard.dev_natsservers.yaml"), bounds, rules);
   ExpectBounds(
-      bounds, {
-                  {"spec.url minLength", 1},
-                  {"spec.url maxLength", I(kMaxNatsUrlLength)},
-                  {"spec.config.secretName maxLength", I(kMaxDnsSubdomainLength)},
-                  {"spec.config.key maxLength", I(kMaxSecretKeyLength)},
-                  {"spec.tls.caSecretRef.name minLength", 1},
-                  {"spec.tls.caSecretRef.name maxLength", I(kMaxDnsSubdomainLength)},
-                  {"spec.tls.caSecretRef.key maxLength", I(kMaxSecretKeyLength)},
-                  {"spec.allowedNamespaces.names maxItems", I(kMaxAllowedNamespaces)},
-                  {"spec.allowedNamespaces.names[] maxLength", I(kMaxDnsLabelLength)},
-                  {"spec.provisioning.authCallout.account minLength", 1},
-                  {"spec.provisioning.authCallout.account maxLength", I(kMaxCalloutAccountLength)},
-                  {"spec.provisioning.authCallout.secretName maxLength", I(kMaxDnsSubdomainLength)},
-              });
+      bounds,
+      {
+          {"spec.url minLength", 1},
+          {"spec.url maxLength", I(kMaxNatsUrlLength)},
+          {"spec.config.secretName maxLength", I(kMaxDnsSubdomainLength)},
+          {"spec.config.key maxLength", I(kMaxSecretKeyLength)},
+          {"spec.tls.caSecretRef.name minLength", 1},
+          {"spec.tls.caSecretRef.name maxLength", I(kMaxDnsSubdomainLength)},
+          {"spec.tls.caSecretRef.key maxLength", I(kMaxSecretKeyLength)},
+          {"spec.allowedNamespaces.names maxItems", I(kMaxAllowedNamespaces)},
+          {"spec.allowedNamespaces.names[] maxLength", I(kMaxDnsLabelLength)},
+          {"spec.provisioning.authCallout.account minLength", 1},
+          {"spec.provisioning.authCallout.account maxLength", I(kMaxCalloutAccountLength)},
+          {"spec.provisioning.authCallout.secretName maxLength", I(kMaxDnsSubdomainLength)},
+          {"spec.installationLimits.maxConnections minimum", kMinInstallationConnections},
+          {"spec.installationLimits.maxConnections maximum", kMaxInstallationConnections},
+          {"spec.installationLimits.maxSubscriptions minimum", kMinInstallationSubscriptions},
+          {"spec.installationLimits.maxSubscriptions maximum", kMaxInstallationSubscriptions},
+      });
   ExpectCelNumbers(rules, {
                               {".", {S(I(kMaxServerNameLength))}},
-                              {"spec.maxPayload",
-                               {S(kEngineMaxPayload), S(kNatsMaxPayloadLimit),
-                                FormatBytes(kEngineMaxPayload), FormatBytes(kNatsMaxPayloadLimit)}},
+                              {"spec.maxPayload", PayloadBounds()},
+                              {"spec.installationLimits.maxPayload", PayloadBounds()},
                           });
 }
 

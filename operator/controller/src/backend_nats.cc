@@ -7,6 +7,7 @@
 #include "switchboard/api/values.h"
 #include "switchboard/operator_logic/backend_policy.h"
 #include "switchboard/operator_logic/env.h"
+#include "switchboard/operator_logic/limits.h"
 #include "switchboard/operator_logic/objects.h"
 #include "switchboard/operator_logic/retry_timing.h"
 
@@ -41,6 +42,7 @@ Result<Action> BackendReconciler::Impl::Nats(const json& server_obj) {
   const std::string server_key = server.key().ToString();
   in.subject = api::AllowedSubject(view.subject_prefix());
   in.server = server_key;
+  in.limits = logic::LimitsStatus(logic::InstallationLimitsOf(view, server));
 
   // 1. Credentials: the stored state (owned Secret, from the cache) and one
   //    step of the state machine.

@@ -72,6 +72,10 @@ Acceptance AcceptInstallations(const std::vector<Installation>& installations) {
       reject(inst, "spec.nats.subjectPrefix", why);
       continue;
     }
+    if (auto problem = CheckLimits(inst->limits); !problem.field.empty()) {
+      reject(inst, "spec.nats.limits." + problem.field, problem.message);
+      continue;
+    }
     if (inst->users.empty()) {
       reject(inst, "spec.nats.credentials", "has no credentials yet; nothing to render");
       continue;

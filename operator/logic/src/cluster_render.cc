@@ -56,7 +56,7 @@ std::vector<SelectedBackend> SelectBackends(const api::NatsServerView& sv,
       return;
     }
     selected.push_back({bv.ns(), bv.name(), bv.subject_prefix(), api::CreationTimeOf(*b),
-                        std::move(state).value()});
+                        std::move(state).value(), InstallationLimitsOf(bv, sv)});
   });
   return selected;
 }
@@ -91,6 +91,7 @@ Result<ClusterRenderInput> CollectInstallations(const nlohmann::json& server,
   for (internal::SelectedBackend& b :
        internal::SelectBackends(sv, BackendsOf(backends), secret, out.skipped)) {
     Installation inst;
+    inst.limits = b.limits;
     inst.ns = std::move(b.ns);
     inst.name = std::move(b.name);
     inst.subject_prefix = std::move(b.subject_prefix);

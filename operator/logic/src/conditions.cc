@@ -245,6 +245,7 @@ nlohmann::json ComputeBackendStatus(const nlohmann::json& previous, const Backen
     status["serverMaxPayload"] = prev["serverMaxPayload"];
   }
   if (!input.rotation.is_null()) status["rotation"] = input.rotation;
+  if (!input.limits.is_null()) status["limits"] = input.limits;
   return status;
 }
 

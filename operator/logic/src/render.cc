@@ -82,6 +82,27 @@ void AppendTail(std::string& out, const RenderInput& input, size_t installations
   out += installations == 0 || input.isolation == Isolation::kPermissions ? "  ]\n}\n" : "}\n";
 }
 
+// The account's `limits` line, when it has any: nats-server's account
+// limits (max_connections across the cluster; max_subscriptions and
+// max_payload per connection). Numbers only, so nothing to quote.
+void AppendLimits(std::string& out, const InstallationLimits& limits) {
+  if (limits.empty()) return;
+  out += "    limits: {";
+  const char* sep = "";
+  auto put = [&](const char* key, const std::optional<int64_t>& v) {
+    if (!v) return;
+    out += sep;
+    out += key;
+    out += ": ";
+    out += std::to_string(*v);
+    sep = ", ";
+  };
+  put("max_connections", limits.max_connections);
+  put("max_subscriptions", limits.max_subscriptions);
+  put("max_payload", limits.max_payload);
+  out += "}\n";
+}
+
 void AppendOpen(std::string& out, Isolation isolation, const Installation& inst) {
   if (isolation == Isolation::kPermissions) {
     out += "    # ";
@@ -95,7 +116,9 @@ void AppendOpen(std::string& out, Isolation isolation, const Installation& inst)
     out += inst.ns;
     out += '/';
     out += inst.name;
-    out += "\": {\n    users: [\n";
+    out += "\": {\n";
+    AppendLimits(out, inst.limits);
+    out += "    users: [\n";
   }
 }
 

@@ -12,6 +12,7 @@
 
 #include "switchboard/api/views.h"
 #include "switchboard/operator_logic/cluster_render.h"
+#include "switchboard/operator_logic/limits.h"
 #include "switchboard/operator_logic/rotation.h"
 
 namespace switchboard::operator_logic::internal {
@@ -20,6 +21,9 @@ struct SelectedBackend {
   std::string ns, name, subject_prefix;
   std::optional<int64_t> created;  // api::CreationTimeOf
   CredentialState state;
+  // The limits NATS applies to its account (InstallationLimitsOf): none
+  // unless the server isolates installations in accounts.
+  InstallationLimits limits = {};
 };
 
 // Bound to `server`, not being deleted, namespace admitted, owned

@@ -336,6 +336,63 @@ TEST_F(OperatorE2E, InvalidObjectsAreReportedInStatus) {
             (std::map<std::string, std::string>{{"keep", "me"}}));
 }
 
+// Limits per installation, through the operator: the server's defaults
+// and a backend's own limit reach the include file as each account's
+// limits and the backends' status.limits; once the server goes back to
+// Permissions the backend with limits is refused in its status (its user
+// stays), the other keeps working with no limits.
+TEST_F(OperatorE2E, InstallationLimitsReachTheFileAndTheStatus) {
+  Apply(NatsServerYaml(srv_ns, "shared", nats->url(), {a_ns, b_ns}) +
+        "  isolation: Accounts\n  installationLimits: {maxConnections: 5, maxSubscriptions: "
+        "200}\n");
+  Apply(BackendYaml(a_ns, "hatchet", srv_ns, "shared", "hatchet.a") +
+        "    limits: {maxConnections: 3}\n");
+  Apply(BackendYaml(b_ns, "hatchet", srv_ns, "shared", "hatchet.b"));
+  ASSERT_TRUE(WaitReady(a_ns, "hatchet")) << Get("psb", a_ns, "hatchet").dump(2);
+  ASSERT_TRUE(WaitReady(b_ns, "hatchet")) << Get("psb", b_ns, "hatchet").dump(2);
+  EXPECT_EQ(Get("psb", a_ns, "hatchet")["status"]["limits"],
+            (json{{"maxConnections", 3}, {"maxSubscriptions", 200}}));
+  EXPECT_EQ(Get("psb", b_ns, "hatchet")["status"]["limits"],
+            (json{{"maxConnections", 5}, {"maxSubscriptions", 200}}));
+  const std::string conf = nats->IncludeText();
+  EXPECT_NE(conf.find("\"" + a_ns +
+                      "/hatchet\": {\n    limits: {max_connections: 3, "
+                      "max_subscriptions: 200}\n"),
+            std::string::npos)
+      << conf;
+  EXPECT_NE(conf.find("\"" + b_ns +
+                      "/hatchet\": {\n    limits: {max_connections: 5, "
+                      "max_subscriptions: 200}\n"),
+            std::string::npos)
+      << conf;
+  // The engine's credentials work under the limits.
+  EXPECT_TRUE(pubsub::Probe(ProbeFromEnv(SecretData(a_ns, "hatchet-pubsub-env"))).ok());
+
+  auto r = Kubectl({"patch", "natssrv", "shared", "-n", srv_ns, "--type", "merge", "-p",
+                    R"({"spec":{"isolation":"Permissions","installationLimits":null}})"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_TRUE(WaitReady(a_ns, "hatchet", "False", "InvalidSpec"))
+      << Get("psb", a_ns, "hatchet").dump(2);
+  json a = Get("psb", a_ns, "hatchet");
+  std::string message;
+  for (const auto& c : a["status"]["conditions"]) {
+    if (c["type"] == "Ready") message = c["message"];
+  }
+  EXPECT_NE(message.find("spec.nats.limits: NatsServer " + srv_ns +
+                         "/shared has isolation: Permissions; with isolation: Permissions every "
+                         "installation's user is in one shared account"),
+            std::string::npos)
+      << message;
+  EXPECT_FALSE(a["status"].contains("limits")) << a["status"].dump(2);
+  EXPECT_TRUE(testing::WaitFor(
+      [&] { return !Get("psb", b_ns, "hatchet")["status"].contains("limits"); }, 30s));
+  EXPECT_EQ(ReadyStatus(Get("psb", b_ns, "hatchet")), "True");
+  EXPECT_TRUE(testing::WaitFor(
+      [&] { return nats->IncludeText().find("authorization {") != std::string::npos; }, 30s));
+  EXPECT_EQ(nats->IncludeText().find("limits:"), std::string::npos);
+  EXPECT_TRUE(pubsub::Probe(ProbeFromEnv(SecretData(b_ns, "hatchet-pubsub-env"))).ok());
+}
+
 TEST_F(OperatorE2E, RestartedOperatorConvergesWithoutChangingPasswords) {
   CreateBackends();
   auto creds_a = SecretData(a_ns, "hatchet-nats-credentials");

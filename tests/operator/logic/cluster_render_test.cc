@@ -263,3 +263,29 @@ TEST(UsersInConfig, ReadsBackWhatTheRenderWrote) {
 
 }  // namespace
 }  // namespace switchboard::operator_logic
+
+namespace switchboard::operator_logic {
+namespace {
+
+// Each installation carries its effective limits (EffectiveLimits): its own
+// over the server's defaults.
+TEST(CollectInstallations, CarriesEffectiveLimits) {
+  json server = Server();
+  server["spec"]["isolation"] = "Accounts";
+  server["spec"]["installationLimits"] = {{"maxConnections", 20}, {"maxSubscriptions", 100}};
+  World w;
+  json lowered = Backend("a", "lowered");
+  lowered["spec"]["nats"]["limits"] = {{"maxConnections", 2}, {"maxPayload", "16Mi"}};
+  w.Add(lowered, Creds("a", "lowered"));
+  w.Add(Backend("b", "plain"), Creds("b", "plain"));
+  auto in = w.Collect(server);
+  ASSERT_TRUE(in.ok()) << in.status().ToString();
+  ASSERT_EQ(in->input.installations.size(), 2u);
+  std::map<std::string, InstallationLimits> by_name;
+  for (const auto& i : in->input.installations) by_name[i.name] = i.limits;
+  EXPECT_EQ(by_name["lowered"], (InstallationLimits{2, 100, 16777216}));
+  EXPECT_EQ(by_name["plain"], (InstallationLimits{20, 100, std::nullopt}));
+}
+
+}  // namespace
+}  // namespace switchboard::operator_logic

@@ -69,6 +69,9 @@ TEST(BackendStatus, ReadyNatsHasEveryField) {
   EXPECT_EQ(s["username"], "team-a-hatchet");
   EXPECT_EQ(s["serverMaxPayload"], 16777216);
   EXPECT_FALSE(s.contains("rotation"));
+  EXPECT_FALSE(s.contains("limits")) << "no limits apply: none shown";
+  in.limits = {{"maxConnections", 10}};
+  EXPECT_EQ(ComputeBackendStatus(nullptr, in, "T1")["limits"], (json{{"maxConnections", 10}}));
   auto cs = ConditionsFromJson(s["conditions"]);
   ASSERT_EQ(cs.size(), 5u);
   EXPECT_EQ(cs[0].type, "Ready");

@@ -148,5 +148,63 @@ TEST(LimitsBoundary, MaxPayload) {
   }
 }
 
+// Installation limits: at each bound the rules accept the backend (bound
+// to a server with isolation: Accounts) and the render writes its account's
+// limits; one past it the rules refuse the field and the render leaves the
+// installation out.
+TEST(LimitsBoundary, InstallationLimits) {
+  json server = Server();
+  server["spec"]["isolation"] = "Accounts";
+  rules::Context context;
+  context.servers.push_back(server);
+  struct Bound {
+    const char* field;
+    json value;
+    bool ok;
+  };
+  const Bound bounds[] = {
+      {"maxConnections", api::kMinInstallationConnections, true},
+      {"maxConnections", api::kMaxInstallationConnections, true},
+      {"maxConnections", api::kMinInstallationConnections - 1, false},
+      {"maxConnections", api::kMaxInstallationConnections + 1, false},
+      {"maxSubscriptions", api::kMinInstallationSubscriptions, true},
+      {"maxSubscriptions", api::kMaxInstallationSubscriptions, true},
+      {"maxSubscriptions", api::kMinInstallationSubscriptions - 1, false},
+      {"maxSubscriptions", api::kMaxInstallationSubscriptions + 1, false},
+      {"maxPayload", api::kEngineMaxPayload, true},
+      {"maxPayload", api::kNatsMaxPayloadLimit, true},
+      {"maxPayload", api::kEngineMaxPayload - 1, false},
+      {"maxPayload", api::kNatsMaxPayloadLimit + 1, false},
+  };
+  for (const Bound& b : bounds) {
+    SCOPED_TRACE(std::string(b.field) + " " + b.value.dump());
+    json backend = Backend("team-a", "hatchet", "hatchet.team-a");
+    backend["spec"]["nats"]["limits"] = {{b.field, b.value}};
+    rules::Report report = rules::Validate(backend, context, rules::Operation::kCreate);
+    EXPECT_EQ(report.ok(), b.ok) << Errors(report);
+    if (!b.ok) {
+      ASSERT_FALSE(report.errors.empty());
+      EXPECT_EQ(report.errors[0].field, "spec.nats.limits." + std::string(b.field));
+    }
+    RenderInput in;
+    in.server_ns = "nats";
+    in.server_name = "shared";
+    in.isolation = Isolation::kAccounts;
+    in.max_payload = api::kNatsMaxPayloadLimit;  // so the account's own value is what is judged
+    Installation inst = InstallationOf(backend);
+    inst.limits = api::BackendView(backend).limits();
+    in.installations.push_back(inst);
+    auto r = RenderNatsConfig(in);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    EXPECT_EQ(r->installations, b.ok ? 1 : 0);
+    if (b.ok) {
+      EXPECT_NE(r->text.find("limits: {"), std::string::npos) << r->text;
+    } else {
+      ASSERT_EQ(r->rejected.size(), 1u);
+      EXPECT_EQ(r->rejected[0].field, "spec.nats.limits." + std::string(b.field));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace switchboard::operator_logic

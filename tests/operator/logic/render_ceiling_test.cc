@@ -224,6 +224,23 @@ TEST(RenderCeiling, AccountsModeStaysWithinTheLimitToo) {
   EXPECT_EQ(r->installations + r->left_out_full, kTenants);
 }
 
+// The limits line is part of an account's bytes: with limits on every
+// installation the file still stays within the ceiling, holds fewer of
+// them, and is full (one more installation would not have fitted).
+TEST(RenderCeiling, AccountLimitsCountTowardsTheCeiling) {
+  RenderInput in = Tenants(kTenants);
+  in.isolation = Isolation::kAccounts;
+  auto plain = RenderNatsConfig(in);
+  for (auto& inst : in.installations) inst.limits = {1000000, 1000000, 67108864};
+  auto r = RenderNatsConfig(in);
+  ASSERT_TRUE(r.ok() && plain.ok());
+  EXPECT_LE(r->text.size(), kCap);
+  EXPECT_LT(r->installations, plain->installations);
+  EXPECT_EQ(r->installations + r->left_out_full, kTenants);
+  const size_t per_installation = r->text.size() / static_cast<size_t>(r->installations);
+  EXPECT_GT(r->text.size() + per_installation, kCap) << "the file is full, not cut short";
+}
+
 TEST(RenderCeiling, BelowTheLimitNothingIsLeftOut) {
   auto r = RenderNatsConfig(Tenants(100));
   ASSERT_TRUE(r.ok());

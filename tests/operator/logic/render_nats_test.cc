@@ -379,6 +379,96 @@ TEST_F(RenderNatsTest, AccountsIsolationWorksLive) {
   EXPECT_TRUE(WaitFor([&] { return b->permission_errors() >= 1; }, seconds(5)));
 }
 
+// What nats.c says about the last failed call on this thread (a refused
+// CONNECT carries the server's -ERR text).
+std::string LastError() {
+  natsStatus st = NATS_OK;
+  const char* text = nats_GetLastError(&st);
+  return text != nullptr ? text : "";
+}
+
+TEST_F(RenderNatsTest, AccountLimitsPassNatsServerCheck) {
+  Installation a = Inst("team-a", "hatchet.team-a", {&a_});
+  a.limits = {10, 500, 16777216};
+  Installation b = Inst("team-b", "hatchet.team-b", {&b_});
+  b.limits = {std::nullopt, 7, std::nullopt};
+  const std::string text = Render({a, b}, Isolation::kAccounts);
+  ASSERT_NE(text.find("limits: {max_connections: 10"), std::string::npos) << text;
+  std::string out;
+  EXPECT_EQ(CheckConfig(text, &out), 0) << out << "\n" << text;
+}
+
+// The limits NATS enforces from the rendered file: an installation at its
+// maxConnections is refused with the server's error while another
+// installation still connects, and a connection's subscriptions stop at
+// maxSubscriptions.
+TEST_F(RenderNatsTest, AccountLimitsAreEnforcedPerInstallation) {
+  constexpr int kConnections = 2;
+  constexpr int kSubscriptions = 3;
+  User a2 = MakeUser("team-a-hatchet-r1");  // a second user of the same installation
+  Installation a = Inst("team-a", "hatchet.team-a", {&a_, &a2});
+  a.limits = {kConnections, kSubscriptions, std::nullopt};
+  TempDir dir;
+  dir.WriteFile("switchboard.conf",
+                Render({a, Inst("team-b", "hatchet.team-b", {&b_})}, Isolation::kAccounts));
+  NatsServer server("", 0);
+  ASSERT_TRUE(IncludeAndWaitForAuth(server, dir)) << server.Log();
+
+  natsStatus st = NATS_OK;
+  std::unique_ptr<Client> first;
+  ASSERT_TRUE(WaitFor(
+      [&] { return (first = Client::Connect(server.url(), a_.name, a_.password, &st)) != nullptr; },
+      seconds(10)))
+      << server.Log();
+  std::vector<std::unique_ptr<Client>> held;
+  held.push_back(std::move(first));
+  // The account counts connections, whichever of its users makes them.
+  auto second = Client::Connect(server.url(), a2.name, a2.password, &st);
+  ASSERT_NE(second, nullptr) << natsStatus_GetText(st);
+  held.push_back(std::move(second));
+  ASSERT_EQ(held.size(), static_cast<size_t>(kConnections));
+  auto over = Client::Connect(server.url(), a_.name, a_.password, &st);
+  EXPECT_EQ(over, nullptr);
+  EXPECT_NE(LastError().find("maximum account active connections exceeded"), std::string::npos)
+      << natsStatus_GetText(st) << ": " << LastError();
+  // Another installation is not affected.
+  auto b = Client::Connect(server.url(), b_.name, b_.password, &st);
+  ASSERT_NE(b, nullptr) << natsStatus_GetText(st) << ": " << LastError();
+  std::vector<NatsSubscriptionPtr> b_subs;
+  for (int i = 0; i <= kSubscriptions; ++i) {
+    b_subs.push_back(b->Subscribe("hatchet.team-b.t" + std::to_string(i)));
+  }
+  EXPECT_TRUE(b->last_error().empty()) << b->last_error();
+
+  // Subscriptions per connection: the first kSubscriptions are taken, the
+  // next is refused by the server.
+  Client& c = *held[0];
+  std::vector<NatsSubscriptionPtr> subs;
+  for (int i = 0; i < kSubscriptions; ++i) {
+    subs.push_back(c.Subscribe("hatchet.team-a.t" + std::to_string(i)));
+  }
+  EXPECT_TRUE(c.last_error().empty()) << c.last_error();
+  EXPECT_FALSE(natsConnection_IsClosed(c.conn()));
+  natsSubscription* extra = nullptr;
+  natsConnection_SubscribeSync(&extra, c.conn(), "hatchet.team-a.extra");
+  NatsSubscriptionPtr extra_sub(extra);
+  natsConnection_FlushTimeout(c.conn(), 2000);
+  // nats.c closes a connection on this -ERR and keeps its text as the
+  // connection's last error.
+  auto conn_error = [&] {
+    const char* text = nullptr;
+    natsConnection_GetLastError(c.conn(), &text);
+    return std::string(text != nullptr ? text : "");
+  };
+  EXPECT_TRUE(WaitFor(
+      [&] { return conn_error().find("maximum subscriptions exceeded") != std::string::npos; },
+      seconds(10)))
+      << "last error: " << conn_error();
+  // The other installation's connection, past the same count, is fine.
+  EXPECT_FALSE(natsConnection_IsClosed(b->conn()));
+  EXPECT_EQ(natsConnection_FlushTimeout(b->conn(), 5000), NATS_OK);
+}
+
 TEST_F(RenderNatsTest, EmptyRenderKeepsTheServerLocked) {
   TempDir dir;
   dir.WriteFile("switchboard.conf", Render({}));

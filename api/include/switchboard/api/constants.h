@@ -32,6 +32,11 @@ inline constexpr std::string_view kDefaultMaxPayload = "16Mi";
 inline constexpr std::string_view kIsolationPermissions = "Permissions";  // spec.isolation
 inline constexpr std::string_view kIsolationAccounts = "Accounts";
 inline constexpr std::string_view kDefaultIsolation = kIsolationPermissions;
+// NatsServer spec.installationLimits.overrides: whether a PubSubBackend's
+// spec.nats.limits may only lower the server's defaults, or raise them too.
+inline constexpr std::string_view kOverridesLowerOnly = "LowerOnly";
+inline constexpr std::string_view kOverridesLowerOrRaise = "LowerOrRaise";
+inline constexpr std::string_view kDefaultOverrides = kOverridesLowerOnly;
 inline constexpr std::string_view kDefaultConfigKey = "switchboard.conf";
 inline constexpr std::string_view kDefaultCaKey = "ca.crt";
 inline constexpr std::string_view kDefaultPasswordKey = "password";  // passwordSecretRef.key

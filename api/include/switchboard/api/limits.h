@@ -83,6 +83,18 @@ inline constexpr int64_t kMinPostgresMaxConns = 1;
 inline constexpr int64_t kMinPostgresMinConns = 0;
 inline constexpr int64_t kMaxPostgresConns = 10000;
 
+// ---- Installation limits ------------------------------------------------------
+// PubSubBackend spec.nats.limits and NatsServer spec.installationLimits
+// (both int32 in the CRDs). NATS enforces them per account: maxConnections
+// counts an installation's connections across the cluster,
+// maxSubscriptions is per connection. maxPayload is bounded like the
+// server's spec.maxPayload (kEngineMaxPayload to kNatsMaxPayloadLimit):
+// the engine reads the account-limited max_payload after connecting.
+inline constexpr int64_t kMinInstallationConnections = 1;
+inline constexpr int64_t kMaxInstallationConnections = 1000000;
+inline constexpr int64_t kMinInstallationSubscriptions = 1;
+inline constexpr int64_t kMaxInstallationSubscriptions = 1000000;
+
 // ---- status.conditions (both CRDs; metav1.Condition's bounds) --------------------
 inline constexpr size_t kMaxConditionTypeLength = 316;
 inline constexpr size_t kMaxConditionReasonLength = 1024;

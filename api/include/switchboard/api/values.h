@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,6 +50,28 @@ std::string CheckSubjectPrefix(std::string_view prefix);
 // spec.maxPayload in bytes: kEngineMaxPayload (16Mi, Hatchet's engine
 // needs it) to kNatsMaxPayloadLimit (64Mi, NATS's limit).
 std::string CheckMaxPayload(int64_t bytes);
+
+// spec.nats.limits.maxConnections and spec.installationLimits.maxConnections:
+// kMinInstallationConnections to kMaxInstallationConnections.
+std::string CheckMaxConnections(int64_t n);
+// ... .maxSubscriptions (per connection): kMinInstallationSubscriptions to
+// kMaxInstallationSubscriptions. (maxPayload: CheckMaxPayload.)
+std::string CheckMaxSubscriptions(int64_t n);
+
+// A backend's limit `value` (spec.nats.limits.<field>) against its server's
+// default for it (NatsServer `server`'s spec.installationLimits.<field>;
+// nullopt: none, so any value lowers "unlimited"): "" when it does not
+// raise the default or `raise_allowed` (overrides: LowerOrRaise), else
+// what is wrong and the fix.
+std::string CheckLimitOverride(std::string_view field, int64_t value,
+                               std::optional<int64_t> server_default, bool raise_allowed,
+                               std::string_view server);
+
+// Why limits need an account per installation, and what to set instead,
+// for a server whose installations share one account (`isolation`
+// Permissions; `auth_callout`: AuthCallout mode, which supports only
+// Permissions). Ends with the fix; the caller says which limits.
+std::string LimitsNeedAccounts(bool auth_callout);
 
 // "<prefix>.*": the one subject pattern an installation's user may publish
 // and subscribe on. Topics are one token, so this isolates nested prefixes

@@ -33,6 +33,19 @@ struct SecretKeyRef {
   bool operator==(const SecretKeyRef&) const = default;
 };
 
+// Per-installation limits as NATS enforces them on an account: connections
+// of the installation across the cluster, subscriptions and payload bytes
+// per connection. nullopt: no limit from this source. A plain struct with
+// no NATS or JWT types: the include file's account `limits` and an account
+// JWT are both written from it.
+struct InstallationLimits {
+  std::optional<int64_t> max_connections;
+  std::optional<int64_t> max_subscriptions;
+  std::optional<int64_t> max_payload;  // bytes
+  bool empty() const { return !max_connections && !max_subscriptions && !max_payload; }
+  bool operator==(const InstallationLimits&) const = default;
+};
+
 // namespace/name of any object (metadata.h reads the rest).
 ObjectKey KeyOf(const nlohmann::json& object);
 
@@ -58,6 +71,11 @@ class BackendView {
   // Where the password lives: passwordSecretRef.name or <name>-nats-credentials.
   std::string credentials_secret_name() const;
   std::string rotation_grace_period() const;  // default 10m
+  // spec.nats.limits as written (no defaults: the server's apply in
+  // operator_logic::EffectiveLimits). A field that is absent or does not
+  // parse (maxPayload: api::ParseQuantity) reads as nullopt; the rules
+  // report the latter.
+  InstallationLimits limits() const;
 
   // rabbitmq block.
   std::optional<SecretKeyRef> rabbitmq_url_secret() const;  // key default url
@@ -89,7 +107,12 @@ class NatsServerView {
   std::optional<int64_t> max_payload() const;
   // Bytes; default 64Mi (NATS's own default). nullopt when it does not parse.
   std::optional<int64_t> max_pending() const;
-  std::string isolation() const;           // default Permissions
+  std::string isolation() const;  // default Permissions
+  // spec.installationLimits: the defaults of the installations bound here
+  // (as BackendView::limits reads them), and whether a backend may raise
+  // them (overrides: LowerOrRaise; default LowerOnly).
+  InstallationLimits installation_limits() const;
+  bool limits_raise_allowed() const;
   std::string config_secret_name() const;  // default <name>-switchboard
   // spec.provisioning: how users reach NATS. mode IncludeFile (default) or
   // AuthCallout, as written (the rules refuse anything else).

@@ -141,6 +141,7 @@ struct BackendStatusInput {
   std::optional<int64_t> server_max_payload;  // as the probe saw it
   std::string last_probe_time;                // RFC 3339, "" if never
   nlohmann::json rotation;                    // RotationStatus(), null when none
+  nlohmann::json limits;                      // LimitsStatus() (limits.h), null when none apply
   // Ready=True reason/message when every step passed; empty: Probed (nats)
   // or EnvSecretWritten. E.g. kRotationStaged.
   std::string ready_reason;

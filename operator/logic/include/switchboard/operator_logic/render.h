@@ -21,8 +21,10 @@
 //
 // Accounts isolation puts each installation's users into its own NATS
 // account (`accounts { "team-a/hatchet": { users: [...] } }`), with the same
-// subject permissions inside it. See operator/logic/README.md for the
-// trade-off.
+// subject permissions inside it, and the installation's limits, when it has
+// any, as the account's
+// `limits: {max_connections: 10, max_subscriptions: 500, max_payload: 16777216}`. See
+// operator/logic/README.md for the trade-off.
 //
 // With no installation at all the file still contains one locked
 // placeholder user (an unmatchable bcrypt hash, deny-all permissions):
@@ -40,6 +42,7 @@
 
 #include "switchboard/api/limits.h"
 #include "switchboard/common/status.h"
+#include "switchboard/operator_logic/limits.h"
 
 namespace switchboard::operator_logic {
 
@@ -67,6 +70,11 @@ struct Installation {
   // metadata.creationTimestamp in Unix seconds (api::CreationTimeOf): of two
   // installations with one prefix or user name the older keeps it.
   std::optional<int64_t> created = std::nullopt;
+  // Its account's limits (EffectiveLimits, limits.h), rendered as the
+  // account's `limits` block with Accounts isolation; ignored with
+  // Permissions, where installations share one account (the rules refuse
+  // limits there).
+  InstallationLimits limits = {};
 };
 
 // The API server refuses a Secret whose data (decoded, all keys together)
@@ -139,7 +147,7 @@ struct RenderedConfig {
 //  - per installation: a subject prefix api::CheckSubjectPrefix refuses
 //    (over api::kMaxSubjectPrefixLength characters, whitespace, characters
 //    a reader cannot see, `"`, `\`, a wildcard, an empty token or a
-//    leading `$`); a
+//    leading `$`); a limit the API's checks refuse (CheckLimits); a
 //    namespace/name that is not a Kubernetes name (they go into comments); a
 //    prefix taken by an installation that keeps the claim; no usable user.
 // Then the size ceiling (`max_bytes`), a pure function of the input, so
