@@ -233,7 +233,7 @@ class OperatorModeNatsTest : public testing::NatsLibraryTest {
   }
 
   // Pushes an installation's account; the reply of the first server.
-  void Push(const std::string& account, const std::string& name, AccountLimitsInput limits) {
+  void Push(const std::string& account, const std::string& name, api::InstallationLimits limits) {
     auto claims = InstallationAccountClaims({"team", name, account, limits}, keys_, Now());
     ASSERT_TRUE(claims.ok()) << claims.status().ToString();
     std::string jwt = natsauth::EncodeAccountClaims(*claims, op_).value();
@@ -449,7 +449,8 @@ TEST_F(OperatorModeNatsTest, SyncPlanKeepsTheResolverInStep) {
   ASSERT_NO_FATAL_FAILURE(StartCluster());
   const std::string a = Key(KeyType::kAccount).public_key();
   const std::string b = Key(KeyType::kAccount).public_key();
-  auto claims = [&](const std::string& key, const std::string& name, AccountLimitsInput limits) {
+  auto claims = [&](const std::string& key, const std::string& name,
+                    api::InstallationLimits limits) {
     return InstallationAccountClaims({"team", name, key, limits}, keys_, Now()).value();
   };
   std::map<std::string, natsauth::AccountClaims> desired = {

@@ -13,11 +13,13 @@ Status BadKey(std::string_view field, std::string_view kind) {
                                  "; check the operator-mode Secret's keys");
 }
 
-Result<int64_t> Count(const std::optional<int64_t>& value, std::string_view field) {
+// A limit for the account JWT: kNoLimit when unset, else `value` if the
+// API's `check` of it passes.
+Result<int64_t> Limit(const std::optional<int64_t>& value, std::string_view field,
+                      std::string (*check)(int64_t)) {
   if (!value) return natsauth::kNoLimit;
-  if (*value < 1) {
-    return Status::InvalidArgument(std::string(field) + ": " + std::to_string(*value) +
-                                   " is below 1; leave it unset for no limit");
+  if (auto why = check(*value); !why.empty()) {
+    return Status::InvalidArgument(std::string(field) + ": " + why);
   }
   return *value;
 }
@@ -77,18 +79,15 @@ Result<natsauth::AccountClaims> InstallationAccountClaims(const InstallationAcco
   natsauth::AccountClaims a;
   a.claims = {.issued_at = issued_at, .name = in.ns + "/" + in.name, .subject = in.account};
   a.signing_keys = {keys.installation_signing_key};
-  auto conn = Count(in.limits.max_connections, "maxConnections");
+  auto conn = Limit(in.limits.max_connections, "maxConnections", api::CheckMaxConnections);
   if (!conn.ok()) return conn.status().Annotate(where);
-  auto subs = Count(in.limits.max_subscriptions, "maxSubscriptions");
+  auto subs = Limit(in.limits.max_subscriptions, "maxSubscriptions", api::CheckMaxSubscriptions);
   if (!subs.ok()) return subs.status().Annotate(where);
+  auto payload = Limit(in.limits.max_payload, "maxPayload", api::CheckMaxPayload);
+  if (!payload.ok()) return payload.status().Annotate(where);
   a.limits.conn = *conn;
   a.limits.subs = *subs;
-  if (in.limits.max_payload) {
-    if (auto why = api::CheckMaxPayload(*in.limits.max_payload); !why.empty()) {
-      return Status::InvalidArgument(where + ": maxPayload: " + why);
-    }
-    a.limits.payload = *in.limits.max_payload;
-  }
+  if (in.limits.max_payload) a.limits.payload = *payload;
   return a;
 }
 

@@ -82,7 +82,7 @@ TEST(OperatorModeClaimsTest, InstallationAccountFromItsLimits) {
   std::string account = Key(KeyType::kAccount).public_key();
   struct Case {
     std::string name;
-    AccountLimitsInput limits;
+    api::InstallationLimits limits;
     natsauth::AccountLimits want;
   };
   std::vector<Case> cases = {
@@ -137,11 +137,15 @@ TEST(OperatorModeClaimsTest, InstallationAccountRefusals) {
       {"zero connections",
        {"team-a", "hatchet", account, {.max_connections = 0}},
        nullptr,
-       "maxConnections: 0 is below 1; leave it unset for no limit"},
+       "maxConnections: is 0, below 1; set 1 to"},
       {"negative subscriptions",
        {"team-a", "hatchet", account, {.max_subscriptions = -1}},
        nullptr,
-       "maxSubscriptions: -1 is below 1"},
+       "maxSubscriptions: is -1, below 1"},
+      {"more subscriptions than the API allows",
+       {"team-a", "hatchet", account, {.max_subscriptions = 1'000'000'000}},
+       nullptr,
+       "maxSubscriptions: is 1000000000, above"},
       {"payload under the engine's 16 MiB",
        {"team-a", "hatchet", account, {.max_payload = k16Mi - 1}},
        nullptr,

@@ -25,21 +25,12 @@
 #include <string_view>
 
 #include "switchboard/api/constants.h"
+#include "switchboard/api/views.h"
 #include "switchboard/common/status.h"
 #include "switchboard/natsauth/jwt.h"
 #include "switchboard/natsauth/operator_jwt.h"
 
 namespace switchboard::operator_logic {
-
-// One installation's limits as NATS applies them, nullopt for none: the
-// shape of api::InstallationLimits (what EffectiveLimits returns), kept
-// apart until both meet.
-struct AccountLimitsInput {
-  std::optional<int64_t> max_connections;    // the account's connections, cluster-wide
-  std::optional<int64_t> max_subscriptions;  // per connection
-  std::optional<int64_t> max_payload;        // bytes, per connection
-  bool operator==(const AccountLimitsInput&) const = default;
-};
 
 // The public keys of one NatsServer's operator-mode installation.
 struct OperatorModeKeys {
@@ -65,14 +56,15 @@ natsauth::UserClaims SentinelClaims(std::string_view sentinel_user, int64_t issu
 // The account of one installation (PubSubBackend namespace/name).
 struct InstallationAccountInput {
   std::string ns, name;
-  std::string account;  // its account public key (A...)
-  AccountLimitsInput limits;
+  std::string account;             // its account public key (A...)
+  api::InstallationLimits limits;  // EffectiveLimits (limits.h); none = unlimited
 };
 // Name <namespace>/<name>, the installation signing key, the limits (none
 // = unlimited). Refuses (kInvalidArgument naming the field and the fix) an
 // account that is not an account key or is one of the fixed accounts, a
-// signing key that is not one, a count below 1 and a max_payload outside
-// api::CheckMaxPayload's range: the engine refuses to start below 16 MiB.
+// signing key that is not one, and a limit the API refuses
+// (api::CheckMaxConnections, CheckMaxSubscriptions, CheckMaxPayload: the
+// engine refuses to start below 16 MiB).
 Result<natsauth::AccountClaims> InstallationAccountClaims(const InstallationAccountInput& input,
                                                           const OperatorModeKeys& keys,
                                                           int64_t issued_at);
