@@ -20,7 +20,6 @@
 #include <unistd.h>
 
 #include <atomic>
-#include <future>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -207,7 +206,9 @@ TEST_F(CalloutRestartTest, EnginesReconnectWithoutALostRequestWhileServersRestar
                                                      .system_password = kSystemPassword});
   ASSERT_TRUE(config.ok()) << config.status().ToString();
   switchboard::testing::NatsCluster cluster({.size = 3, .binary = tool_});
-  ASSERT_TRUE(cluster.Start(*config)) << cluster.error();
+  // debug: the server logs a callout request nobody answered ("not
+  // received in time") only at debug level.
+  ASSERT_TRUE(cluster.Start(*config + "\ndebug: true\n")) << cluster.error();
 
   SessionOptions options;
   options.reconnect_wait = 250ms;
@@ -244,7 +245,8 @@ TEST_F(CalloutRestartTest, EnginesReconnectWithoutALostRequestWhileServersRestar
   std::string auth_error_lines;
   auto count_auth_errors = [&](int i) {
     const std::string log = cluster.Log(i);
-    const size_t n = Count(log, "authentication error") + Count(log, "Authorization Violation");
+    const size_t n = Count(log, "not received in time") + Count(log, "authentication error") +
+                     Count(log, "Authorization Violation");
     auth_errors += n;
     if (n) auth_error_lines += cluster.server_name(i) + ":\n" + log;
   };
@@ -256,10 +258,15 @@ TEST_F(CalloutRestartTest, EnginesReconnectWithoutALostRequestWhileServersRestar
     std::vector<int> before;
     for (const auto& e : engines) before.push_back(e->reconnects());
 
-    // Both at once: the engines' server and another authorizer's seed.
-    auto stopping = std::async(std::launch::async, [&] { cluster.StopServer(other); });
+    // Both down together: the engines' server and another (an
+    // authorizer's seed, every second round). The other one goes first, so
+    // that the engines reconnect while both are down: a connect that
+    // reaches a server in the middle of its shutdown is cut by it (the
+    // client sees its connection closed and tries the next server; the
+    // server logs the callout request it could no longer deliver), which
+    // is not what this test is about.
+    cluster.StopServer(other);
     cluster.StopServer(engines_on);
-    stopping.get();
     count_auth_errors(engines_on);
     count_auth_errors(other);
 
