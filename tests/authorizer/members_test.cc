@@ -97,9 +97,7 @@ INSTANTIATE_TEST_SUITE_P(
         Case{.name = "a_connected_member_stays_though_unannounced",
              .seeds = {"nats://a:4222"},
              .members = {M("nats://a:4222", "NA"), M("nats://b:4222", "NB", kNow - 1h)}},
-        Case{.name = "blank_urls_are_ignored",
-             .seeds = {"", " "},
-             .discovered = {""}}),
+        Case{.name = "blank_urls_are_ignored", .seeds = {"", " "}, .discovered = {""}}),
     [](const auto& info) { return info.param.name; });
 
 TEST(PlanMembersTest, UnwantedSinceStartsNowAndIsKept) {

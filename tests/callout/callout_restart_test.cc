@@ -23,11 +23,13 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "nats_handles.h"
 #include "switchboard/api/constants.h"
+#include "switchboard/authorizer/members.h"
 #include "switchboard/authorizer/metrics.h"
 #include "switchboard/authorizer/session.h"
 #include "switchboard/natsauth/nkey.h"
@@ -141,6 +143,15 @@ double Decisions(prometheus::Registry& registry, const std::string& result) {
   return sum;
 }
 
+double Gauge(prometheus::Registry& registry, const std::string& family) {
+  double sum = 0;
+  for (const auto& f : registry.Collect()) {
+    if (f.name != family) continue;
+    for (const auto& m : f.metric) sum += m.gauge.value;
+  }
+  return sum;
+}
+
 size_t Count(const std::string& text, const std::string& needle) {
   size_t n = 0;
   for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) n++;
@@ -194,8 +205,8 @@ class CalloutRestartTest : public switchboard::testing::NatsLibraryTest {
 // Local subscribers on the callout subject of server i (subsz lists the
 // server's own clients' subscriptions, not the interest its routes carry).
 int LocalAuthorizers(const switchboard::testing::NatsCluster& cluster, int i) {
-  json subsz = cluster.Monitor(
-      i, "subsz?subs=1&acc=" + std::string(api::kCalloutAuthAccount) + "&test=%24SYS.REQ.USER.AUTH");
+  json subsz = cluster.Monitor(i, "subsz?subs=1&acc=" + std::string(api::kCalloutAuthAccount) +
+                                      "&test=%24SYS.REQ.USER.AUTH");
   if (!subsz.is_object()) return -1;
   return static_cast<int>(subsz.value("subscriptions_list", json::array()).size());
 }
@@ -290,6 +301,20 @@ TEST_F(CalloutRestartTest, EnginesReconnectWithoutALostRequestWhileServersRestar
     ASSERT_TRUE(WaitFor(everywhere, kDeadline))
         << "subscribers: " << LocalAuthorizers(cluster, 0) << " " << LocalAuthorizers(cluster, 1)
         << " " << LocalAuthorizers(cluster, 2);
+    // Each member is back on the server of its own URL (pinned: nats.c
+    // never moved it to another server of the cluster), one per server.
+    for (ServerSession* session : {&a, &b}) {
+      const SessionHealth h = session->Health();
+      ASSERT_EQ(h.members.size(), 3u);
+      for (const auto& m : h.members) {
+        int at = -1;
+        for (int i = 0; i < cluster.size(); i++) {
+          if (HostPort(m.url) == HostPort(cluster.url(i))) at = i;
+        }
+        ASSERT_GE(at, 0) << m.url;
+        EXPECT_EQ(m.server_id, server_id(at)) << m.url;
+      }
+    }
     engines_on = survivor;
   }
   for (int i = 0; i < cluster.size(); i++) count_auth_errors(i);
@@ -310,9 +335,56 @@ TEST_F(CalloutRestartTest, EnginesReconnectWithoutALostRequestWhileServersRestar
   }
   EXPECT_GE(Decisions(*ma.registry(), "allowed") + Decisions(*mb.registry(), "allowed"),
             kEngines + reconnects);
+  // The gauge follows at the sessions' next look (a second at most).
+  for (Metrics* m : {&ma, &mb}) {
+    EXPECT_TRUE(WaitFor(
+        [&] { return Gauge(*m->registry(), "switchboard_authorizer_subscribed_servers") == 3; },
+        kDeadline))
+        << Gauge(*m->registry(), "switchboard_authorizer_subscribed_servers");
+  }
   // Both served requests: the decisions are not one replica's alone.
   EXPECT_GT(Decisions(*ma.registry(), "allowed"), 0);
   EXPECT_GT(Decisions(*mb.registry(), "allowed"), 0);
+}
+
+// A server that joins the cluster is picked up from the servers'
+// announcements, and one that leaves for good is dropped after
+// forget_server_after; the seed alone is enough.
+TEST_F(CalloutRestartTest, ServersThatJoinArePickedUpAndServersThatLeaveAreDropped) {
+  auto config = switchboard::testing::CalloutConfig({.issuer = issuer_->public_key(),
+                                                     .authorizer_password = kAuthorizerPassword,
+                                                     .system_password = kSystemPassword});
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  switchboard::testing::NatsCluster cluster({.size = 3, .binary = tool_});
+  ASSERT_TRUE(cluster.Start(*config)) << cluster.error();
+  cluster.StopServer(2);
+  ASSERT_TRUE(cluster.WaitRouted(kDeadline)) << cluster.error();
+
+  SessionOptions options;
+  options.reconnect_wait = 250ms;
+  options.gather_wait = 300ms;
+  options.forget_server_after = 500ms;
+  ServerSession session(Served(cluster.url(0)), options, nullptr);
+  auto members = [&] {
+    std::set<std::string> urls;
+    for (const auto& m : session.Health().members) urls.insert(HostPort(m.url));
+    return urls;
+  };
+  const std::set<std::string> two = {HostPort(cluster.url(0)), HostPort(cluster.url(1))};
+  const std::set<std::string> three = {HostPort(cluster.url(0)), HostPort(cluster.url(1)),
+                                       HostPort(cluster.url(2))};
+  ASSERT_TRUE(WaitFor([&] { return session.Health().servers == 2 && members() == two; }, kDeadline))
+      << session.Health().servers << " servers, " << members().size() << " members";
+
+  ASSERT_TRUE(cluster.StartServer(2)) << cluster.error();
+  EXPECT_TRUE(
+      WaitFor([&] { return session.Health().servers == 3 && members() == three; }, kDeadline))
+      << session.Health().servers << " servers, " << members().size() << " members";
+  EXPECT_TRUE(WaitFor([&] { return LocalAuthorizers(cluster, 2) == 1; }, kDeadline));
+
+  cluster.StopServer(2);
+  EXPECT_TRUE(WaitFor([&] { return session.Health().servers == 2 && members() == two; }, kDeadline))
+      << session.Health().servers << " servers, " << members().size() << " members";
 }
 
 }  // namespace

@@ -57,8 +57,8 @@ struct MemberPlan {
 MemberPlan PlanMembers(const std::vector<std::string>& seeds,
                        const std::vector<std::string>& discovered,
                        const std::vector<MemberState>& members,
-                       const std::map<std::string, std::string>& aliases,
-                       operator_logic::Time now, std::chrono::milliseconds forget_after);
+                       const std::map<std::string, std::string>& aliases, operator_logic::Time now,
+                       std::chrono::milliseconds forget_after);
 
 // "nats://h:p", "tls://h:p", "h:p" -> "h:p": how URLs are compared.
 std::string HostPort(const std::string& url);
