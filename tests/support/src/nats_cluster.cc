@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <csignal>
 #include <fstream>
 #include <map>
 #include <set>
@@ -82,6 +83,11 @@ bool NatsCluster::Start(const std::string& config_body) {
 }
 
 void NatsCluster::StopServer(int i) { servers_.at(i).proc.Stop(); }
+
+void NatsCluster::KillServer(int i) {
+  servers_.at(i).proc.Signal(SIGKILL);
+  servers_.at(i).proc.Stop();  // reaps it
+}
 
 bool NatsCluster::StartServer(int i) { return Launch(i) && WaitRouted(options_.deadline); }
 
