@@ -196,8 +196,12 @@ void ServerSession::Loop() {
       due = sweep_requested_ || options_.clock() >= next_sweep;
       if (due) sweep_requested_ = false;
     }
-    if (due && system_ && system_->State() == ConnectionState::kConnected) {
-      Status s = Sweep();
+    if (due && Health().connected) {
+      // Connected to NATS but not as the system user (EnsureSystem logged
+      // why): a failed sweep, as any other.
+      Status s = system_ && system_->State() == ConnectionState::kConnected
+                     ? Sweep()
+                     : Status::Unavailable("not connected as " + served()->system.username);
       if (!s.ok()) {
         log::Warn(kLogger, "sweep failed; retrying",
                   {{"server", ns_ + "/" + name_}, {"error", s.message()}});
@@ -213,8 +217,6 @@ void ServerSession::Loop() {
       if (auto r = NextRetirement(*served()->directory, now)) next_sweep = std::min(next_sweep, *r);
       std::lock_guard lock(mu_);
       ++sweeps_;
-    } else if (due) {
-      next_sweep = options_.clock() + options_.reconnect_wait;
     }
     std::unique_lock lock(mu_);
     auto wait =
@@ -227,7 +229,8 @@ void ServerSession::Loop() {
 
 void ServerSession::EnsureSystem() {
   if (system_ && system_->State() == ConnectionState::kClosed) system_.reset();
-  if (system_) return;
+  if (system_ || std::chrono::steady_clock::now() < next_system_connect_) return;
+  next_system_connect_ = std::chrono::steady_clock::now() + options_.reconnect_wait;
   auto served = this->served();
   auto c = pubsub::NatsClient::Connect(
       ConnectOptions(served->system, std::string(api::kAuthorizerUsername) + "-sweep"));

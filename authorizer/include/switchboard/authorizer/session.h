@@ -128,6 +128,7 @@ class ServerSession {
   std::map<std::string, std::unique_ptr<Member>> members_;                     // guarded by mu_
   std::map<std::string, std::string> aliases_;                                 // loop thread only
   std::unique_ptr<pubsub::NatsClient> system_;                                 // loop thread only
+  std::chrono::steady_clock::time_point next_system_connect_{};                // loop thread only
   std::map<std::pair<std::string, uint64_t>, operator_logic::Time> suspects_;  // loop thread only
   SessionHealth health_;                                                       // guarded by mu_
   int sweeps_ = 0, kicks_ = 0;                                                 // guarded by mu_
