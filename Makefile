@@ -59,13 +59,15 @@ test-asan: build-asan tools ## unit + integration under AddressSanitizer and UBS
 	cd $(ASAN_BUILD) && $(ASAN_ENV) ctest --output-on-failure -j $(CTEST_JOBS) -L 'unit|integration'
 
 # Not part of `make test`: the pubsub-runtime stress and integration tests
-# (and the CLI they start) under ThreadSanitizer, in their own tree.
-test-tsan: deps ## pubsub-runtime stress + integration tests under ThreadSanitizer (not in make test)
+# (and the CLI they start), the authorizer's session and its restart test
+# under ThreadSanitizer, in their own tree.
+test-tsan: deps ## pubsub-runtime stress + integration, authorizer session tests under ThreadSanitizer (not in make test)
 	@[ -f $(TSAN_BUILD)/CMakeCache.txt ] || cmake -S . -B $(TSAN_BUILD) -G "$(GENERATOR)" \
 	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DSWITCHBOARD_TSAN=ON -DSWITCHBOARD_BENCH=OFF
-	cmake --build $(TSAN_BUILD) -j $(JOBS) --target pubsub_shutdown_stress_test pubsub_nats_test pubsub_cli_test
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target pubsub_shutdown_stress_test pubsub_nats_test pubsub_cli_test \
+	  authorizer_session_test callout_restart_test
 	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=0:second_deadlock_stack=1 \
-	  ctest --output-on-failure -j 1 -R '^pubsub_(shutdown_stress|nats|cli)_test$$'
+	  ctest --output-on-failure -j 1 -R '^(pubsub_(shutdown_stress|nats|cli)|authorizer_session|callout_restart)_test$$'
 
 test-e2e: build tools ## end-to-end tests (real kube-apiserver + etcd, kubectl, helm, nats-server)
 	cd $(BUILD) && ctest --output-on-failure -j 1 -L e2e

@@ -14,6 +14,7 @@ struct Metrics::Families {
   prometheus::Family<prometheus::Counter>* decisions;
   prometheus::Family<prometheus::Histogram>* latency;
   prometheus::Family<prometheus::Gauge>* subscribed;
+  prometheus::Family<prometheus::Gauge>* servers;
   prometheus::Family<prometheus::Counter>* kicks;
   prometheus::Family<prometheus::Counter>* sweeps;
   prometheus::Family<prometheus::Histogram>* rebuilds;
@@ -31,8 +32,16 @@ Metrics::Metrics(std::shared_ptr<prometheus::Registry> registry)
                      .Register(*registry_);
   f_->subscribed = &prometheus::BuildGauge()
                         .Name("switchboard_authorizer_subscribed")
-                        .Help("1 while subscribed on $SYS.REQ.USER.AUTH of that NatsServer")
+                        .Help(
+                            "1 while subscribed on $SYS.REQ.USER.AUTH of that NatsServer (on every "
+                            "server it is connected to)")
                         .Register(*registry_);
+  f_->servers = &prometheus::BuildGauge()
+                     .Name("switchboard_authorizer_subscribed_servers")
+                     .Help(
+                         "NATS servers of that NatsServer's cluster this replica is subscribed on, "
+                         "each through its own connection")
+                     .Register(*registry_);
   f_->kicks = &prometheus::BuildCounter()
                    .Name("switchboard_authorizer_kicks_total")
                    .Help("Connections closed because their user or password is no longer accepted")
@@ -64,9 +73,14 @@ void Metrics::SetSubscribed(std::string_view ns, std::string_view name, bool sub
       .Set(subscribed ? 1 : 0);
 }
 
+void Metrics::SetSubscribedServers(std::string_view ns, std::string_view name, int servers) {
+  f_->servers->Add({{"namespace", std::string(ns)}, {"name", std::string(name)}}).Set(servers);
+}
+
 void Metrics::ForgetServer(std::string_view ns, std::string_view name) {
-  auto& g = f_->subscribed->Add({{"namespace", std::string(ns)}, {"name", std::string(name)}});
-  f_->subscribed->Remove(&g);
+  const prometheus::Labels labels{{"namespace", std::string(ns)}, {"name", std::string(name)}};
+  f_->subscribed->Remove(&f_->subscribed->Add(labels));
+  f_->servers->Remove(&f_->servers->Add(labels));
 }
 
 void Metrics::AddKicks(std::string_view ns, std::string_view name, double n) {

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 #include "switchboard/api/constants.h"
 #include "switchboard/authorizer/answer.h"
 #include "switchboard/authorizer/connz.h"
+#include "switchboard/authorizer/members.h"
 #include "switchboard/common/log.h"
 
 namespace switchboard::authorizer {
@@ -33,6 +35,20 @@ bool IsTlsFailure(std::string_view message) {
 
 }  // namespace
 
+// The connection to one server. `client` and `sub` are replaced by the
+// loop thread only, under mu_; the subscription goes before its client
+// (its handler holds the client weakly; a queued request holds it).
+struct ServerSession::Member {
+  std::string url;
+  std::shared_ptr<pubsub::NatsClient> client;  // null until a connect succeeded
+  std::unique_ptr<pubsub::Subscription> sub;
+  std::string server_id;  // as of the loop's last look
+  std::optional<logic::Time> unwanted_since;
+  std::chrono::steady_clock::time_point next_connect{};
+  std::string error;
+  bool tls_failed = false;
+};
+
 ServerSession::ServerSession(std::shared_ptr<const ServedServer> served, SessionOptions options,
                              Metrics* metrics)
     : options_(std::move(options)),
@@ -53,14 +69,14 @@ ServerSession::~ServerSession() {
   }
   cv_.notify_all();
   loop_.join();
-  // Drain: no request arrives once the subscription is gone; the workers
+  // Drain: no request arrives once the subscriptions are gone; the workers
   // answer what is queued (the server still waits for those), then stop.
-  std::unique_ptr<pubsub::Subscription> sub;
+  std::map<std::string, std::unique_ptr<Member>> members;
   {
     std::lock_guard lock(mu_);
-    sub = std::move(sub_);
+    members = std::move(members_);
   }
-  sub.reset();
+  for (auto& [url, m] : members) m->sub.reset();
   {
     std::lock_guard lock(qmu_);
     draining_ = true;
@@ -68,12 +84,7 @@ ServerSession::~ServerSession() {
   qcv_.notify_all();
   for (auto& w : workers_) w.join();
   system_.reset();
-  std::shared_ptr<pubsub::NatsClient> client;
-  {
-    std::lock_guard lock(mu_);
-    client = std::move(client_);
-  }
-  client.reset();
+  members.clear();
   if (metrics_) metrics_->ForgetServer(ns_, name_);
 }
 
@@ -107,8 +118,25 @@ SessionHealth ServerSession::Health() const {
   std::lock_guard lock(mu_);
   SessionHealth h = health_;
   // Live, not as of the loop's last look: nats.c may be reconnecting now.
-  h.connected = client_ && client_->State() == ConnectionState::kConnected;
-  h.subscribed = h.connected && sub_ != nullptr;
+  std::set<std::string> servers;
+  bool all_subscribed = true, any_tls_failed = false;
+  for (const auto& [url, m] : members_) {
+    MemberHealth mh{.url = url, .error = m->error};
+    const bool connected = m->client && m->client->State() == ConnectionState::kConnected;
+    if (connected) {
+      mh.server_id = m->client->ConnectedServerId();
+      mh.subscribed = m->sub != nullptr;
+      h.connected = true;
+      all_subscribed &= mh.subscribed;
+      if (mh.subscribed && !mh.server_id.empty()) servers.insert(mh.server_id);
+    }
+    any_tls_failed |= m->tls_failed;
+    if (h.error.empty()) h.error = m->error;
+    h.members.push_back(std::move(mh));
+  }
+  h.subscribed = h.connected && all_subscribed;
+  h.servers = static_cast<int>(servers.size());
+  h.tls_failed = !h.connected && any_tls_failed;
   return h;
 }
 
@@ -120,11 +148,6 @@ int ServerSession::Sweeps() const {
 int ServerSession::Kicks() const {
   std::lock_guard lock(mu_);
   return kicks_;
-}
-
-void ServerSession::SetError(std::string error) {
-  std::lock_guard lock(mu_);
-  health_.error = std::move(error);
 }
 
 pubsub::NatsOptions ServerSession::ConnectOptions(const logic::Credentials& who,
@@ -149,16 +172,23 @@ pubsub::NatsOptions ServerSession::ConnectOptions(const logic::Credentials& who,
 
 void ServerSession::Loop() {
   logic::Time next_sweep = options_.clock();  // at once: closes what went while no one watched
-  auto next_connect = std::chrono::steady_clock::now();
   while (true) {
     {
       std::lock_guard lock(mu_);
       if (stopping_) return;
     }
-    if (std::chrono::steady_clock::now() >= next_connect) {
-      EnsureSubscribed();
-      if (!Health().subscribed)
-        next_connect = std::chrono::steady_clock::now() + options_.reconnect_wait;
+    EnsureSystem();
+    PlanMembers();
+    std::vector<std::string> urls;
+    {
+      std::lock_guard lock(mu_);
+      for (const auto& [url, m] : members_) urls.push_back(url);
+    }
+    for (const auto& url : urls) EnsureSubscribed(url);
+    if (metrics_) {
+      SessionHealth h = Health();
+      metrics_->SetSubscribed(ns_, name_, h.connected && h.subscribed);
+      metrics_->SetSubscribedServers(ns_, name_, h.servers);
     }
     bool due = false;
     {
@@ -167,7 +197,11 @@ void ServerSession::Loop() {
       if (due) sweep_requested_ = false;
     }
     if (due && Health().connected) {
-      Status s = Sweep();
+      // Connected to NATS but not as the system user (EnsureSystem logged
+      // why): a failed sweep, as any other.
+      Status s = system_ && system_->State() == ConnectionState::kConnected
+                     ? Sweep()
+                     : Status::Unavailable("not connected as " + served()->system.username);
       if (!s.ok()) {
         log::Warn(kLogger, "sweep failed; retrying",
                   {{"server", ns_ + "/" + name_}, {"error", s.message()}});
@@ -187,51 +221,122 @@ void ServerSession::Loop() {
     std::unique_lock lock(mu_);
     auto wait =
         std::chrono::duration_cast<std::chrono::milliseconds>(next_sweep - options_.clock());
-    wait = std::clamp(wait, std::chrono::milliseconds(0), kTick);
+    // A member waiting to connect again is looked at when it is due.
+    wait = std::clamp(wait, std::chrono::milliseconds(0), std::min(kTick, options_.reconnect_wait));
     cv_.wait_for(lock, wait, [&] { return stopping_ || sweep_requested_; });
   }
 }
 
-void ServerSession::EnsureSubscribed() {
+void ServerSession::EnsureSystem() {
+  if (system_ && system_->State() == ConnectionState::kClosed) system_.reset();
+  if (system_ || std::chrono::steady_clock::now() < next_system_connect_) return;
+  next_system_connect_ = std::chrono::steady_clock::now() + options_.reconnect_wait;
+  auto served = this->served();
+  auto c = pubsub::NatsClient::Connect(
+      ConnectOptions(served->system, std::string(api::kAuthorizerUsername) + "-sweep"));
+  if (!c.ok()) {
+    // Without it the members are the seeds only, and no sweep runs.
+    log::Warn(kLogger, "cannot connect as " + served->system.username + "; retrying",
+              {{"server", ns_ + "/" + name_}, {"error", c.status().message()}});
+    return;
+  }
+  system_ = std::move(c).value();
+}
+
+void ServerSession::PlanMembers() {
+  std::vector<std::string> seeds = pubsub::SplitUrls(served()->urls);
+  std::vector<std::string> discovered;
+  if (system_) discovered = system_->DiscoveredServers();
+  std::vector<MemberState> states;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [url, m] : members_) {
+      const bool connected = m->client && m->client->State() == ConnectionState::kConnected;
+      m->server_id = connected ? m->client->ConnectedServerId() : "";
+      states.push_back(
+          {.url = url, .server_id = m->server_id, .unwanted_since = m->unwanted_since});
+    }
+  }
+  MemberPlan plan = authorizer::PlanMembers(seeds, discovered, states, aliases_, options_.clock(),
+                                            options_.forget_server_after);
+  aliases_ = std::move(plan.aliases);
+  for (const auto& url : plan.remove) RemoveMember(url);
+  std::lock_guard lock(mu_);
+  for (const auto& [url, since] : plan.unwanted_since) {
+    if (auto it = members_.find(url); it != members_.end()) it->second->unwanted_since = since;
+  }
+  for (const auto& url : plan.add) {
+    auto m = std::make_unique<Member>();
+    m->url = url;
+    members_.emplace(url, std::move(m));
+  }
+}
+
+void ServerSession::RemoveMember(const std::string& url) {
+  std::unique_ptr<Member> m;
+  {
+    std::lock_guard lock(mu_);
+    auto it = members_.find(url);
+    if (it == members_.end()) return;
+    m = std::move(it->second);
+    members_.erase(it);
+  }
+  log::Info(kLogger, "closing the connection to a server this replica no longer serves",
+            {{"server", ns_ + "/" + name_}, {"url", url}, {"nats_server_id", m->server_id}});
+  m->sub.reset();  // before the client: its handler holds the client weakly
+  m->client.reset();
+}
+
+void ServerSession::EnsureSubscribed(const std::string& url) {
   std::shared_ptr<pubsub::NatsClient> client;
   {
     std::lock_guard lock(mu_);
-    client = client_;
+    auto it = members_.find(url);
+    if (it == members_.end()) return;
+    Member& m = *it->second;
+    if (m.client && m.sub && m.client->State() != ConnectionState::kClosed) return;
+    if (std::chrono::steady_clock::now() < m.next_connect) return;
+    client = m.client;
   }
   if (client && client->State() == ConnectionState::kClosed) {
     log::Warn(kLogger, "authorizer connection closed for good; connecting again",
-              {{"server", ns_ + "/" + name_}});
+              {{"server", ns_ + "/" + name_}, {"url", url}});
     std::unique_ptr<pubsub::Subscription> sub;
     {
       std::lock_guard lock(mu_);
-      sub = std::move(sub_);
-      client_.reset();
+      Member& m = *members_.at(url);
+      sub = std::move(m.sub);
+      m.client.reset();
     }
     sub.reset();  // before the client: its handler holds the client weakly
     client.reset();
-    if (metrics_) metrics_->SetSubscribed(ns_, name_, false);
   }
+  auto failed = [&](std::string error, bool tls) {
+    std::lock_guard lock(mu_);
+    health_.attempted = true;
+    Member& m = *members_.at(url);
+    m.error = std::move(error);
+    m.tls_failed = tls;
+    m.next_connect = std::chrono::steady_clock::now() + options_.reconnect_wait;
+  };
   if (!client) {
-    auto connected = pubsub::NatsClient::Connect(
-        ConnectOptions(served()->authorizer, std::string(api::kAuthorizerUsername)));
-    {
-      std::lock_guard lock(mu_);
-      health_.attempted = true;
-      health_.tls_failed = !connected.ok() && IsTlsFailure(connected.status().message());
-    }
+    pubsub::NatsOptions o =
+        ConnectOptions(served()->authorizer, std::string(api::kAuthorizerUsername));
+    o.urls = url;
+    o.pinned = true;
+    auto connected = pubsub::NatsClient::Connect(o);
     if (!connected.ok()) {
-      SetError("connect: " + connected.status().message());
-      log::Warn(kLogger, "cannot connect to NATS; retrying",
-                {{"server", ns_ + "/" + name_}, {"error", connected.status().message()}});
+      log::Warn(
+          kLogger, "cannot connect to NATS; retrying",
+          {{"server", ns_ + "/" + name_}, {"url", url}, {"error", connected.status().message()}});
+      failed("connect: " + connected.status().message(),
+             IsTlsFailure(connected.status().message()));
       return;
     }
     client = std::shared_ptr<pubsub::NatsClient>(std::move(connected).value());
     std::lock_guard lock(mu_);
-    client_ = client;
-  }
-  {
-    std::lock_guard lock(mu_);
-    if (sub_) return;
+    health_.attempted = true;
+    members_.at(url)->client = client;
   }
   std::weak_ptr<pubsub::NatsClient> weak = client;
   auto sub = client->Subscribe(std::string(api::kAuthCalloutSubject),
@@ -256,19 +361,20 @@ void ServerSession::EnsureSubscribed() {
                                  qcv_.notify_one();
                                });
   if (!sub.ok()) {
-    SetError("subscribe: " + sub.status().message());
     log::Warn(kLogger, "cannot subscribe to the auth callout subject; retrying",
-              {{"server", ns_ + "/" + name_}, {"error", sub.status().message()}});
+              {{"server", ns_ + "/" + name_}, {"url", url}, {"error", sub.status().message()}});
+    failed("subscribe: " + sub.status().message(), false);
     return;
   }
+  const std::string id = client->ConnectedServerId();
   log::Info(kLogger, "subscribed; answering auth callout requests",
-            {{"server", ns_ + "/" + name_}, {"url", client->ConnectedUrl()}});
-  {
-    std::lock_guard lock(mu_);
-    sub_ = std::move(sub).value();
-    health_.error.clear();
-  }
-  if (metrics_) metrics_->SetSubscribed(ns_, name_, true);
+            {{"server", ns_ + "/" + name_}, {"url", url}, {"nats_server_id", id}});
+  std::lock_guard lock(mu_);
+  Member& m = *members_.at(url);
+  m.sub = std::move(sub).value();
+  m.server_id = id;
+  m.error.clear();
+  m.tls_failed = false;
 }
 
 void ServerSession::Work() {
@@ -311,13 +417,6 @@ void ServerSession::Answer(const Request& r) {
 
 Status ServerSession::Sweep() {
   auto served = this->served();
-  if (system_ && system_->State() == ConnectionState::kClosed) system_.reset();
-  if (!system_) {
-    auto c = pubsub::NatsClient::Connect(
-        ConnectOptions(served->system, std::string(api::kAuthorizerUsername) + "-sweep"));
-    if (!c.ok()) return c.status().Annotate("connect as " + served->system.username);
-    system_ = std::move(c).value();
-  }
   auto replies = system_->RequestAll(PingConnzSubject(), ConnzRequest(served->account, 0),
                                      options_.gather_wait);
   if (!replies.ok()) return replies.status().Annotate("CONNZ");

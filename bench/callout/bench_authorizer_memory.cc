@@ -53,6 +53,7 @@
 
 #include "bench_paths.h"
 #include "storm.h"
+#include "switchboard/api/constants.h"
 #include "switchboard/api/names.h"
 #include "switchboard/kube/client.h"
 #include "switchboard/operator_logic/callout.h"
@@ -196,6 +197,7 @@ int main(int argc, char** argv) {
   std::string reuse_ns;
   int threads = 8;
   int settle_ms = 3000;
+  int nats_servers = 1;
   for (int i = 1; i < argc; i++) {
     if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") {
       std::printf(
@@ -206,7 +208,9 @@ int main(int argc, char** argv) {
           "build/bin/switchboard-authorizer\";\n"
           "  default: the switchboard-authorizer beside this binary\n"
           "--namespace: use and keep NS; installations already there are not created again\n"
-          "--settle-ms: wait after the connects before reading VmRSS (default 3000)\n");
+          "--settle-ms: wait after the connects before reading VmRSS (default 3000)\n"
+          "--nats-servers: routed nats-server-callout processes (default 1); spec.url names the\n"
+          "  first only (the authorizer finds the others)\n");
       return 0;
     }
   }
@@ -224,6 +228,8 @@ int main(int argc, char** argv) {
       binaries = Split(v, v.find(';') != std::string::npos ? ';' : ',');
     } else if (a == "--settle-ms") {
       settle_ms = std::atoi(v.c_str());
+    } else if (a == "--nats-servers") {
+      nats_servers = std::atoi(v.c_str());
     } else if (a == "--threads") {
       threads = std::atoi(v.c_str());
     } else {
@@ -278,8 +284,9 @@ int main(int argc, char** argv) {
                                           .authorizer_bcrypt = plan->keys.authorizer.bcrypt,
                                           .system_bcrypt = plan->keys.system.bcrypt});
   if (!body.ok()) return 1;
-  testing::NatsCluster cluster(
-      {.size = 1, .binary = ToolsBin() + "/nats-server-callout", .cluster_name = "bench"});
+  testing::NatsCluster cluster({.size = nats_servers,
+                                .binary = ToolsBin() + "/nats-server-callout",
+                                .cluster_name = "bench"});
   if (!cluster.Start(*body)) {
     std::fprintf(stderr, "nats-server: %s\n", cluster.error().c_str());
     return 1;
@@ -288,7 +295,7 @@ int main(int argc, char** argv) {
       {"apiVersion", "pubsub.switchboard.dev/v1alpha1"},
       {"kind", "NatsServer"},
       {"metadata", {{"name", "bench"}, {"namespace", ns}}},
-      {"spec", {{"url", cluster.urls()}, {"provisioning", {{"mode", "AuthCallout"}}}}}};
+      {"spec", {{"url", cluster.url(0)}, {"provisioning", {{"mode", "AuthCallout"}}}}}};
   auto server = c.Get(kube::resources::NatsServer(), ns, "bench");
   if (server.ok()) {
     json updated = *server;
@@ -377,11 +384,20 @@ int main(int argc, char** argv) {
     // may still wake a rebuild; read the steady state after it.
     std::this_thread::sleep_for(std::chrono::milliseconds(settle_ms));
     for (auto& r : running) {
-      std::printf("step %d (%d installations): %s: VmRSS %.1f MiB, VmHWM %.1f MiB\n", n,
-                  installed + (created ? 1 : 0), r.binary.c_str(),
+      std::printf("step %d (%d installations): %s: VmRSS %.1f MiB, VmHWM %.1f MiB, %ld threads\n",
+                  n, installed + (created ? 1 : 0), r.binary.c_str(),
                   bench::ProcessStatusKb(r.proc.pid(), "VmRSS") / 1024.0,
-                  bench::ProcessStatusKb(r.proc.pid(), "VmHWM") / 1024.0);
+                  bench::ProcessStatusKb(r.proc.pid(), "VmHWM") / 1024.0,
+                  bench::ProcessStatusKb(r.proc.pid(), "Threads"));
     }
+    // Every binary's connections together, server by server.
+    std::printf("step %d: authorizer connections per server (auth account):", n);
+    for (int i = 0; i < cluster.size(); i++) {
+      json connz =
+          cluster.Monitor(i, "connz?acc=" + std::string(switchboard::api::kCalloutAuthAccount));
+      std::printf(" %d", connz.is_object() ? connz.value("num_connections", -1) : -1);
+    }
+    std::printf("\n");
     std::fflush(stdout);
     for (auto& r : running) r.proc.Stop();
   }

@@ -1,6 +1,7 @@
 #include "switchboard/pubsub/nats_client.h"
 
 #include <condition_variable>
+#include <cstdlib>
 #include <mutex>
 
 #include "nats_connection.h"
@@ -114,6 +115,19 @@ class NatsClientImpl : public NatsClient {
     char id[256] = {0};
     if (natsConnection_GetConnectedServerId(conn_->get(), id, sizeof id) != NATS_OK) return "";
     return id;
+  }
+
+  std::vector<std::string> DiscoveredServers() const override {
+    char** servers = nullptr;
+    int count = 0;
+    if (natsConnection_GetDiscoveredServers(conn_->get(), &servers, &count) != NATS_OK) return {};
+    std::vector<std::string> out;
+    for (int i = 0; i < count; i++) {
+      out.emplace_back(servers[i]);
+      free(servers[i]);
+    }
+    free(servers);
+    return out;
   }
 
  private:

@@ -130,7 +130,12 @@ void Connection::Retire(NatsSubscriptionPtr sub, std::chrono::milliseconds timeo
     waiting.swap(retired_);
   }
   waiting.push_back(std::move(sub));
-  if (natsConnection_FlushTimeout(nc_.get(), timeout.count()) == NATS_OK) return;
+  // Not while reconnecting: the round trip could only time out; the
+  // handles wait for the next Retire or the close.
+  if (natsConnection_Status(nc_.get()) == NATS_CONN_STATUS_CONNECTED &&
+      natsConnection_FlushTimeout(nc_.get(), timeout.count()) == NATS_OK) {
+    return;
+  }
   std::lock_guard lock(mu_);
   for (auto& w : waiting) retired_.push_back(std::move(w));
 }

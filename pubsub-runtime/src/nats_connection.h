@@ -71,8 +71,9 @@ class Connection {
   // round trip started after the unsubscribe proves the reader has moved
   // on (it handles the PONG after whatever it was reading; a reconnect
   // joins the old reader before a new one starts), so the handle goes at
-  // once when `timeout` allows one, and otherwise when a later round trip
-  // succeeds or the connection is closed.
+  // once when `timeout` allows one (no round trip is tried while
+  // reconnecting), and otherwise when a later round trip succeeds or the
+  // connection is closed.
   void Retire(NatsSubscriptionPtr sub, std::chrono::milliseconds timeout);
 
   // The server's verdict, to be called right after a round trip (flush).

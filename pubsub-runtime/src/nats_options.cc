@@ -3,7 +3,6 @@
 #include "nats_status.h"
 
 namespace switchboard::pubsub {
-namespace internal {
 
 std::vector<std::string> SplitUrls(const std::string& urls) {
   std::vector<std::string> out;
@@ -18,6 +17,8 @@ std::vector<std::string> SplitUrls(const std::string& urls) {
   }
   return out;
 }
+
+namespace internal {
 
 Result<NatsOptionsPtr> BuildNatsOptions(const NatsOptions& options) {
   natsOptions* raw_opts = nullptr;
@@ -52,6 +53,10 @@ Result<NatsOptionsPtr> BuildNatsOptions(const NatsOptions& options) {
   SB_RETURN_IF_ERROR(check(natsOptions_SetReconnectWait(opts.get(), options.reconnect_wait.count()),
                            "reconnect_wait"));
   SB_RETURN_IF_ERROR(check(natsOptions_SetReconnectBufSize(opts.get(), 0), "reconnect buffer"));
+  if (options.pinned) {
+    SB_RETURN_IF_ERROR(check(natsOptions_SetNoRandomize(opts.get(), true), "pinned"));
+    SB_RETURN_IF_ERROR(check(natsOptions_SetIgnoreDiscoveredServers(opts.get(), true), "pinned"));
+  }
   if (tls) {
     SB_RETURN_IF_ERROR(check(natsOptions_SetSecure(opts.get(), true), "tls"));
     if (!options.ca_file.empty() &&
@@ -98,6 +103,10 @@ Status ValidateNatsOptions(const NatsOptions& o) {
     if (rest.empty() || rest.front() == ':' || rest.front() == '/') {
       return Status::InvalidArgument("urls: \"" + u + "\" has no host");
     }
+  }
+  if (o.pinned && urls.size() != 1) {
+    return Status::InvalidArgument("urls: a pinned connection takes exactly one URL, got " +
+                                   std::to_string(urls.size()));
   }
   SB_RETURN_IF_ERROR(ValidateSubjectPrefix(o.subject_prefix));
   if (o.password.empty() == false && o.username.empty()) {

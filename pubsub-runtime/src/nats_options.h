@@ -11,8 +11,7 @@
 
 namespace switchboard::pubsub::internal {
 
-// "a, b,c" -> {"a", "b", "c"} (blank entries dropped).
-std::vector<std::string> SplitUrls(const std::string& urls);
+using pubsub::SplitUrls;
 
 // Builds nats.c options (callbacks are installed separately). Errors name
 // the field.

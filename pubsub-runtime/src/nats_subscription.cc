@@ -142,7 +142,11 @@ class NatsSubscription : public Subscription {
     // hands them over after ShutdownNats has stopped that thread loses
     // them (LeakSanitizer saw up to 25 MB in pubsub_cli_test). Fails when
     // the connection is closed, which closed the subscription already.
-    if (natsSubscription_DrainTimeout(sub_.get(), DrainTimeout()) != NATS_OK) {
+    // While it is reconnecting no round trip can complete (the drain would
+    // wait out its whole deadline) and the server holds no interest to
+    // take back: unsubscribed at once.
+    const bool connected = natsConnection_Status(conn_->get()) == NATS_CONN_STATUS_CONNECTED;
+    if (!connected || natsSubscription_DrainTimeout(sub_.get(), DrainTimeout()) != NATS_OK) {
       natsSubscription_Unsubscribe(sub_.get());
     }
     if (!own_thread) state_->complete.Wait();

@@ -35,6 +35,14 @@ TEST(NatsOptionsTest, ValidationNamesTheField) {
   EXPECT_EQ(s.message().find("secret"), std::string::npos) << "never echo credentials";
   o.urls = "nats://a:4222, tls://b:4222";
   EXPECT_TRUE(ValidateNatsOptions(o).ok());
+  o.pinned = true;  // one server only
+  EXPECT_NE(ValidateNatsOptions(o).message().find("pinned connection takes exactly one URL"),
+            std::string::npos);
+  o.urls = "nats://a:4222";
+  EXPECT_TRUE(ValidateNatsOptions(o).ok());
+  o.pinned = false;
+  EXPECT_EQ(SplitUrls(" nats://a:4222, ,tls://b:4222 "),
+            (std::vector<std::string>{"nats://a:4222", "tls://b:4222"}));
   o.subject_prefix = "a.>";
   EXPECT_NE(ValidateNatsOptions(o).message().find("subject prefix"), std::string::npos);
   o.subject_prefix = "ok";

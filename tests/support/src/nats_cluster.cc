@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <csignal>
 #include <fstream>
 #include <map>
 #include <set>
@@ -99,6 +100,11 @@ bool NatsCluster::Start(const std::vector<std::string>& bodies) {
 }
 
 void NatsCluster::StopServer(int i) { servers_.at(i).proc.Stop(); }
+
+void NatsCluster::KillServer(int i) {
+  servers_.at(i).proc.Signal(SIGKILL);
+  servers_.at(i).proc.Stop();  // reaps it
+}
 
 bool NatsCluster::StartServer(int i) { return Launch(i) && WaitRouted(options_.deadline); }
 

@@ -24,9 +24,13 @@ class Metrics {
   // switchboard_authorizer_decision_duration_seconds (request received to
   // reply published).
   void ObserveDecision(std::string_view result, std::string_view reason, double seconds);
-  // switchboard_authorizer_subscribed{namespace,name}: 1 while the queue
-  // subscription on that server's cluster is live.
+  // switchboard_authorizer_subscribed{namespace,name}: 1 while connected
+  // to that NatsServer's cluster with the queue subscription on every
+  // server connected to.
   void SetSubscribed(std::string_view ns, std::string_view name, bool subscribed);
+  // switchboard_authorizer_subscribed_servers{namespace,name}: the distinct
+  // NATS servers (server ids) this replica is subscribed on.
+  void SetSubscribedServers(std::string_view ns, std::string_view name, int servers);
   void ForgetServer(std::string_view ns, std::string_view name);
   // switchboard_authorizer_kicks_total{namespace,name}: connections closed
   // by the sweep; switchboard_authorizer_sweeps_total{namespace,name,result}.

@@ -1,14 +1,20 @@
 // The authorizer's work for one NatsServer: a NATS connection as
-// api::kAuthorizerUsername to the server's URLs with a queue subscription
-// on $SYS.REQ.USER.AUTH (group api::kAuthorizerQueueGroup), request
-// workers that answer each request from the current ServedServer snapshot
-// (AnswerRequest), and the sweep: as api::kCalloutSystemUsername, CONNZ of
-// the account on every server of the cluster, ConnectionsToClose, KICK.
+// api::kAuthorizerUsername to every server of the cluster (members.h: the
+// seeds of spec.url plus the client URLs the servers announce, one
+// connection per server, each pinned to its server's URL) with a queue
+// subscription on $SYS.REQ.USER.AUTH (group api::kAuthorizerQueueGroup) on
+// each, request workers that answer each request from the current
+// ServedServer snapshot (AnswerRequest) on the connection it came on, and
+// the sweep: as api::kCalloutSystemUsername, CONNZ of the account on every
+// server of the cluster, ConnectionsToClose, KICK. The sweep's connection
+// (to the seeds, failing over like any client) is also where the announced
+// URLs are read.
 //
-// Connecting never gives up: a failed connect is retried every
-// `reconnect_wait`, nats.c reconnects a live connection forever, and a
-// connection nats.c closed for good is replaced. Thread-safe; the
-// destructor drains (unsubscribes, answers what was queued, closes).
+// Connecting never gives up: a member whose connect failed is retried
+// every `reconnect_wait`, nats.c reconnects a live member to its own server
+// forever, and a member nats.c closed for good is replaced. Thread-safe;
+// the destructor drains (unsubscribes every member, answers what was
+// queued, closes).
 #pragma once
 
 #include <chrono>
@@ -18,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <utility>
@@ -37,6 +44,10 @@ struct SessionOptions {
   // (which already let a new installation in) must not close it.
   std::chrono::milliseconds kick_after{3000};
   std::chrono::milliseconds reconnect_wait{2000};
+  // A member whose server is neither a seed nor announced, and that is not
+  // connected, is closed after this long (a restarting server is
+  // unannounced while it is down; its member waits for it).
+  std::chrono::milliseconds forget_server_after{30000};
   std::chrono::milliseconds connect_timeout{5000};
   // How long a sweep collects the servers' answers to PING.CONNZ.
   std::chrono::milliseconds gather_wait{1000};
@@ -45,14 +56,24 @@ struct SessionOptions {
   operator_logic::CredentialDeps credential_deps;
 };
 
+// One member: the connection to one server.
+struct MemberHealth {
+  std::string url;
+  std::string server_id;  // the server it is connected to; "" while not connected
+  bool subscribed = false;
+  std::string error;  // its last connect/subscribe failure ("" once it works)
+};
+
 struct SessionHealth {
   bool attempted = false;   // a connect has been tried (succeeded or not)
-  bool connected = false;   // the authorizer connection is up
-  bool subscribed = false;  // ... and its queue subscription is on the server
-  std::string error;        // the last connect/subscribe/sweep failure ("" once it works)
-  // The last connect failed in TLS (handshake, or the certificate does not
-  // verify with the CA): not a network fault that another replica may not
-  // have, but a CA or certificate every replica shares.
+  bool connected = false;   // at least one member is connected
+  bool subscribed = false;  // ... and every connected member's queue subscription is on its server
+  int servers = 0;          // distinct servers with a subscribed member
+  std::vector<MemberHealth> members;  // by URL
+  std::string error;                  // the last connect/subscribe/sweep failure ("" once it works)
+  // No member is connected and the last connect failed in TLS (handshake, or the certificate does
+  // not verify with the CA): not a network fault that another replica may not have, but a CA or
+  // certificate every replica shares.
   bool tls_failed = false;
 };
 
@@ -76,6 +97,7 @@ class ServerSession {
   int Kicks() const;
 
  private:
+  struct Member;
   struct Request {
     std::shared_ptr<pubsub::NatsClient> client;  // the connection it came on
     std::string reply, data;
@@ -84,11 +106,13 @@ class ServerSession {
   void Loop();
   void Work();
   void Answer(const Request& r);
-  void EnsureSubscribed();
+  void PlanMembers();
+  void EnsureSubscribed(const std::string& url);
+  void RemoveMember(const std::string& url);
+  void EnsureSystem();
   Status Sweep();
   pubsub::NatsOptions ConnectOptions(const operator_logic::Credentials& who,
                                      const std::string& name);
-  void SetError(std::string error);
   void Wake();
 
   const SessionOptions options_;
@@ -97,12 +121,14 @@ class ServerSession {
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  bool stopping_ = false;                                                      // guarded by mu_
-  bool sweep_requested_ = false;                                               // guarded by mu_
-  std::shared_ptr<const ServedServer> served_;                                 // guarded by mu_
-  std::shared_ptr<pubsub::NatsClient> client_;                                 // guarded by mu_
-  std::unique_ptr<pubsub::Subscription> sub_;                                  // guarded by mu_
+  bool stopping_ = false;                       // guarded by mu_
+  bool sweep_requested_ = false;                // guarded by mu_
+  std::shared_ptr<const ServedServer> served_;  // guarded by mu_
+  // By URL; added and removed by the loop thread only.
+  std::map<std::string, std::unique_ptr<Member>> members_;                     // guarded by mu_
+  std::map<std::string, std::string> aliases_;                                 // loop thread only
   std::unique_ptr<pubsub::NatsClient> system_;                                 // loop thread only
+  std::chrono::steady_clock::time_point next_system_connect_{};                // loop thread only
   std::map<std::pair<std::string, uint64_t>, operator_logic::Time> suspects_;  // loop thread only
   SessionHealth health_;                                                       // guarded by mu_
   int sweeps_ = 0, kicks_ = 0;                                                 // guarded by mu_

@@ -72,6 +72,11 @@ class NatsClient {
   virtual std::string ConnectedUrl() const = 0;
   // The id (N...) of the server currently connected to, "" when none.
   virtual std::string ConnectedServerId() const = 0;
+  // The client URLs of the cluster's other servers as the servers announce
+  // them (INFO connect_urls; "nats://host:port", the seeds left out), kept
+  // current as servers join and leave. Empty for a lone server, a pinned
+  // connection, or a cluster with `no_advertise: true`.
+  virtual std::vector<std::string> DiscoveredServers() const = 0;
 };
 
 }  // namespace switchboard::pubsub

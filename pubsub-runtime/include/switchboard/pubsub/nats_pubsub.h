@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "switchboard/common/status.h"
 #include "switchboard/pubsub/pubsub.h"
@@ -39,6 +40,11 @@ struct NatsOptions {
   std::string key_file;
 
   std::string name = "switchboard";  // connection name shown by the server
+
+  // Connect and reconnect to the one URL in `urls` only: servers the
+  // cluster gossips are ignored, so the connection stays on (or comes back
+  // to) that server. ValidateNatsOptions requires exactly one URL then.
+  bool pinned = false;
   std::chrono::milliseconds connect_timeout{5000};
   std::chrono::milliseconds reconnect_wait{2000};
   int64_t required_max_payload = kRequiredMaxPayload;
@@ -83,6 +89,10 @@ class NatsPubSub : public PubSub {
   // NatsOptions::on_error hears every refusal.
   virtual Status Confirm(std::chrono::milliseconds timeout) = 0;
 };
+
+// NatsOptions::urls as a list: "a, b,c" -> {"a", "b", "c"} (blank entries
+// dropped).
+std::vector<std::string> SplitUrls(const std::string& urls);
 
 // Checks NatsOptions without connecting; the error names the field.
 Status ValidateNatsOptions(const NatsOptions& options);

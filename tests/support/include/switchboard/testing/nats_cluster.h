@@ -52,6 +52,10 @@ class NatsCluster {
 
   // Server i (0-based) alone, on its own ports.
   void StopServer(int i);
+  // Server i killed (SIGKILL): its client and route connections close at
+  // once, as when its node goes, where SIGTERM closes its clients first
+  // and its routes after them.
+  void KillServer(int i);
   // Starts server i again and waits until it and every other running
   // server are routed to each other.
   bool StartServer(int i);
