@@ -77,10 +77,17 @@ void Metrics::SetSubscribedServers(std::string_view ns, std::string_view name, i
   f_->servers->Add({{"namespace", std::string(ns)}, {"name", std::string(name)}}).Set(servers);
 }
 
+void Metrics::StartServer(std::string_view ns, std::string_view name) {
+  const prometheus::Labels labels{{"namespace", std::string(ns)}, {"name", std::string(name)}};
+  f_->subscribed->Add(labels).Set(0);
+  f_->kicks->Add(labels);
+}
+
 void Metrics::ForgetServer(std::string_view ns, std::string_view name) {
   const prometheus::Labels labels{{"namespace", std::string(ns)}, {"name", std::string(name)}};
   f_->subscribed->Remove(&f_->subscribed->Add(labels));
   f_->servers->Remove(&f_->servers->Add(labels));
+  f_->kicks->Remove(&f_->kicks->Add(labels));
 }
 
 void Metrics::AddKicks(std::string_view ns, std::string_view name, double n) {

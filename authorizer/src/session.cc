@@ -56,7 +56,7 @@ ServerSession::ServerSession(std::shared_ptr<const ServedServer> served, Session
       ns_(served->ns),
       name_(served->name),
       served_(std::move(served)) {
-  if (metrics_) metrics_->SetSubscribed(ns_, name_, false);
+  if (metrics_) metrics_->StartServer(ns_, name_);
   const int workers = std::max(1, options_.request_workers);
   for (int i = 0; i < workers; ++i) workers_.emplace_back([this] { Work(); });
   loop_ = std::thread([this] { Loop(); });

@@ -254,6 +254,13 @@ TEST_F(SessionTest, TheSweepClosesARemovedUsersConnection) {
   auto session =
       Start(Served({Entry("inst-a", "pw-a", "hatchet.a"), Entry("inst-b", "pw-b", "hatchet.b")}),
             &metrics);
+  // The kicks counter exists from the start, at 0: increase() sees the first.
+  bool kicks_series = false;
+  for (const auto& f : metrics.registry()->Collect()) {
+    kicks_series |= f.name == "switchboard_authorizer_kicks_total" && f.metric.size() == 1;
+  }
+  EXPECT_TRUE(kicks_series);
+  EXPECT_EQ(CounterSum(*metrics.registry(), "switchboard_authorizer_kicks_total"), 0);
   Client a(server_->url(), "inst-a", "pw-a");
   Client b(server_->url(), "inst-b", "pw-b");
   ASSERT_TRUE(a.connected()) << a.error();

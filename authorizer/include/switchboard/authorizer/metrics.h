@@ -31,6 +31,9 @@ class Metrics {
   // switchboard_authorizer_subscribed_servers{namespace,name}: the distinct
   // NATS servers (server ids) this replica is subscribed on.
   void SetSubscribedServers(std::string_view ns, std::string_view name, int servers);
+  // A served server's series from its session's start: not subscribed, no
+  // kick yet (a counter that exists at 0 lets increase() see the first).
+  void StartServer(std::string_view ns, std::string_view name);
   void ForgetServer(std::string_view ns, std::string_view name);
   // switchboard_authorizer_kicks_total{namespace,name}: connections closed
   // by the sweep; switchboard_authorizer_sweeps_total{namespace,name,result}.
