@@ -13,7 +13,7 @@
 #include <condition_variable>
 #include <mutex>
 
-#include "e2e_harness.h"
+#include "switchboard/testing/e2e_harness.h"
 #include "nats_handles.h"
 #include "nats_library.h"
 #include "switchboard/api/constants.h"
@@ -28,7 +28,7 @@
 #include "switchboard/testing/nats_server.h"
 #include "switchboard/testing/net.h"
 #include "switchboard/testing/wait.h"
-#include "tool_path.h"
+#include "switchboard/testing/tool_path.h"
 
 namespace switchboard::e2e {
 namespace {
@@ -141,7 +141,7 @@ TEST(AuthorizerE2E, AuthorizesABackendsUserAndClosesItOnceItsSecretIsGone) {
                  .bcrypt = ""};
   keys.system.bcrypt = *logic::BcryptHash(keys.system.password, 4);
 
-  const std::string tool = natsauth::TestToolPath("nats-server-callout");
+  const std::string tool = switchboard::testing::ToolPath("nats-server-callout");
   ASSERT_EQ(access(tool.c_str(), X_OK), 0) << tool << " is missing";
   auto config = testing::CalloutConfig({.issuer = issuer->public_key(),
                                         .authorizer_password = keys.authorizer.password,

@@ -28,8 +28,8 @@
 #include "switchboard/testing/nats_server.h"
 #include "switchboard/testing/temp_dir.h"
 #include "switchboard/testing/wait.h"
-#include "test_certs.h"
-#include "tool_path.h"
+#include "switchboard/testing/test_certs.h"
+#include "switchboard/testing/tool_path.h"
 
 namespace switchboard::authorizer {
 namespace {
@@ -91,7 +91,7 @@ logic::DirectoryEntry Entry(std::string user, std::string password, std::string 
 class SessionTest : public switchboard::testing::NatsLibraryTest {
  protected:
   void SetUp() override {
-    std::string tool = natsauth::TestToolPath("nats-server-callout");
+    std::string tool = switchboard::testing::ToolPath("nats-server-callout");
     ASSERT_EQ(access(tool.c_str(), X_OK), 0)
         << tool << " is missing: build it with `bash scripts/build-tools.sh nats-server-callout`";
     auto issuer = natsauth::KeyPair::Generate(natsauth::KeyType::kAccount);
@@ -363,7 +363,7 @@ TEST_F(SessionTest, OverTlsWithTheCalloutSecretsCaAndNeverWithAnother) {
   switchboard::testing::NatsServer tls_server(CalloutConfig(issuer_->public_key()) +
                                                   "tls {\n  cert_file: \"" + certs.cert +
                                                   "\"\n  key_file: \"" + certs.key + "\"\n}\n",
-                                              0, natsauth::TestToolPath("nats-server-callout"));
+                                              0, switchboard::testing::ToolPath("nats-server-callout"));
   ASSERT_TRUE(tls_server.ok()) << tls_server.Log();
   const std::string port = std::to_string(tls_server.port());
   const std::string tls_url = "tls://127.0.0.1:" + port;

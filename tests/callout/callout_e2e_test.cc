@@ -33,13 +33,13 @@
 #include <thread>
 #include <vector>
 
-#include "e2e_harness.h"
+#include "switchboard/testing/e2e_harness.h"
 #include "switchboard/kube/client.h"
 #include "switchboard/kube/config.h"
 #include "switchboard/testing/nats_cluster.h"
 #include "switchboard/testing/net.h"
 #include "switchboard/testing/wait.h"
-#include "tool_path.h"
+#include "switchboard/testing/tool_path.h"
 
 namespace switchboard::e2e {
 namespace {
@@ -120,7 +120,7 @@ class CalloutE2E : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_FALSE(Kubeconfig().empty()) << "run through ctest (fixture cluster)";
-    const std::string tool = natsauth::TestToolPath("nats-server-callout");
+    const std::string tool = switchboard::testing::ToolPath("nats-server-callout");
     ASSERT_EQ(access(tool.c_str(), X_OK), 0) << tool << " is missing (make tools)";
     ASSERT_EQ(access((BinDir() + "/switchboard-authorizer").c_str(), X_OK), 0)
         << "build switchboard-authorizer first";

@@ -38,7 +38,7 @@
 #include "switchboard/testing/nats_client.h"
 #include "switchboard/testing/nats_cluster.h"
 #include "switchboard/testing/wait.h"
-#include "tool_path.h"
+#include "switchboard/testing/tool_path.h"
 
 namespace switchboard::authorizer {
 namespace {
@@ -162,7 +162,7 @@ size_t Count(const std::string& text, const std::string& needle) {
 class CalloutRestartTest : public switchboard::testing::NatsLibraryTest {
  protected:
   void SetUp() override {
-    tool_ = natsauth::TestToolPath("nats-server-callout");
+    tool_ = switchboard::testing::ToolPath("nats-server-callout");
     ASSERT_EQ(access(tool_.c_str(), X_OK), 0)
         << tool_ << " is missing: build it with `bash scripts/build-tools.sh nats-server-callout`";
     auto issuer = natsauth::KeyPair::Generate(natsauth::KeyType::kAccount);

@@ -16,7 +16,7 @@
 #include "switchboard/pubsub/nats_pubsub.h"
 #include "switchboard/testing/nats_client.h"
 #include "switchboard/testing/wait.h"
-#include "tool_path.h"
+#include "switchboard/testing/tool_path.h"
 
 namespace switchboard::testing {
 namespace {
@@ -52,7 +52,7 @@ bool Crosses(natsConnection* from, natsSubscription* sub, const std::string& sub
 class NatsClusterTest : public switchboard::testing::NatsLibraryTest {
  protected:
   void SetUp() override {
-    binary_ = natsauth::TestToolPath("nats-server-callout");
+    binary_ = switchboard::testing::ToolPath("nats-server-callout");
     ASSERT_EQ(access(binary_.c_str(), X_OK), 0)
         << binary_
         << " is missing: build it with `bash scripts/build-tools.sh nats-server-callout`";

@@ -39,7 +39,7 @@
 #include "switchboard/testing/nats_cluster.h"
 #include "switchboard/testing/process.h"
 #include "switchboard/testing/wait.h"
-#include "tool_path.h"
+#include "switchboard/testing/tool_path.h"
 
 namespace switchboard::operator_logic {
 namespace {
@@ -175,7 +175,7 @@ class Responder {
 class OperatorModeNatsTest : public testing::NatsLibraryTest {
  protected:
   void SetUp() override {
-    binary_ = natsauth::TestToolPath("nats-server-callout");
+    binary_ = switchboard::testing::ToolPath("nats-server-callout");
     ASSERT_EQ(access(binary_.c_str(), X_OK), 0)
         << binary_ << " is missing: build it with `bash scripts/build-tools.sh "
         << "nats-server-callout` (make test does, through make tools)";

@@ -29,7 +29,7 @@
 #include "switchboard/testing/nats_client.h"
 #include "switchboard/testing/nats_server.h"
 #include "switchboard/testing/wait.h"
-#include "tool_path.h"
+#include "switchboard/testing/tool_path.h"
 
 namespace switchboard::natsauth {
 namespace {
@@ -204,7 +204,7 @@ using Client = switchboard::testing::NatsTestClient;
 class CalloutTest : public switchboard::testing::NatsLibraryTest {
  protected:
   void SetUp() override {
-    std::string tool = TestToolPath("nats-server-callout");
+    std::string tool = switchboard::testing::ToolPath("nats-server-callout");
     ASSERT_EQ(access(tool.c_str(), X_OK), 0)
         << tool << " is missing: build it with `bash scripts/build-tools.sh nats-server-callout` "
         << "(make test does, through make tools)";

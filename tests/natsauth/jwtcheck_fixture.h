@@ -14,7 +14,7 @@
 #include "switchboard/common/base64.h"
 #include "switchboard/natsauth/nkey.h"
 #include "switchboard/testing/process.h"
-#include "tool_path.h"
+#include "switchboard/testing/tool_path.h"
 
 namespace switchboard::natsauth {
 
@@ -34,7 +34,7 @@ inline std::string Payload(const std::string& token) {
 class JwtcheckTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    tool_ = TestToolPath("jwtcheck");
+    tool_ = switchboard::testing::ToolPath("jwtcheck");
     ASSERT_EQ(access(tool_.c_str(), X_OK), 0)
         << tool_ << " is missing: build it with `bash scripts/build-tools.sh jwtcheck` "
         << "(make test does, through make tools)";

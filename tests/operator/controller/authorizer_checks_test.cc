@@ -26,6 +26,7 @@
 #include "switchboard/testing/nats_client.h"
 #include "switchboard/testing/nats_server.h"
 #include "switchboard/testing/net.h"
+#include "switchboard/testing/tool_path.h"
 #include "switchboard/testing/wait.h"
 
 namespace switchboard::operator_controller {
@@ -34,12 +35,6 @@ namespace {
 namespace logic = ::switchboard::operator_logic;
 using ::testing::HasSubstr;
 constexpr auto kDeadline = std::chrono::seconds(15);
-
-std::string Tool(const std::string& name) {
-  const char* dir = std::getenv("SWITCHBOARD_TOOLS_DIR");
-  std::string d = dir && *dir ? dir : std::string(SWITCHBOARD_TEST_SOURCE_DIR) + "/.cache/tools";
-  return d + "/bin/" + name;
-}
 
 // A connection as the authorizer user with a queue subscription on the
 // callout subject. Synchronous: no callback outlives it.
@@ -83,7 +78,7 @@ class FakeAuthorizer {
 class AuthorizerChecksTest : public switchboard::testing::NatsLibraryTest {
  protected:
   void SetUp() override {
-    const std::string tool = Tool("nats-server-callout");
+    const std::string tool = switchboard::testing::ToolPath("nats-server-callout");
     ASSERT_EQ(access(tool.c_str(), X_OK), 0)
         << tool << " is missing: build it with `bash scripts/build-tools.sh nats-server-callout`";
     auto plan = logic::PlanCalloutKeys(std::nullopt);

@@ -16,7 +16,7 @@
 
 #include <memory>
 
-#include "e2e_harness.h"
+#include "switchboard/testing/e2e_harness.h"
 #include "switchboard/api/constants.h"
 #include "switchboard/operator_logic/callout.h"
 #include "switchboard/pubsub/nats_pubsub.h"
@@ -24,7 +24,7 @@
 #include "switchboard/testing/nats_server.h"
 #include "switchboard/testing/temp_dir.h"
 #include "switchboard/testing/wait.h"
-#include "test_certs.h"
+#include "switchboard/testing/test_certs.h"
 
 namespace switchboard::e2e {
 namespace {

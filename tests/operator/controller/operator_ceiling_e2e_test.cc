@@ -14,7 +14,7 @@
 #include <memory>
 #include <set>
 
-#include "e2e_harness.h"
+#include "switchboard/testing/e2e_harness.h"
 #include "switchboard/operator_logic/cluster_render.h"
 #include "switchboard/operator_logic/render.h"
 #include "switchboard/testing/wait.h"

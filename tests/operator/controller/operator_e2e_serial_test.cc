@@ -4,7 +4,7 @@
 
 #include <cstdlib>
 
-#include "e2e_harness.h"
+#include "switchboard/testing/e2e_harness.h"
 #include "switchboard/testing/wait.h"
 
 namespace switchboard::e2e {

@@ -8,7 +8,7 @@
 
 #include <memory>
 
-#include "e2e_harness.h"
+#include "switchboard/testing/e2e_harness.h"
 #include "switchboard/api/constants.h"
 #include "switchboard/operator_logic/render.h"
 #include "switchboard/pubsub/probe.h"

@@ -41,7 +41,7 @@
 #include <set>
 #include <thread>
 
-#include "e2e_harness.h"
+#include "switchboard/testing/e2e_harness.h"
 #include "switchboard/common/base64.h"
 #include "switchboard/kube/client.h"
 #include "switchboard/kube/config.h"

@@ -12,7 +12,7 @@
 #include <atomic>
 #include <thread>
 
-#include "e2e_harness.h"
+#include "switchboard/testing/e2e_harness.h"
 #include "switchboard/kube/client.h"
 #include "switchboard/kube/config.h"
 #include "switchboard/operator_logic/credentials.h"

@@ -21,7 +21,7 @@
 #include "switchboard/testing/nats_server.h"
 #include "switchboard/testing/process.h"
 #include "switchboard/testing/temp_dir.h"
-#include "tool_path.h"
+#include "switchboard/testing/tool_path.h"
 
 namespace switchboard::operator_logic {
 namespace {
@@ -67,7 +67,7 @@ Connected Connect(const std::string& url, const std::string& user, const std::st
 class CalloutConfigTest : public testing::NatsLibraryTest {
  protected:
   void SetUp() override {
-    tool_ = natsauth::TestToolPath("nats-server-callout");
+    tool_ = switchboard::testing::ToolPath("nats-server-callout");
     ASSERT_EQ(access(tool_.c_str(), X_OK), 0)
         << tool_ << " is missing: build it with `bash scripts/build-tools.sh nats-server-callout` "
         << "(make test does, through make tools)";

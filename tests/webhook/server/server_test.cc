@@ -14,7 +14,7 @@
 
 #include "switchboard/testing/temp_dir.h"
 #include "switchboard/testing/wait.h"
-#include "test_certs.h"
+#include "switchboard/testing/test_certs.h"
 
 namespace switchboard::webhook_server {
 namespace {

@@ -1,4 +1,4 @@
-#include "test_certs.h"
+#include "switchboard/testing/test_certs.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

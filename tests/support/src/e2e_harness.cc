@@ -1,4 +1,4 @@
-#include "e2e_harness.h"
+#include "switchboard/testing/e2e_harness.h"
 
 #include <gtest/gtest.h>
 #include <httplib.h>
@@ -13,8 +13,8 @@
 #include "switchboard/api/names.h"
 #include "switchboard/common/base64.h"
 #include "switchboard/testing/net.h"
+#include "switchboard/testing/tool_path.h"
 #include "switchboard/testing/wait.h"
-#include "tool_path.h"
 
 namespace switchboard::e2e {
 
@@ -219,7 +219,9 @@ std::string CalloutServerYaml(const std::string& ns, const std::string& name,
   return NatsServerYaml(ns, name, url, allowed) + "  provisioning: {mode: AuthCallout}\n";
 }
 
-std::string CalloutNatsServerBinary() { return natsauth::TestToolPath("nats-server-callout"); }
+std::string CalloutNatsServerBinary() {
+  return switchboard::testing::ToolPath("nats-server-callout");
+}
 
 AuthorizerProcess::AuthorizerProcess(const std::vector<std::string>& namespaces,
                                      const std::string& server,
