@@ -13,7 +13,6 @@
 #include <condition_variable>
 #include <mutex>
 
-#include "switchboard/testing/e2e_harness.h"
 #include "nats_handles.h"
 #include "nats_library.h"
 #include "switchboard/api/constants.h"
@@ -25,10 +24,11 @@
 #include "switchboard/operator_logic/rotation.h"
 #include "switchboard/pubsub/nats_pubsub.h"
 #include "switchboard/testing/callout_config.h"
+#include "switchboard/testing/e2e_harness.h"
 #include "switchboard/testing/nats_server.h"
 #include "switchboard/testing/net.h"
-#include "switchboard/testing/wait.h"
 #include "switchboard/testing/tool_path.h"
+#include "switchboard/testing/wait.h"
 
 namespace switchboard::e2e {
 namespace {

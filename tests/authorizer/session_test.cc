@@ -27,9 +27,9 @@
 #include "switchboard/testing/nats_client.h"
 #include "switchboard/testing/nats_server.h"
 #include "switchboard/testing/temp_dir.h"
-#include "switchboard/testing/wait.h"
 #include "switchboard/testing/test_certs.h"
 #include "switchboard/testing/tool_path.h"
+#include "switchboard/testing/wait.h"
 
 namespace switchboard::authorizer {
 namespace {
@@ -360,10 +360,10 @@ TEST_F(SessionTest, OverTlsWithTheCalloutSecretsCaAndNeverWithAnother) {
   ASSERT_FALSE(other.ca_pem.empty());
   ASSERT_NE(certs.ca_pem, other.ca_pem);
 
-  switchboard::testing::NatsServer tls_server(CalloutConfig(issuer_->public_key()) +
-                                                  "tls {\n  cert_file: \"" + certs.cert +
-                                                  "\"\n  key_file: \"" + certs.key + "\"\n}\n",
-                                              0, switchboard::testing::ToolPath("nats-server-callout"));
+  switchboard::testing::NatsServer tls_server(
+      CalloutConfig(issuer_->public_key()) + "tls {\n  cert_file: \"" + certs.cert +
+          "\"\n  key_file: \"" + certs.key + "\"\n}\n",
+      0, switchboard::testing::ToolPath("nats-server-callout"));
   ASSERT_TRUE(tls_server.ok()) << tls_server.Log();
   const std::string port = std::to_string(tls_server.port());
   const std::string tls_url = "tls://127.0.0.1:" + port;

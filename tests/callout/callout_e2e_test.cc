@@ -33,13 +33,13 @@
 #include <thread>
 #include <vector>
 
-#include "switchboard/testing/e2e_harness.h"
 #include "switchboard/kube/client.h"
 #include "switchboard/kube/config.h"
+#include "switchboard/testing/e2e_harness.h"
 #include "switchboard/testing/nats_cluster.h"
 #include "switchboard/testing/net.h"
-#include "switchboard/testing/wait.h"
 #include "switchboard/testing/tool_path.h"
+#include "switchboard/testing/wait.h"
 
 namespace switchboard::e2e {
 namespace {

@@ -37,8 +37,8 @@
 #include "switchboard/testing/callout_config.h"
 #include "switchboard/testing/nats_client.h"
 #include "switchboard/testing/nats_cluster.h"
-#include "switchboard/testing/wait.h"
 #include "switchboard/testing/tool_path.h"
+#include "switchboard/testing/wait.h"
 
 namespace switchboard::authorizer {
 namespace {

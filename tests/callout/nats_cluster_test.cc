@@ -15,8 +15,8 @@
 #include "nats_library.h"
 #include "switchboard/pubsub/nats_pubsub.h"
 #include "switchboard/testing/nats_client.h"
-#include "switchboard/testing/wait.h"
 #include "switchboard/testing/tool_path.h"
+#include "switchboard/testing/wait.h"
 
 namespace switchboard::testing {
 namespace {

@@ -38,8 +38,8 @@
 #include "switchboard/testing/nats_client.h"
 #include "switchboard/testing/nats_cluster.h"
 #include "switchboard/testing/process.h"
-#include "switchboard/testing/wait.h"
 #include "switchboard/testing/tool_path.h"
+#include "switchboard/testing/wait.h"
 
 namespace switchboard::operator_logic {
 namespace {

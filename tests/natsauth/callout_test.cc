@@ -28,8 +28,8 @@
 #include "switchboard/testing/callout_config.h"
 #include "switchboard/testing/nats_client.h"
 #include "switchboard/testing/nats_server.h"
-#include "switchboard/testing/wait.h"
 #include "switchboard/testing/tool_path.h"
+#include "switchboard/testing/wait.h"
 
 namespace switchboard::natsauth {
 namespace {

@@ -14,8 +14,8 @@
 #include "switchboard/testing/net.h"
 #include "switchboard/testing/process.h"
 #include "switchboard/testing/temp_dir.h"
-#include "switchboard/testing/wait.h"
 #include "switchboard/testing/test_certs.h"
+#include "switchboard/testing/wait.h"
 
 namespace switchboard::testing {
 namespace {

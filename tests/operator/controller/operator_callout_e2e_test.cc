@@ -16,15 +16,15 @@
 
 #include <memory>
 
-#include "switchboard/testing/e2e_harness.h"
 #include "switchboard/api/constants.h"
 #include "switchboard/operator_logic/callout.h"
 #include "switchboard/pubsub/nats_pubsub.h"
 #include "switchboard/pubsub/probe.h"
+#include "switchboard/testing/e2e_harness.h"
 #include "switchboard/testing/nats_server.h"
 #include "switchboard/testing/temp_dir.h"
-#include "switchboard/testing/wait.h"
 #include "switchboard/testing/test_certs.h"
+#include "switchboard/testing/wait.h"
 
 namespace switchboard::e2e {
 namespace {

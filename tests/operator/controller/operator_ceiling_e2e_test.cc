@@ -14,9 +14,9 @@
 #include <memory>
 #include <set>
 
-#include "switchboard/testing/e2e_harness.h"
 #include "switchboard/operator_logic/cluster_render.h"
 #include "switchboard/operator_logic/render.h"
+#include "switchboard/testing/e2e_harness.h"
 #include "switchboard/testing/wait.h"
 
 namespace switchboard::e2e {

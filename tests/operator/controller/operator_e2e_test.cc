@@ -8,10 +8,10 @@
 
 #include <memory>
 
-#include "switchboard/testing/e2e_harness.h"
 #include "switchboard/api/constants.h"
 #include "switchboard/operator_logic/render.h"
 #include "switchboard/pubsub/probe.h"
+#include "switchboard/testing/e2e_harness.h"
 #include "switchboard/testing/wait.h"
 
 namespace switchboard::e2e {

@@ -41,10 +41,10 @@
 #include <set>
 #include <thread>
 
-#include "switchboard/testing/e2e_harness.h"
 #include "switchboard/common/base64.h"
 #include "switchboard/kube/client.h"
 #include "switchboard/kube/config.h"
+#include "switchboard/testing/e2e_harness.h"
 #include "switchboard/testing/wait.h"
 
 namespace switchboard::e2e {

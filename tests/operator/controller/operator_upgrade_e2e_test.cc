@@ -12,13 +12,13 @@
 #include <atomic>
 #include <thread>
 
-#include "switchboard/testing/e2e_harness.h"
 #include "switchboard/kube/client.h"
 #include "switchboard/kube/config.h"
 #include "switchboard/operator_logic/credentials.h"
 #include "switchboard/operator_logic/env.h"
 #include "switchboard/operator_logic/objects.h"
 #include "switchboard/operator_logic/render.h"
+#include "switchboard/testing/e2e_harness.h"
 #include "switchboard/testing/wait.h"
 
 namespace switchboard::e2e {
@@ -146,6 +146,22 @@ TEST(OperatorUpgradeE2E, OldObjectsAreAdoptedWithoutChangingAnything) {
   }
   testing::Process sync = StartConfigSync(nats, ns, "shared-switchboard");
   ASSERT_TRUE(testing::WaitFor([&] { return nats.IncludeText() == rendered->text; }, 20s));
+  // The file is written; the server loads it on config-sync's signal, a
+  // moment later: wait until it admits the first engine's user.
+  auto admits = [&](const std::string& user, const std::string& pw) {
+    natsOptions* o = nullptr;
+    natsOptions_Create(&o);
+    natsOptions_SetURL(o, nats.url().c_str());
+    natsOptions_SetUserInfo(o, user.c_str(), pw.c_str());
+    natsOptions_SetAllowReconnect(o, false);
+    natsConnection* nc = nullptr;
+    const bool ok = natsConnection_Connect(&nc, o) == NATS_OK;
+    if (nc) natsConnection_Destroy(nc);
+    natsOptions_Destroy(o);
+    return ok;
+  };
+  ASSERT_TRUE(testing::WaitFor(
+      [&] { return admits(legacy.front().env_user, legacy.front().env_password); }, 20s));
 
   // Engines connected with the old env Secrets, both users of the rotation.
   std::atomic<int> disconnects{0};

@@ -30,9 +30,9 @@
 #include "raw_tls_client.h"
 #include "switchboard/api/documents.h"
 #include "switchboard/testing/temp_dir.h"
+#include "switchboard/testing/test_certs.h"
 #include "switchboard/testing/wait.h"
 #include "switchboard/webhook_server/server.h"
-#include "switchboard/testing/test_certs.h"
 
 namespace switchboard::webhook_server {
 namespace {

@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "switchboard/testing/temp_dir.h"
-#include "switchboard/testing/wait.h"
 #include "switchboard/testing/test_certs.h"
+#include "switchboard/testing/wait.h"
 
 namespace switchboard::webhook_server {
 namespace {
