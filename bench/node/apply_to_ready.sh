@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `kubectl apply` of one PubSubBackend -> Ready on the test node, through
 # the chart, with N installations already on the server: AuthCallout mode
-# and IncludeFile mode one after the other in one run (issue 20's target;
-# in file mode the kubelet's volume sync of the config Secret counts).
+# and IncludeFile mode one after the other in one run (side by side; in
+# file mode the kubelet's volume sync of the config Secret counts).
 #
 #   bench/node/apply_to_ready.sh [--installations N] [--samples S] [--file-samples F] [--modes "AuthCallout IncludeFile"]
 #

@@ -1,7 +1,6 @@
-// What reaches NATS is a function of cluster state (issue 9 item 8, issue
-// 20): with N backends Ready and engine-like connections open, no user is
-// dropped, no connection is closed, no Secret changes and no backend leaves
-// Ready=True while
+// What reaches NATS is a function of cluster state: with N backends Ready
+// and engine-like connections open, no user is dropped, no connection is
+// closed, no Secret changes and no backend leaves Ready=True while
 //   (a) the operator is SIGKILLed and a new one starts,
 //   (b) the leader dies and the standby takes over,
 //   (c) the API server restarts (scripts/cluster.sh restart-apiserver),
