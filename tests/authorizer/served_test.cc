@@ -6,7 +6,6 @@
 #include "switchboard/authorizer/authorizer.h"
 #include "switchboard/authorizer/options.h"
 #include "switchboard/common/base64.h"
-#include "switchboard/kube/cache_shapes.h"
 #include "switchboard/operator_logic/objects.h"
 #include "switchboard/testing/test_ca.h"
 
@@ -116,7 +115,6 @@ TEST(ServedTest, BuildsFromTheOperatorsCalloutSecret) {
   json data = json::object();
   for (const auto& [k, v] : logic::EncodeCalloutKeys(keys)) data[k] = base64::Encode(v);
   json secret = {{"metadata", {{"namespace", "nats"}, {"name", "a-auth-callout"}}}, {"data", data}};
-  kube::CompactOwnedSecret(secret);  // as the authorizer's cache keeps it
   auto lookup = [&](std::string_view ns, std::string_view name) -> const json* {
     return ns == "nats" && name == "a-auth-callout" ? &secret : nullptr;
   };
@@ -149,7 +147,6 @@ TEST(ServedTest, BuildsFromTheOperatorsCalloutSecret) {
   const std::string ca = kCaPem;
   data["ca.crt"] = base64::Encode(ca);
   secret["data"] = data;
-  kube::CompactOwnedSecret(secret);
   auto with_ca = BuildServedServer(Server("nats", "a", "AuthCallout"), {}, lookup);
   ASSERT_TRUE(with_ca.ok()) << with_ca.status().ToString();
   EXPECT_EQ(with_ca->ca, ca);
@@ -157,7 +154,6 @@ TEST(ServedTest, BuildsFromTheOperatorsCalloutSecret) {
   // One that is no CA is refused, named, never quoted.
   data["ca.crt"] = base64::Encode("not-a-ca-at-all");
   secret["data"] = data;
-  kube::CompactOwnedSecret(secret);
   auto bad = BuildServedServer(Server("nats", "a", "AuthCallout"), {}, lookup);
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(), HasSubstr("ca.crt"));
