@@ -14,9 +14,9 @@
 //    connection is; with an account per installation (Accounts) the account.
 //    Counters there reset when a connection reconnects.
 //  - $SYS.ACCOUNT.<account>.DISCONNECT: a closed connection's final
-//    counters and why it closed (a slow consumer). The server sends none
-//    for its global account ($G), so a connection that is gone from CONNZ
-//    without an event is folded in at its last sampled counters.
+//    counters and why it closed (a slow consumer). Debian's 2.9 sends none
+//    for its global account ($G; 2.15 does), so a connection that is gone
+//    from CONNZ without an event is folded in at its last sampled counters.
 //  - $SYS.REQ.ACCOUNT.PING.STATZ (Accounts): each account's counters on
 //    each server, kept across reconnects (reset when that server restarts).
 #pragma once
