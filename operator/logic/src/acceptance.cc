@@ -7,6 +7,7 @@
 
 #include "nats_conf.h"
 #include "switchboard/api/claims.h"
+#include "switchboard/api/constants.h"
 #include "switchboard/api/names.h"
 #include "switchboard/api/values.h"
 #include "switchboard/operator_logic/conditions.h"
@@ -100,6 +101,13 @@ Acceptance AcceptInstallations(const std::vector<Installation>& installations) {
     for (const auto& user : inst->users) {
       if (auto why = api::CheckRenderedUsername(user.username); !why.empty()) {
         reject(inst, "spec.nats.credentials.username", why, user.username);
+        continue;
+      }
+      if (user.username == api::kCalloutSystemUsername) {
+        reject(inst, "spec.nats.credentials.username",
+               "\"" + user.username +
+                   "\" is Switchboard's system user (usage collection); choose another name",
+               user.username);
         continue;
       }
       // Hashes come from BcryptHash; anything else is a corrupted
