@@ -49,8 +49,8 @@ std::optional<Reply> ParseReply(const std::string& text) {
 
 }  // namespace
 
-std::string AuthorizerPingBody() {
-  return json{{"account", std::string(api::kCalloutAuthAccount)},
+std::string AuthorizerPingBody(std::string_view account) {
+  return json{{"account", std::string(account)},
               {"subscriptions", true},
               {"test", std::string(api::kAuthCalloutSubject)}}
       .dump();

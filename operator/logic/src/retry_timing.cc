@@ -12,6 +12,10 @@ RetryTiming RetryTimingFor(const RetryTimingFacts& facts) {
   t.config_write_wait = timing::kConfigWriteRecheck;
   t.backend_ca_retry = timing::kFailureRetryMax;
   t.server_ca_retry = std::min(facts.authorizer_recheck, timing::kFailureRetryMax);
+  // The same run asks whether authorizers are subscribed: never later than
+  // that recheck.
+  t.account_resync = std::min(facts.authorizer_recheck, timing::kAccountResync);
+  t.account_sync_retry = std::min(facts.authorizer_recheck, timing::kCalloutRetryMax);
   return t;
 }
 

@@ -53,6 +53,24 @@ TEST(RetryTimingFor, FollowsTheConfiguredIntervalsBelowTheirCeilings) {
   }
 }
 
+TEST(RetryTimingFor, AccountResyncNeverLaterThanTheAuthorizerRecheck) {
+  struct Row {
+    std::string name;
+    milliseconds recheck, resync, retry;
+  };
+  const std::vector<Row> rows = {
+      {"default recheck: the ceilings", seconds(30), seconds(5), seconds(2)},
+      {"a recheck between the two", seconds(3), seconds(3), seconds(2)},
+      {"a short recheck (tests) is both", milliseconds(200), milliseconds(200), milliseconds(200)},
+  };
+  for (const auto& r : rows) {
+    SCOPED_TRACE(r.name);
+    const RetryTiming t = RetryTimingFor({minutes(5), r.recheck});
+    EXPECT_EQ(t.account_resync, r.resync);
+    EXPECT_EQ(t.account_sync_retry, r.retry);
+  }
+}
+
 // A ProbeFailureFacts or ProbeFacts built without the controller's timing
 // (as the policy's own tables build them) decides with the operator's
 // figures at its default settings; the retries grow from the first one to

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "switchboard/api/constants.h"
 #include "switchboard/common/status.h"
 #include "switchboard/operator_logic/conditions.h"
 
@@ -24,7 +25,9 @@ namespace switchboard::operator_logic {
 // authorizer is connected to that server. CONNZ would list connections,
 // not whether they subscribed.
 inline constexpr std::string_view kAuthorizerPingSubject = "$SYS.REQ.SERVER.PING.SUBSZ";
-std::string AuthorizerPingBody();
+// `account`: the auth account's name as the server knows it (in operator
+// mode, its public key).
+std::string AuthorizerPingBody(std::string_view account = api::kCalloutAuthAccount);
 
 // What AuthorizerAvailable and status.authCallout's counts say.
 struct AuthorizerAvailability {

@@ -30,6 +30,12 @@ inline constexpr milliseconds kConfigWriteRecheck{2000};
 inline constexpr milliseconds kAuthorizerSync{5000};
 inline constexpr milliseconds kAuthorizerPatience{60000};
 inline constexpr milliseconds kCalloutRetryMax{2000};
+// AuthCallout with isolation: Accounts: how often the operator compares
+// what every NATS server's account resolver holds with the installations
+// and pushes what is missing or stale. Nothing tells the operator that a
+// server restarted with an empty store, so this bounds how long an account
+// can be missing after one (plus the comparison's own round trips).
+inline constexpr milliseconds kAccountResync{5000};
 }  // namespace timing
 
 // What the retry timing depends on, as the operator is configured.
@@ -49,6 +55,11 @@ struct RetryTiming {
   // An AuthCallout server's CA that cannot be read: never later than its
   // next authorizer check would look anyway.
   std::chrono::milliseconds server_ca_retry{0};
+  // The next comparison of the servers' account resolvers with the
+  // installations after one that went through, and after one that failed
+  // (no server reachable, the system user refused).
+  std::chrono::milliseconds account_resync{0};
+  std::chrono::milliseconds account_sync_retry{0};
 };
 
 RetryTiming RetryTimingFor(const RetryTimingFacts& facts);
