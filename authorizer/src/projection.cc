@@ -12,6 +12,7 @@
 #include "switchboard/operator_logic/callout.h"
 #include "switchboard/operator_logic/cluster_render.h"
 #include "switchboard/operator_logic/objects.h"
+#include "switchboard/operator_logic/operator_mode_keys.h"
 #include "switchboard/operator_logic/rotation.h"
 
 namespace switchboard::authorizer {
@@ -22,7 +23,7 @@ namespace state = operator_logic::state_keys;
 namespace callout = operator_logic::callout_keys;
 
 // The data keys DecodeState and DecodeCalloutKeys read.
-constexpr std::array<std::string_view, 17> kDecodedKeys = {
+constexpr std::array<std::string_view, 24> kDecodedKeys = {
     state::kUsername,
     state::kPassword,
     state::kBcrypt,
@@ -40,6 +41,14 @@ constexpr std::array<std::string_view, 17> kDecodedKeys = {
     callout::kSystemPassword,
     callout::kSystemBcrypt,
     callout::kCa,
+    // operator mode (isolation: Accounts): OperatorModeOf
+    operator_logic::operator_mode_keys::kOperatorSeed,
+    operator_logic::operator_mode_keys::kSystemAccountSeed,
+    operator_logic::operator_mode_keys::kSystemUserSeed,
+    operator_logic::operator_mode_keys::kAuthorizerUserSeed,
+    operator_logic::operator_mode_keys::kInstallationSigningSeed,
+    operator_logic::operator_mode_keys::kSentinelUser,
+    operator_logic::operator_mode_keys::kIssuedAt,
 };
 
 template <typename Wanted>

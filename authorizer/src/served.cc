@@ -14,8 +14,11 @@ namespace logic = operator_logic;
 using nlohmann::json;
 
 bool ServedServer::SameConnections(const ServedServer& other) const {
+  auto user = [](const ServedServer& s) {
+    return s.operator_mode ? s.operator_mode->keys.authorizer_user.public_key() : std::string();
+  };
   return urls == other.urls && authorizer == other.authorizer && system == other.system &&
-         ca == other.ca;
+         ca == other.ca && user(*this) == user(other);
 }
 
 namespace {
@@ -57,6 +60,12 @@ Result<ServedServer> Build(const json& server, const logic::BackendSource& backe
   out.authorizer = keys->authorizer;
   out.system = keys->system;
   out.ca = keys->ca;
+  auto mode = OperatorModeOf(server, *data, keys->issuer_seed);
+  if (!mode.ok()) {
+    return Status::FailedPrecondition("callout Secret " + out.ns + "/" + secret_name + ": " +
+                                      mode.status().message());
+  }
+  out.operator_mode = std::move(mode).value();
   auto directory = logic::CollectDirectory(server, backends, secret);
   if (!directory.ok()) return directory.status();
   out.directory = std::make_shared<const logic::Directory>(std::move(directory).value());

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "switchboard/authorizer/operator_mode.h"
 #include "switchboard/common/status.h"
 #include "switchboard/kube/store.h"
 #include "switchboard/natsauth/nkey.h"
@@ -35,6 +36,9 @@ struct ServedServer {
   // only with a tls:// URL, verified against the system's trust store.
   std::string ca;
   std::shared_ptr<const operator_logic::Directory> directory;
+  // isolation: Accounts (NATS operator mode): the keys, the connections'
+  // user JWTs and the signer (operator_mode.h); null in config mode.
+  std::shared_ptr<const OperatorMode> operator_mode;
 
   std::string key() const { return ns + "/" + name; }
   // What the connections depend on: a different value (a new CA too)
