@@ -17,14 +17,16 @@ bool IsAsciiWhitespace(char32_t c) {
 
 // The CRD's ^[A-Za-z0-9][-._A-Za-z0-9]*$, at most `max` characters.
 std::string CheckUsernameUpTo(std::string_view name, size_t max) {
-  const std::string q = Quote(name);
-  if (auto hidden = FindInvisible(name)) return InvisibleMessage(*hidden, q, "user names");
+  // Quoted only for a message: a valid name (the common case) costs no copy.
+  if (auto hidden = FindInvisible(name)) {
+    return InvisibleMessage(*hidden, Quote(name), "user names");
+  }
   bool bad = name.empty() || name.size() > max || !IsAsciiAlnum(name.front());
   for (unsigned char c : name) {
     if (!IsAsciiAlnum(c) && c != '-' && c != '_' && c != '.') bad = true;
   }
   if (!bad) return "";
-  return q + " is not a valid NATS user name; use 1-" + std::to_string(max) +
+  return Quote(name) + " is not a valid NATS user name; use 1-" + std::to_string(max) +
          " letters, digits, '-', '_' or '.', starting with a letter or digit (or omit "
          "it for <namespace>-<name>, when that is short enough)";
 }
@@ -84,12 +86,17 @@ std::vector<std::string> SubjectPrefixErrors(std::string_view prefix) {
                      std::string(kDefaultSubjectPrefix) + " or set dot-separated tokens");
     return errors;
   }
-  const std::string q = Quote(prefix);
+  // Quoted only for a message: a valid prefix (the common case) costs no copy.
+  std::string quoted;
+  auto q = [&]() -> const std::string& {
+    if (quoted.empty()) quoted = Quote(prefix);
+    return quoted;
+  };
   if (prefix.front() == '.') {
-    errors.push_back("must not start with a dot in " + q + "; remove the leading '.'");
+    errors.push_back("must not start with a dot in " + q() + "; remove the leading '.'");
   }
   if (prefix.back() == '.') {
-    errors.push_back("must not end with a dot in " + q +
+    errors.push_back("must not end with a dot in " + q() +
                      "; remove the trailing '.' (the topic is appended as prefix + \".\" + topic)");
   }
   // Tokens, 1-based as users count them; a leading or trailing dot is
@@ -99,7 +106,7 @@ std::vector<std::string> SubjectPrefixErrors(std::string_view prefix) {
     if (i < prefix.size() && prefix[i] != '.') continue;
     bool edge = (i == 0 && start == 0) || (i == prefix.size() && start == prefix.size());
     if (i == start && !edge) {
-      errors.push_back("token " + std::to_string(token) + " is empty in " + q +
+      errors.push_back("token " + std::to_string(token) + " is empty in " + q() +
                        "; use non-empty dot-separated tokens");
       break;
     }
@@ -119,29 +126,29 @@ std::vector<std::string> SubjectPrefixErrors(std::string_view prefix) {
     }
   }
   if (bad_space) {
-    errors.push_back("must not contain whitespace in " + q +
+    errors.push_back("must not contain whitespace in " + q() +
                      "; NATS splits subjects on spaces: use '-' or '_' instead");
   }
   if (bad_wild) {
-    errors.push_back("must not contain the wildcard '*' in " + q +
+    errors.push_back("must not contain the wildcard '*' in " + q() +
                      "; a prefix is a literal subject: remove the '*'");
   }
   if (bad_gt) {
-    errors.push_back("must not contain the wildcard '>' in " + q +
+    errors.push_back("must not contain the wildcard '>' in " + q() +
                      "; a prefix is a literal subject: remove the '>'");
   }
   // ASCII whitespace has its own message above; every other character a
   // reader cannot see (controls included) is named by its code point.
   if (auto hidden = FindInvisible(prefix, IsAsciiWhitespace)) {
-    errors.push_back(InvisibleMessage(*hidden, q, "prefixes"));
+    errors.push_back(InvisibleMessage(*hidden, q(), "prefixes"));
   }
   if (bad_quote) {
-    errors.push_back("must not contain '\"' or '\\' in " + q +
+    errors.push_back("must not contain '\"' or '\\' in " + q() +
                      "; they break the rendered NATS permissions: use [A-Za-z0-9_-] tokens");
   }
   if (prefix.front() == '$') {
     errors.push_back(
-        "must not start with '$' in " + q +
+        "must not start with '$' in " + q() +
         "; $-subjects ($SYS, $JS, ...) are reserved by NATS: choose another first token");
   }
   if (prefix.size() > kMaxSubjectPrefixLength) {

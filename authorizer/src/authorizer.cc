@@ -11,8 +11,8 @@
 #include <map>
 #include <mutex>
 
+#include "switchboard/authorizer/installations.h"
 #include "switchboard/authorizer/metrics.h"
-#include "switchboard/authorizer/projection.h"
 #include "switchboard/authorizer/rebuild_pacing.h"
 #include "switchboard/authorizer/served.h"
 #include "switchboard/common/log.h"
@@ -20,7 +20,6 @@
 #include "switchboard/kube/config.h"
 #include "switchboard/kube/endpoints_server.h"
 #include "switchboard/kube/multi_store.h"
-#include "switchboard/kube/packed_object.h"
 #include "switchboard/kube/resource.h"
 #include "switchboard/operator_logic/objects.h"
 
@@ -30,6 +29,42 @@ namespace {
 constexpr const char* kLogger = "authorizer";
 constexpr int64_t kListPageSize = 100;
 using nlohmann::json;
+
+// One watcher per namespace (or one for all) of a resource, handing its
+// events to `step`, which says whether a rebuild is due.
+class Feed {
+ public:
+  using Step = std::function<bool(const kube::WatcherEvent&, std::string_view scope)>;
+  Feed(kube::Client* client, const kube::ResourceRef& resource,
+       const std::vector<std::string>& namespaces, const kube::WatcherOptions& opts, Step step,
+       std::function<void()> wake) {
+    std::vector<std::string> scopes = namespaces;
+    if (scopes.empty()) scopes.push_back("");
+    for (const std::string& ns : scopes) {
+      watchers_.push_back(std::make_unique<kube::Watcher>(
+          client, resource, ns, opts, [step, wake, ns](kube::WatcherEvent& ev) {
+            // A relist wakes once, at its end (its items are one burst).
+            if (step(ev, ns) || ev.type == kube::WatcherEvent::Type::kRestarted) wake();
+          }));
+    }
+  }
+  void Start() {
+    for (auto& w : watchers_) w->Start();
+  }
+  void Stop() {
+    for (auto& w : watchers_) w->Stop();
+  }
+  // Every watcher has listed once: the cache holds the cluster's objects.
+  bool HasSynced() const {
+    for (const auto& w : watchers_) {
+      if (w->lists() == 0) return false;
+    }
+    return true;
+  }
+
+ private:
+  std::vector<std::unique_ptr<kube::Watcher>> watchers_;
+};
 
 }  // namespace
 
@@ -98,17 +133,20 @@ struct Authorizer::Impl {
     return ReadinessOf(synced, health);
   }
 
-  void Rebuild(kube::MultiStore& servers, kube::MultiStore& backends, kube::MultiStore& secrets,
-               Metrics* metrics) {
-    // Packed (kube::PackObject): BuildServedServerFromCache unpacks one
-    // backend and its Secret at a time.
-    std::vector<kube::ObjectPtr> held = backends.List();
-    auto lookup = [&](std::string_view ns, std::string_view name) { return secrets.Get(ns, name); };
+  void Rebuild(kube::MultiStore& servers, const InstallationCache& cache, Metrics* metrics) {
+    // Shared snapshots: the watchers go on while the rebuild reads them.
+    const std::vector<InstallationCache::RecordPtr> held = cache.Records();
+    std::vector<const operator_logic::InstallationRecord*> records;
+    records.reserve(held.size());
+    for (const auto& r : held) records.push_back(r.get());
+    auto callout = [&](std::string_view ns, std::string_view name) {
+      return cache.Callout(ns, name);
+    };
     std::map<std::string, std::shared_ptr<const ServedServer>> desired;
     for (const auto& server : servers.List()) {
       if (!Selected(*server, opts.servers)) continue;
       const std::string key = kube::ObjectKeyOf(*server);
-      auto built = BuildServedServerFromCache(*server, held, lookup);
+      auto built = BuildServedServer(*server, records, callout);
       if (!built.ok()) {
         if (reported[key] != built.status().message()) {
           reported[key] = built.status().message();
@@ -153,7 +191,6 @@ struct Authorizer::Impl {
       std::lock_guard lock(mu);
       sessions.emplace(key, std::move(session));
     }
-    held.clear();
     desired.clear();
     ReturnFreedMemory();
   }
@@ -169,10 +206,10 @@ struct Authorizer::Impl {
 
   // Rebuild, counted and timed in the metrics; returns how long it took.
   std::chrono::steady_clock::duration TimedRebuild(kube::MultiStore& servers,
-                                                   kube::MultiStore& backends,
-                                                   kube::MultiStore& secrets, Metrics* metrics) {
+                                                   const InstallationCache& cache,
+                                                   Metrics* metrics) {
     const auto started = std::chrono::steady_clock::now();
-    Rebuild(servers, backends, secrets, metrics);
+    Rebuild(servers, cache, metrics);
     const auto took = std::chrono::steady_clock::now() - started;
     metrics->ObserveRebuild(std::chrono::duration<double>(took).count());
     return took;
@@ -233,46 +270,48 @@ Status Authorizer::Impl::Run() {
     endpoints.push_back(std::move(s).value());
   }
 
-  // Caches that keep only what the decisions read (projection.h); Secrets
-  // only those labelled managed-by=switchboard (the callout Secret and the
-  // credentials Secrets are).
-  // Pages of 100, not 500: a page is parsed whole (the API's objects,
-  // before the projection), and it is most of the memory a relist needs.
-  // Backends and Secrets, one or more per installation, are kept packed
-  // (kube::PackObject: a byte string each rather than a std::map node per
-  // member, about a quarter of the memory); the few NatsServers are not.
+  // What the decisions read: a record per backend and the callout Secrets,
+  // decoded as their events arrive (installations.h); of the few
+  // NatsServers their metadata and spec. Secrets only those labelled
+  // managed-by=switchboard (the callout and the credentials Secrets are).
+  // Each object is parsed keeping only what is read (the field masks), in
+  // pages of 100 handed on item by item (stream_list): a relist never
+  // holds a whole list parsed.
+  InstallationCache cache;
+  auto wake = [this] { Wake(); };
   kube::WatcherOptions bo;
   bo.page_size = kListPageSize;
-  bo.transform = ProjectBackend;
-  bo.pack = true;
+  bo.stream_list = true;
   bo.parse_keep = BackendFields();
-  kube::MultiStore backends(client.get(), kube::resources::PubSubBackend(), opts.namespaces, bo);
-  kube::WatcherOptions no;
-  no.page_size = kListPageSize;
-  no.transform = ProjectServer;
-  no.parse_keep = ServerFields();
-  kube::MultiStore servers(client.get(), kube::resources::NatsServer(), opts.namespaces, no);
+  Feed backends(
+      client.get(), kube::resources::PubSubBackend(), opts.namespaces, bo,
+      [&cache](const kube::WatcherEvent& ev, std::string_view scope) {
+        return cache.OnBackendEvent(ev, scope);
+      },
+      wake);
   kube::WatcherOptions so;
   so.page_size = kListPageSize;
+  so.stream_list = true;
   so.label_selector = std::string(operator_logic::kManagedByLabel) + "=" +
                       std::string(operator_logic::kManagedByValue);
-  so.transform = ProjectSecret;
-  so.pack = true;
   so.parse_keep = SecretFields();
-  kube::MultiStore secrets(client.get(), kube::resources::Secret(), opts.namespaces, so);
-  kube::StoreEventHandler wake{
+  Feed secrets(
+      client.get(), kube::resources::Secret(), opts.namespaces, so,
+      [&cache](const kube::WatcherEvent& ev, std::string_view scope) {
+        return cache.OnSecretEvent(ev, scope);
+      },
+      wake);
+  kube::WatcherOptions no;
+  no.page_size = kListPageSize;
+  no.parse_keep = ServerFields();
+  kube::MultiStore servers(client.get(), kube::resources::NatsServer(), opts.namespaces, no);
+  servers.AddEventHandler(kube::StoreEventHandler{
       [this](const kube::ObjectPtr&) { Wake(); },
       [this](const kube::ObjectPtr& before, const kube::ObjectPtr& after) {
-        if (!before || !after ||
-            ChangesWhatIsServed(kube::UnpackObject(*before), kube::UnpackObject(*after))) {
-          Wake();
-        }
+        if (!before || !after || ChangesWhatIsServed(*before, *after)) Wake();
       },
       [this](const kube::ObjectPtr&) { Wake(); },
-  };
-  backends.AddEventHandler(wake);
-  servers.AddEventHandler(wake);
-  secrets.AddEventHandler(wake);
+  });
   backends.Start();
   servers.Start();
   secrets.Start();
@@ -280,10 +319,11 @@ Status Authorizer::Impl::Run() {
     WaitForChange(50);
   }
   if (!stop) {
-    log::Info(
-        kLogger, "caches synced",
-        {{"servers", servers.Size()}, {"backends", backends.Size()}, {"secrets", secrets.Size()}});
-    TimedRebuild(servers, backends, secrets, &metrics);
+    log::Info(kLogger, "caches synced",
+              {{"servers", servers.Size()},
+               {"backends", cache.backends()},
+               {"secrets", cache.secrets()}});
+    TimedRebuild(servers, cache, &metrics);
     synced = true;
   }
   while (!stop) {
@@ -291,7 +331,7 @@ Status Authorizer::Impl::Run() {
     // once, and the pause after a rebuild (RebuildPause) gathers the
     // changes that arrive meanwhile into the next one.
     if (!WaitForChange(-1)) continue;
-    WaitForStop(RebuildPause(TimedRebuild(servers, backends, secrets, &metrics)));
+    WaitForStop(RebuildPause(TimedRebuild(servers, cache, &metrics)));
   }
 
   log::Info(kLogger, "stopping: draining every NatsServer's session");

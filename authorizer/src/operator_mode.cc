@@ -2,8 +2,6 @@
 
 #include <ctime>
 
-#include "switchboard/api/operator_mode.h"
-
 namespace switchboard::authorizer {
 
 namespace logic = operator_logic;
@@ -15,15 +13,9 @@ OperatorMode::OperatorMode(logic::OperatorModeKeyPairs k)
         return account.ok() ? account->public_key() : std::string();
       }) {}
 
-Result<std::shared_ptr<const OperatorMode>> OperatorModeOf(const nlohmann::json& server,
-                                                           const logic::SecretData& data,
+Result<std::shared_ptr<const OperatorMode>> OperatorModeOf(const logic::OperatorModeSeeds& seeds,
                                                            std::string_view issuer_seed) {
-  if (!api::OperatorMode(api::NatsServerView(server))) {
-    return std::shared_ptr<const OperatorMode>();
-  }
-  auto seeds = logic::DecodeOperatorModeSeeds(data);
-  if (!seeds.ok()) return Status::FailedPrecondition(seeds.status().message());
-  auto keys = logic::DecodeOperatorModeKeyPairs(*seeds, issuer_seed);
+  auto keys = logic::DecodeOperatorModeKeyPairs(seeds, issuer_seed);
   if (!keys.ok()) return Status::FailedPrecondition(keys.status().message());
   return std::shared_ptr<const OperatorMode>(std::make_shared<OperatorMode>(std::move(*keys)));
 }

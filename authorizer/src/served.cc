@@ -1,11 +1,10 @@
 #include "switchboard/authorizer/served.h"
 
 #include <algorithm>
-#include <list>
 
 #include "switchboard/api/constants.h"
+#include "switchboard/api/operator_mode.h"
 #include "switchboard/api/views.h"
-#include "switchboard/kube/packed_object.h"
 #include "switchboard/operator_logic/objects.h"
 
 namespace switchboard::authorizer {
@@ -21,10 +20,38 @@ bool ServedServer::SameConnections(const ServedServer& other) const {
          ca == other.ca && user(*this) == user(other);
 }
 
+CalloutSecret CalloutSecretOf(const json& secret) {
+  CalloutSecret out;
+  auto data = logic::DecodeSecretData(secret);
+  if (!data.ok()) {
+    out.problem = data.status().message();
+    return out;
+  }
+  auto keys = logic::DecodeCalloutKeys(*data);
+  if (!keys.ok()) {
+    out.problem = keys.status().message();
+    return out;
+  }
+  out.keys = std::move(keys).value();
+  auto seeds = logic::DecodeOperatorModeSeeds(*data);
+  if (!seeds.ok()) {
+    out.operator_mode_problem = seeds.status().message();
+    return out;
+  }
+  auto mode = OperatorModeOf(*seeds, out.keys->issuer_seed);
+  if (!mode.ok()) {
+    out.operator_mode_problem = mode.status().message();
+    return out;
+  }
+  out.operator_mode_seeds = std::move(seeds).value();
+  out.operator_mode = std::move(mode).value();
+  return out;
+}
+
 namespace {
 
-Result<ServedServer> Build(const json& server, const logic::BackendSource& backends,
-                           const logic::SecretLookup& secret) {
+Result<ServedServer> Build(const json& server, const CalloutLookup& callout,
+                           const std::function<Result<logic::Directory>()>& directory) {
   api::NatsServerView view(server);
   ServedServer out;
   out.ns = view.ns();
@@ -36,78 +63,55 @@ Result<ServedServer> Build(const json& server, const logic::BackendSource& backe
   out.urls = view.url();
   out.account = view.callout_account();
   const std::string secret_name = view.callout_secret_name();
-  const json* stored = secret(out.ns, secret_name);
+  std::shared_ptr<const CalloutSecret> stored = callout(out.ns, secret_name);
   if (stored == nullptr) {
     return Status::FailedPrecondition("callout Secret " + out.ns + "/" + secret_name +
                                       " not found (the operator writes it)");
   }
-  auto data = logic::DecodeSecretData(*stored);
-  if (!data.ok()) {
+  if (!stored->keys) {
     return Status::FailedPrecondition("callout Secret " + out.ns + "/" + secret_name + ": " +
-                                      data.status().message());
+                                      stored->problem);
   }
-  auto keys = logic::DecodeCalloutKeys(*data);
-  if (!keys.ok()) {
-    return Status::FailedPrecondition("callout Secret " + out.ns + "/" + secret_name + ": " +
-                                      keys.status().message());
-  }
-  auto issuer = natsauth::KeyPair::FromSeed(keys->issuer_seed);
+  const logic::CalloutKeys& keys = *stored->keys;
+  auto issuer = natsauth::KeyPair::FromSeed(keys.issuer_seed);
   if (!issuer.ok()) {
     return Status::FailedPrecondition("callout Secret " + out.ns + "/" + secret_name +
                                       ": the issuer seed does not decode");
   }
   out.issuer = std::make_shared<const natsauth::KeyPair>(std::move(issuer).value());
-  out.authorizer = keys->authorizer;
-  out.system = keys->system;
-  out.ca = keys->ca;
-  auto mode = OperatorModeOf(server, *data, keys->issuer_seed);
-  if (!mode.ok()) {
-    return Status::FailedPrecondition("callout Secret " + out.ns + "/" + secret_name + ": " +
-                                      mode.status().message());
+  out.authorizer = keys.authorizer;
+  out.system = keys.system;
+  out.ca = keys.ca;
+  if (api::OperatorMode(view)) {
+    if (stored->operator_mode == nullptr) {
+      return Status::FailedPrecondition("callout Secret " + out.ns + "/" + secret_name + ": " +
+                                        stored->operator_mode_problem);
+    }
+    out.operator_mode = stored->operator_mode;
   }
-  out.operator_mode = std::move(mode).value();
-  auto directory = logic::CollectDirectory(server, backends, secret);
-  if (!directory.ok()) return directory.status();
-  out.directory = std::make_shared<const logic::Directory>(std::move(directory).value());
+  auto dir = directory();
+  if (!dir.ok()) return dir.status();
+  out.directory = std::make_shared<const logic::Directory>(std::move(dir).value());
   return out;
 }
 
 }  // namespace
 
-Result<ServedServer> BuildServedServer(const json& server, const std::vector<const json*>& backends,
-                                       const logic::SecretLookup& secret) {
-  return Build(server, logic::BackendsOf(backends), secret);
+Result<ServedServer> BuildServedServer(const json& server,
+                                       const std::vector<const logic::InstallationRecord*>& records,
+                                       const CalloutLookup& callout) {
+  return Build(server, callout, [&] { return logic::CollectDirectory(server, records); });
 }
 
-Result<ServedServer> BuildServedServerFromCache(const json& server,
-                                                const std::vector<kube::ObjectPtr>& backends,
-                                                const CachedSecret& secret) {
-  // What the lookup unpacked: while a backend is visited, for that visit
-  // only (BackendSource's contract); outside one (the callout Secret), for
-  // the whole build. std::list: the pointers handed out stay valid.
-  std::list<json> held, visit_held;
-  bool visiting = false;
-  auto lookup = [&](std::string_view ns, std::string_view name) -> const json* {
-    kube::ObjectPtr s = secret(ns, name);
-    if (!s) return nullptr;
-    std::list<json>& into = visiting ? visit_held : held;
-    into.push_back(kube::UnpackObject(*s));
-    return &into.back();
+Result<ServedServer> BuildServedServer(const json& server, const std::vector<const json*>& backends,
+                                       const logic::SecretLookup& secret) {
+  auto callout = [&](std::string_view ns,
+                     std::string_view name) -> std::shared_ptr<const CalloutSecret> {
+    const json* s = secret(ns, name);
+    if (s == nullptr) return nullptr;
+    return std::make_shared<const CalloutSecret>(CalloutSecretOf(*s));
   };
-  auto source = [&](const logic::BackendVisitor& visit) {
-    for (const kube::ObjectPtr& b : backends) {
-      if (!b) continue;
-      visiting = true;
-      if (kube::IsPackedObject(*b)) {
-        visit(kube::UnpackObject(*b));
-      } else {
-        visit(*b);
-      }
-      visiting = false;
-      visit_held.clear();
-    }
-  };
-  return Build(server, source, lookup);
+  return Build(server, callout, [&] { return logic::CollectDirectory(server, backends, secret); });
 }
 
 bool Selected(const json& server, const std::vector<std::string>& only) {

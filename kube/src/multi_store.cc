@@ -1,10 +1,17 @@
 #include "switchboard/kube/multi_store.h"
 
+#include <algorithm>
+
 namespace switchboard::kube {
 
 MultiStore::MultiStore(Client* client, ResourceRef resource,
                        const std::vector<std::string>& namespaces, WatcherOptions opts)
     : all_(namespaces.empty()), namespaces_(namespaces) {
+  // One informer per namespace, in the order of their keys' prefixes
+  // ("<ns>/"), so List() is the stores' sorted lists one after another.
+  std::sort(namespaces_.begin(), namespaces_.end(),
+            [](const std::string& a, const std::string& b) { return a + "/" < b + "/"; });
+  namespaces_.erase(std::unique(namespaces_.begin(), namespaces_.end()), namespaces_.end());
   if (all_) {
     informers_.push_back(std::make_unique<Informer>(client, resource, "", opts));
   } else {

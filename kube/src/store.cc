@@ -1,7 +1,5 @@
 #include "switchboard/kube/store.h"
 
-#include "switchboard/kube/packed_object.h"
-
 namespace switchboard::kube {
 
 namespace {
@@ -44,9 +42,9 @@ void Store::Replace(std::vector<json> objects) {
     // cached copy, and its listed copy is freed at once: a relist of an
     // unchanged cache never holds every object twice.
     for (auto& o : objects) {
-      std::string key = CachedKeyOf(o);
+      std::string key = ObjectKeyOf(o);
       auto it = items_.find(key);
-      if (it != items_.end() && CachedVersionOf(*it->second) == CachedVersionOf(o)) {
+      if (it != items_.end() && ResourceVersionOf(*it->second) == ResourceVersionOf(o)) {
         next[key] = it->second;
       } else {
         next[key] = std::make_shared<const json>(std::move(o));
@@ -75,7 +73,7 @@ void Store::Replace(std::vector<json> objects) {
 }
 
 void Store::Upsert(json obj) {
-  std::string key = CachedKeyOf(obj);
+  std::string key = ObjectKeyOf(obj);
   auto ptr = std::make_shared<const json>(std::move(obj));
   Change c{Change::kAdd, nullptr, ptr};
   {
@@ -92,7 +90,7 @@ void Store::Upsert(json obj) {
 }
 
 void Store::Remove(const json& obj) {
-  std::string key = CachedKeyOf(obj);
+  std::string key = ObjectKeyOf(obj);
   {
     std::unique_lock<std::shared_mutex> lock(mu_);
     items_.erase(key);

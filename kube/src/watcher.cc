@@ -4,7 +4,6 @@
 #include <random>
 
 #include "switchboard/common/log.h"
-#include "switchboard/kube/packed_object.h"
 
 namespace switchboard::kube {
 
@@ -87,11 +86,14 @@ void Watcher::Shape(json& object) const {
   if (!object.is_object()) return;
   if (opts_.trim_bookkeeping) TrimBookkeeping(object);
   if (opts_.transform) opts_.transform(object);
-  if (opts_.pack) object = PackObject(object);
 }
 
 void Watcher::Emit(WatcherEvent& ev) {
   if (ev.type != WatcherEvent::Type::kRestarted) Shape(ev.object);
+  Deliver(ev);
+}
+
+void Watcher::Deliver(WatcherEvent& ev) {
   // A throwing handler must not take the watcher thread (and the process)
   // down: log it and go on.
   try {
@@ -149,12 +151,20 @@ void Watcher::Run() {
         CallOptions co;
         co.timeout = opts_.list_timeout;
         // Each item is shaped as its page arrives, so a relist never holds
-        // every page whole.
-        auto list = client_->ListAll(resource_, ns_, lo, co, [this](json& item) {
+        // every page whole; with stream_list it is also handed on at once.
+        std::vector<std::string> listed;
+        auto list = client_->ListAll(resource_, ns_, lo, co, [&](json& item) {
           // List items lack apiVersion/kind; fill them so handlers see whole objects.
           if (!item.contains("apiVersion")) item["apiVersion"] = resource_.ApiVersion();
           if (!item.contains("kind")) item["kind"] = resource_.kind;
           Shape(item);
+          if (!opts_.stream_list) return;
+          listed.push_back(ObjectKeyOf(item));
+          WatcherEvent applied;
+          applied.type = WatcherEvent::Type::kApplied;
+          applied.object = std::move(item);
+          item = nullptr;
+          Deliver(applied);
         });
         if (!list.ok()) {
           if (!fail(list.status())) goto done;
@@ -162,7 +172,11 @@ void Watcher::Run() {
         }
         WatcherEvent ev;
         ev.type = WatcherEvent::Type::kRestarted;
-        for (auto& item : list.value()["items"]) ev.objects.push_back(std::move(item));
+        if (opts_.stream_list) {
+          ev.listed = std::move(listed);
+        } else {
+          for (auto& item : list.value()["items"]) ev.objects.push_back(std::move(item));
+        }
         {
           std::lock_guard<std::mutex> lock(mu_);
           rv_ = ResourceVersionOf(list.value());

@@ -6,7 +6,6 @@
 #include "switchboard/authorizer/authorizer.h"
 #include "switchboard/authorizer/options.h"
 #include "switchboard/common/base64.h"
-#include "switchboard/kube/cache_shapes.h"
 #include "switchboard/operator_logic/objects.h"
 #include "switchboard/testing/test_ca.h"
 
@@ -116,7 +115,6 @@ TEST(ServedTest, BuildsFromTheOperatorsCalloutSecret) {
   json data = json::object();
   for (const auto& [k, v] : logic::EncodeCalloutKeys(keys)) data[k] = base64::Encode(v);
   json secret = {{"metadata", {{"namespace", "nats"}, {"name", "a-auth-callout"}}}, {"data", data}};
-  kube::CompactOwnedSecret(secret);  // as the authorizer's cache keeps it
   auto lookup = [&](std::string_view ns, std::string_view name) -> const json* {
     return ns == "nats" && name == "a-auth-callout" ? &secret : nullptr;
   };
@@ -149,7 +147,6 @@ TEST(ServedTest, BuildsFromTheOperatorsCalloutSecret) {
   const std::string ca = kCaPem;
   data["ca.crt"] = base64::Encode(ca);
   secret["data"] = data;
-  kube::CompactOwnedSecret(secret);
   auto with_ca = BuildServedServer(Server("nats", "a", "AuthCallout"), {}, lookup);
   ASSERT_TRUE(with_ca.ok()) << with_ca.status().ToString();
   EXPECT_EQ(with_ca->ca, ca);
@@ -157,11 +154,72 @@ TEST(ServedTest, BuildsFromTheOperatorsCalloutSecret) {
   // One that is no CA is refused, named, never quoted.
   data["ca.crt"] = base64::Encode("not-a-ca-at-all");
   secret["data"] = data;
-  kube::CompactOwnedSecret(secret);
   auto bad = BuildServedServer(Server("nats", "a", "AuthCallout"), {}, lookup);
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(), HasSubstr("ca.crt"));
   EXPECT_THAT(bad.status().message(), Not(HasSubstr("not-a-ca-at-all")));
+}
+
+// isolation: Accounts: the operator-mode keys are decoded with the callout
+// Secret (CalloutSecretOf), once; every build of the server shares them.
+TEST(ServedTest, OperatorModeKeysComeDecodedWithTheCalloutSecret) {
+  auto issuer = natsauth::KeyPair::Generate(natsauth::KeyType::kAccount);
+  ASSERT_TRUE(issuer.ok());
+  logic::CalloutKeys keys;
+  keys.issuer_seed = issuer->Seed();
+  keys.issuer = issuer->public_key();
+  keys.authorizer = {.username = "switchboard-authorizer", .password = "pa", .bcrypt = ""};
+  keys.system = {.username = "switchboard-system", .password = "ps", .bcrypt = ""};
+  keys.authorizer.bcrypt = *logic::BcryptHash("pa", 4);
+  keys.system.bcrypt = *logic::BcryptHash("ps", 4);
+  json data = json::object();
+  for (const auto& [k, v] : logic::EncodeCalloutKeys(keys)) data[k] = base64::Encode(v);
+  json secret = {{"metadata", {{"namespace", "nats"}, {"name", "a-auth-callout"}}}, {"data", data}};
+  json accounts = Server("nats", "a", "AuthCallout");
+  accounts["spec"]["isolation"] = "Accounts";
+
+  // Without the operator-mode keys: a config-mode server is served, an
+  // Accounts one waits for the operator, told which key is missing.
+  auto plain = std::make_shared<const CalloutSecret>(CalloutSecretOf(secret));
+  ASSERT_TRUE(plain->keys.has_value()) << plain->problem;
+  EXPECT_EQ(plain->operator_mode, nullptr);
+  EXPECT_FALSE(plain->operator_mode_problem.empty());
+  auto plain_lookup = [&](std::string_view, std::string_view) { return plain; };
+  auto config_mode = BuildServedServer(Server("nats", "a", "AuthCallout"), {}, plain_lookup);
+  ASSERT_TRUE(config_mode.ok()) << config_mode.status().ToString();
+  EXPECT_EQ(config_mode->operator_mode, nullptr);
+  auto waiting = BuildServedServer(accounts, {}, plain_lookup);
+  EXPECT_EQ(waiting.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_THAT(waiting.status().message(), HasSubstr("nats/a-auth-callout"));
+  EXPECT_THAT(waiting.status().message(), HasSubstr(logic::operator_mode_keys::kOperatorSeed));
+
+  auto plan = logic::PlanOperatorModeSeeds(std::nullopt, 1'800'000'000);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  for (const auto& [k, v] : logic::EncodeOperatorModeSeeds(plan->seeds)) {
+    data[k] = base64::Encode(v);
+  }
+  secret["data"] = data;
+  auto decoded = std::make_shared<const CalloutSecret>(CalloutSecretOf(secret));
+  ASSERT_NE(decoded->operator_mode, nullptr) << decoded->operator_mode_problem;
+  EXPECT_EQ(decoded->operator_mode_seeds, plan->seeds);
+  EXPECT_FALSE(*decoded == *plain);
+  // Decoded again, the same values: no change for the cache to act on.
+  EXPECT_TRUE(CalloutSecretOf(secret) == *decoded);
+
+  auto lookup = [&](std::string_view, std::string_view) { return decoded; };
+  auto first = BuildServedServer(accounts, {}, lookup);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  auto second = BuildServedServer(accounts, {}, lookup);
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  ASSERT_NE(first->operator_mode, nullptr);
+  EXPECT_EQ(first->operator_mode, second->operator_mode);  // shared, not decoded again
+  EXPECT_EQ(first->operator_mode->keys.auth_account.public_key(), issuer->public_key());
+  EXPECT_TRUE(first->SameConnections(*second));
+  // The same Secret for a config-mode server: its keys are ignored.
+  auto ignored = BuildServedServer(Server("nats", "a", "AuthCallout"), {}, lookup);
+  ASSERT_TRUE(ignored.ok()) << ignored.status().ToString();
+  EXPECT_EQ(ignored->operator_mode, nullptr);
+  EXPECT_FALSE(ignored->SameConnections(*first));  // it logs in with a user JWT
 }
 
 TEST(ReadinessTest, SyncedAndSubscribedWhereReachable) {

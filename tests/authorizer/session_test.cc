@@ -26,6 +26,7 @@
 #include "switchboard/testing/callout_config.h"
 #include "switchboard/testing/nats_client.h"
 #include "switchboard/testing/nats_server.h"
+#include "switchboard/testing/served_server.h"
 #include "switchboard/testing/temp_dir.h"
 #include "switchboard/testing/test_certs.h"
 #include "switchboard/testing/tool_path.h"
@@ -79,13 +80,8 @@ double CounterSum(prometheus::Registry& registry, const std::string& family,
 
 logic::DirectoryEntry Entry(std::string user, std::string password, std::string prefix,
                             int generation = 0) {
-  logic::DirectoryEntry e;
-  e.ns = "team";
-  e.name = user;
-  e.username = std::move(user);
-  e.subject_prefix = std::move(prefix);
-  e.passwords.push_back({.password = std::move(password), .generation = generation});
-  return e;
+  return switchboard::testing::DirectoryUser(std::move(user), std::move(password),
+                                             std::move(prefix), generation);
 }
 
 class SessionTest : public switchboard::testing::NatsLibraryTest {
@@ -106,25 +102,11 @@ class SessionTest : public switchboard::testing::NatsLibraryTest {
   }
 
   std::shared_ptr<const ServedServer> Served(std::vector<logic::DirectoryEntry> entries) {
-    auto s = std::make_shared<ServedServer>();
-    s->ns = "nats";
-    s->name = "main";
-    s->urls = server_->url();
-    s->account = "HATCHET";
-    s->issuer = issuer_;
-    s->authorizer = {.username = std::string(api::kAuthorizerUsername),
-                     .password = kAuthorizerPassword,
-                     .bcrypt = ""};
-    s->system = {.username = std::string(api::kCalloutSystemUsername),
-                 .password = kSystemPassword,
-                 .bcrypt = ""};
-    auto d = std::make_shared<logic::Directory>();
-    d->server_ns = "nats";
-    d->server_name = "main";
-    d->account = "HATCHET";
-    for (auto& e : entries) d->by_user.emplace(e.username, e);
-    s->directory = d;
-    return s;
+    return switchboard::testing::MakeServedServer({.urls = server_->url(),
+                                                   .issuer = issuer_,
+                                                   .authorizer_password = kAuthorizerPassword,
+                                                   .system_password = kSystemPassword},
+                                                  entries);
   }
 
   std::unique_ptr<ServerSession> Start(std::shared_ptr<const ServedServer> served,

@@ -37,6 +37,7 @@
 #include "switchboard/testing/callout_config.h"
 #include "switchboard/testing/nats_client.h"
 #include "switchboard/testing/nats_cluster.h"
+#include "switchboard/testing/served_server.h"
 #include "switchboard/testing/tool_path.h"
 #include "switchboard/testing/wait.h"
 
@@ -171,32 +172,17 @@ class CalloutRestartTest : public switchboard::testing::NatsLibraryTest {
   }
 
   std::shared_ptr<const ServedServer> Served(const std::string& seeds) {
-    auto s = std::make_shared<ServedServer>();
-    s->ns = "nats";
-    s->name = "main";
-    s->urls = seeds;
-    s->account = "HATCHET";
-    s->issuer = issuer_;
-    s->authorizer = {.username = std::string(api::kAuthorizerUsername),
-                     .password = kAuthorizerPassword,
-                     .bcrypt = ""};
-    s->system = {.username = std::string(api::kCalloutSystemUsername),
-                 .password = kSystemPassword,
-                 .bcrypt = ""};
-    auto d = std::make_shared<logic::Directory>();
-    d->server_ns = "nats";
-    d->server_name = "main";
-    d->account = "HATCHET";
+    std::vector<logic::DirectoryEntry> engines;
     for (int i = 0; i < kEngines; i++) {
-      logic::DirectoryEntry e;
-      e.ns = "team";
-      e.name = e.username = "engine-" + std::to_string(i);
-      e.subject_prefix = "hatchet.e" + std::to_string(i);
-      e.passwords.push_back({.password = "pw-" + std::to_string(i), .generation = 0});
-      d->by_user.emplace(e.username, e);
+      engines.push_back(switchboard::testing::DirectoryUser("engine-" + std::to_string(i),
+                                                            "pw-" + std::to_string(i),
+                                                            "hatchet.e" + std::to_string(i)));
     }
-    s->directory = d;
-    return s;
+    return switchboard::testing::MakeServedServer({.urls = seeds,
+                                                   .issuer = issuer_,
+                                                   .authorizer_password = kAuthorizerPassword,
+                                                   .system_password = kSystemPassword},
+                                                  engines);
   }
 
   std::string tool_;

@@ -5,15 +5,11 @@
 #include "switchboard/testing/nats_cluster.h"
 
 #include <gtest/gtest.h>
-#include <nats/nats.h>
 #include <unistd.h>
 
 #include <memory>
 #include <string>
 
-#include "nats_handles.h"
-#include "nats_library.h"
-#include "switchboard/pubsub/nats_pubsub.h"
 #include "switchboard/testing/nats_client.h"
 #include "switchboard/testing/tool_path.h"
 #include "switchboard/testing/wait.h"
@@ -22,31 +18,12 @@ namespace switchboard::testing {
 namespace {
 
 using namespace std::chrono_literals;
-using pubsub::internal::NatsConnectionPtr;
-using pubsub::internal::NatsMsgPtr;
-using pubsub::internal::NatsSubscriptionPtr;
 
-NatsConnectionPtr Connect(const std::string& url) {
-  natsConnection* nc = nullptr;
-  if (natsConnection_ConnectTo(&nc, url.c_str()) != NATS_OK) return nullptr;
-  return NatsConnectionPtr(nc);
-}
-
-// Publishes on `from` until `sub` (on another server) receives it: interest
+// Publishes on `from` until `to` (on another server) receives it: interest
 // crosses a route asynchronously, so the first publishes may find none.
-bool Crosses(natsConnection* from, natsSubscription* sub, const std::string& subject) {
-  return WaitFor(
-      [&] {
-        if (natsConnection_PublishString(from, subject.c_str(), "hello") != NATS_OK ||
-            natsConnection_Flush(from) != NATS_OK) {
-          return false;
-        }
-        natsMsg* raw = nullptr;
-        if (natsSubscription_NextMsg(&raw, sub, 100) != NATS_OK) return false;
-        NatsMsgPtr msg(raw);
-        return std::string(natsMsg_GetData(msg.get())) == "hello";
-      },
-      10s, 1ms);
+bool Crosses(NatsTestClient& from, NatsTestClient& to, const std::string& subject) {
+  return WaitFor([&] { return from.Publish(subject, "hello") && to.Next(100ms) == "hello"; }, 10s,
+                 1ms);
 }
 
 class NatsClusterTest : public switchboard::testing::NatsLibraryTest {
@@ -73,14 +50,11 @@ TEST_F(NatsClusterTest, RoutesCarriesMessagesAndRestartsOneServer) {
     EXPECT_TRUE(cluster.ConfigLoadTime(i).has_value());
   }
 
-  auto on1 = Connect(cluster.url(0));
-  auto on3 = Connect(cluster.url(2));
-  ASSERT_TRUE(on1 && on3);
-  natsSubscription* raw = nullptr;
-  ASSERT_EQ(natsConnection_SubscribeSync(&raw, on3.get(), "cluster.test"), NATS_OK);
-  NatsSubscriptionPtr sub(raw);
-  ASSERT_EQ(natsConnection_Flush(on3.get()), NATS_OK);
-  EXPECT_TRUE(Crosses(on1.get(), sub.get(), "cluster.test"));
+  NatsTestClient on1(cluster.url(0));
+  NatsTestClient on3(cluster.url(2));
+  ASSERT_TRUE(on1.connected() && on3.connected()) << on1.error() << on3.error();
+  ASSERT_TRUE(on3.Subscribe("cluster.test"));
+  EXPECT_TRUE(Crosses(on1, on3, "cluster.test"));
 
   // Server 2 restarts on its ports: a new instance (new id), routed again,
   // and carrying messages to server 3; the others kept their config.
@@ -94,10 +68,10 @@ TEST_F(NatsClusterTest, RoutesCarriesMessagesAndRestartsOneServer) {
   EXPECT_NE(varz.value("server_id", ""), old_id);
   EXPECT_EQ(varz.value("port", 0), cluster.client_port(1));
   EXPECT_EQ(cluster.ConfigLoadTime(0), load0);
-  auto on2 = Connect(cluster.url(1));
-  ASSERT_TRUE(on2);
-  EXPECT_TRUE(Crosses(on2.get(), sub.get(), "cluster.test"));
-  EXPECT_TRUE(Crosses(on1.get(), sub.get(), "cluster.test"));
+  NatsTestClient on2(cluster.url(1));
+  ASSERT_TRUE(on2.connected()) << on2.error();
+  EXPECT_TRUE(Crosses(on2, on3, "cluster.test"));
+  EXPECT_TRUE(Crosses(on1, on3, "cluster.test"));
 }
 
 }  // namespace

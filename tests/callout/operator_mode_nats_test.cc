@@ -10,24 +10,20 @@
 // operator_logic and the authorizer's answer code. A missing tool is a failure, not a skip.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <nats/nats.h>
 #include <unistd.h>
 
 #include <chrono>
-#include <condition_variable>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "nats_handles.h"
 #include "switchboard/authorizer/answer.h"
 #include "switchboard/natsauth/jwt.h"
 #include "switchboard/natsauth/nkey.h"
@@ -35,6 +31,7 @@
 #include "switchboard/operator_logic/account_sync.h"
 #include "switchboard/operator_logic/operator_mode_claims.h"
 #include "switchboard/operator_logic/operator_mode_config.h"
+#include "switchboard/testing/callout_responder.h"
 #include "switchboard/testing/nats_client.h"
 #include "switchboard/testing/nats_cluster.h"
 #include "switchboard/testing/process.h"
@@ -48,8 +45,6 @@ using namespace std::chrono_literals;
 using natsauth::KeyPair;
 using natsauth::KeyType;
 using nlohmann::json;
-using pubsub::internal::NatsMsgPtr;
-using pubsub::internal::NatsSubscriptionPtr;
 using ::testing::HasSubstr;
 using testing::NatsCluster;
 using testing::NatsTestClient;
@@ -76,17 +71,14 @@ struct Installation {
   std::string password, account, prefix;
 };
 
-// The authorizer's part: queue-subscribed on $SYS.REQ.USER.AUTH as the
-// auth account's user. Message callbacks run on nats.c's threads; the
-// destructor unsubscribes and waits for the last one before the client and
-// the table go.
-class Responder {
+// The authorizer's part: its own answer code (AnswerRequest) with the
+// operator-mode signer, the installation's account from `table`; the
+// responder (tests/support) is the auth account's user.
+class OperatorModeAnswer {
  public:
-  Responder(const std::string& url, NatsTestClient::UserJwt creds, const KeyPair& auth,
-            const KeyPair& signing, const std::map<std::string, Installation>& table)
-      : client_(url, std::move(creds)),
-        auth_(auth),
-        signer_(signing, [this](const AuthorizationDecision& d) {
+  OperatorModeAnswer(const KeyPair& auth, const KeyPair& signing,
+                     const std::map<std::string, Installation>& table)
+      : auth_(auth), signer_(signing, [this](const AuthorizationDecision& d) {
           auto it = accounts_.find(d.username);
           return it == accounts_.end() ? std::string() : it->second;
         }) {
@@ -98,78 +90,22 @@ class Responder {
       directory_.by_user.emplace(user, std::move(e));
       accounts_[user] = inst.account;
     }
-    if (!client_.connected()) return;
-    natsSubscription* sub = nullptr;
-    if (natsConnection_QueueSubscribe(&sub, client_.connection(), "$SYS.REQ.USER.AUTH",
-                                      "authorizers", &Responder::OnRequest, this) != NATS_OK) {
-      return;
-    }
-    sub_.reset(sub);
-    ok_ = natsSubscription_SetOnCompleteCB(sub_.get(), &Responder::OnComplete, this) == NATS_OK &&
-          natsConnection_Flush(client_.connection()) == NATS_OK;
   }
-  ~Responder() {
-    if (sub_ && natsSubscription_Unsubscribe(sub_.get()) == NATS_OK) {
-      std::unique_lock lock(mu_);
-      if (!done_cv_.wait_for(lock, kDeadline, [&] { return done_; })) {
-        ADD_FAILURE() << "the responder's last callback did not return";
-      }
-    }
-    sub_.reset();
-  }
-  Responder(const Responder&) = delete;
-  Responder& operator=(const Responder&) = delete;
+  OperatorModeAnswer(const OperatorModeAnswer&) = delete;
+  OperatorModeAnswer& operator=(const OperatorModeAnswer&) = delete;
 
-  bool ok() const { return ok_; }
-  const std::string& error() const { return client_.error(); }
-  std::vector<std::string> Errors() const {
-    std::lock_guard lock(mu_);
-    return errors_;
+  testing::CalloutResponder::Outcome operator()(std::string_view token) const {
+    authorizer::Answer answer = authorizer::AnswerRequest(
+        std::string(token), directory_, auth_, signer_, std::chrono::system_clock::now());
+    if (answer.result == authorizer::kResultInvalid) return {.error = answer.message};
+    return {.reply = std::move(answer.reply)};
   }
 
  private:
-  static void OnRequest(natsConnection* nc, natsSubscription*, natsMsg* msg, void* closure) {
-    NatsMsgPtr owned(msg);
-    static_cast<Responder*>(closure)->Answer(nc, owned.get());
-  }
-  static void OnComplete(void* closure) {
-    auto* self = static_cast<Responder*>(closure);
-    std::lock_guard lock(self->mu_);
-    self->done_ = true;
-    self->done_cv_.notify_all();
-  }
-
-  // The authorizer's own answer code (AnswerRequest) with the
-  // operator-mode signer: the installation's account from the table.
-  void Answer(natsConnection* nc, natsMsg* msg) {
-    const char* reply = natsMsg_GetReply(msg);
-    if (reply == nullptr || *reply == '\0') return Fail("a request without a reply subject");
-    std::string token(natsMsg_GetData(msg), static_cast<size_t>(natsMsg_GetDataLength(msg)));
-    authorizer::Answer answer = authorizer::AnswerRequest(token, directory_, auth_, signer_,
-                                                          std::chrono::system_clock::now());
-    if (answer.result == authorizer::kResultInvalid) return Fail(answer.message);
-    if (natsConnection_Publish(nc, reply, answer.reply.data(),
-                               static_cast<int>(answer.reply.size())) != NATS_OK) {
-      Fail("publishing the response failed");
-    }
-  }
-  void Fail(std::string what) {
-    std::lock_guard lock(mu_);
-    errors_.push_back(std::move(what));
-  }
-
-  NatsTestClient client_;
   const KeyPair& auth_;  // signs the responses
   Directory directory_;
   std::map<std::string, std::string> accounts_;  // user -> installation account key
   authorizer::OperatorModeSigner signer_;
-  NatsSubscriptionPtr sub_;
-  bool ok_ = false;
-
-  mutable std::mutex mu_;
-  std::condition_variable done_cv_;
-  bool done_ = false;                // guarded by mu_
-  std::vector<std::string> errors_;  // guarded by mu_
 };
 
 class OperatorModeNatsTest : public testing::NatsLibraryTest {
@@ -227,8 +163,11 @@ class OperatorModeNatsTest : public testing::NatsLibraryTest {
     natsauth::UserClaims user;
     user.claims = {
         .issued_at = Now(), .name = "switchboard-authorizer", .subject = authorizer_.public_key()};
-    responder_ = std::make_unique<Responder>(cluster_->url(1), Creds(user, auth_, authorizer_),
-                                             auth_, signing_, std::move(table));
+    responder_.reset();
+    answer_ = std::make_unique<OperatorModeAnswer>(auth_, signing_, table);
+    responder_ = std::make_unique<testing::CalloutResponder>(
+        std::make_unique<NatsTestClient>(cluster_->url(1), Creds(user, auth_, authorizer_)),
+        [answer = answer_.get()](std::string_view token) { return (*answer)(token); });
     ASSERT_TRUE(responder_->ok()) << responder_->error() << "\n" << cluster_->Log(1);
   }
 
@@ -346,7 +285,8 @@ class OperatorModeNatsTest : public testing::NatsLibraryTest {
           sentinel_ = Key(KeyType::kUser);
   OperatorModeKeys keys_;
   std::unique_ptr<NatsTestClient> system_;
-  std::unique_ptr<Responder> responder_;
+  std::unique_ptr<OperatorModeAnswer> answer_;  // outlives responder_
+  std::unique_ptr<testing::CalloutResponder> responder_;
 };
 
 TEST_F(OperatorModeNatsTest, RenderedConfigPassesServerCheck) {

@@ -10,7 +10,6 @@
 #include <deque>
 #include <mutex>
 
-#include "switchboard/kube/packed_object.h"
 #include "switchboard/testing/wait.h"
 
 namespace switchboard::kube {
@@ -196,43 +195,53 @@ TEST(Watcher, TransformShapesWhatTheStoreHolds) {
   inf.Stop();
 }
 
-// pack: the store holds what the transform left, packed, for listed and
-// watched objects alike (and a watched deletion removes by the same key).
-TEST(Watcher, PackKeepsTheTransformedObjectPacked) {
+// stream_list: a listed object reaches the handler as a kApplied event
+// (transformed) as its page arrives, and the list's end is a kRestarted
+// carrying only the listed keys; watched events follow as usual.
+TEST(Watcher, StreamListHandsOnEachListedObject) {
   Harness h;
   json big = Cm("a", "5");
   big["data"] = {{"keep", "1"}, {"drop", "x"}};
-  json other = Cm("b", "6");
-  h.transport->lists.push_back(HttpResponse{200, ListBody({big, other}, "10"), {}});
-  json changed = Cm("a", "11");
-  changed["data"] = {{"keep", "2"}, {"drop", "y"}};
-  h.transport->streams.push_back(
-      {Line("MODIFIED", changed) + Line("DELETED", Cm("b", "12")), true});
+  h.transport->lists.push_back(HttpResponse{200, ListBody({big, Cm("b", "6")}, "10"), {}});
+  h.transport->streams.push_back({Line("DELETED", Cm("b", "12")), true});
   WatcherOptions o = FastOptions();
   o.transform = [](json& obj) {
     if (obj.contains("data")) obj["data"].erase("drop");
   };
-  o.pack = true;
-  Informer inf(h.client.get(), resources::ConfigMap(), "ns", o);
-  std::atomic<int> listed_packed{0};
-  inf.store().AddEventHandler(
-      {[&](const ObjectPtr& obj) { listed_packed += IsPackedObject(*obj) ? 1 : 0; }, {}, {}});
-  inf.Start();
+  o.stream_list = true;
+  std::mutex mu;
+  std::vector<std::string> seen;  // guarded by mu
+  Watcher w(h.client.get(), resources::ConfigMap(), "ns", o, [&](WatcherEvent& ev) {
+    std::lock_guard lock(mu);
+    switch (ev.type) {
+      case WatcherEvent::Type::kApplied:
+        seen.push_back("applied " + ObjectKeyOf(ev.object) + " " + ev.object["data"].dump());
+        break;
+      case WatcherEvent::Type::kRestarted: {
+        std::string keys;
+        for (const auto& k : ev.listed) keys += " " + k;
+        seen.push_back("listed" + keys + " objects " + std::to_string(ev.objects.size()));
+        break;
+      }
+      case WatcherEvent::Type::kDeleted:
+        seen.push_back("deleted " + ObjectKeyOf(ev.object));
+        break;
+      case WatcherEvent::Type::kError:
+        seen.push_back("error");
+        break;
+    }
+  });
+  w.Start();
   ASSERT_TRUE(WaitFor(
       [&] {
-        auto a = inf.store().Get("ns/a");
-        return a && CachedVersionOf(*a) == "11" && !inf.store().Get("ns/b");
+        std::lock_guard lock(mu);
+        return seen.size() >= 4;
       },
       5s));
-  EXPECT_EQ(listed_packed.load(), 2);
-  const ObjectPtr a = inf.store().Get("ns/a");
-  ASSERT_TRUE(IsPackedObject(*a));
-  json expect = changed;
-  expect["data"].erase("drop");
-  expect["apiVersion"] = "v1";
-  expect["kind"] = "ConfigMap";
-  EXPECT_EQ(UnpackObject(*a), expect);
-  inf.Stop();
+  w.Stop();
+  std::lock_guard lock(mu);
+  EXPECT_EQ(seen, (std::vector<std::string>{R"(applied ns/a {"keep":"1"})", "applied ns/b null",
+                                            "listed ns/a ns/b objects 0", "deleted ns/b"}));
 }
 
 TEST(Watcher, ResumesFromLastVersionAfterCleanEnd) {

@@ -10,22 +10,18 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <condition_variable>
 #include <ctime>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-#include "nats_handles.h"
-#include "nats_library.h"
 #include "switchboard/api/constants.h"
 #include "switchboard/natsauth/jwt.h"
 #include "switchboard/natsauth/nkey.h"
-#include "switchboard/pubsub/nats_pubsub.h"
 #include "switchboard/testing/callout_config.h"
+#include "switchboard/testing/callout_responder.h"
 #include "switchboard/testing/nats_client.h"
 #include "switchboard/testing/nats_server.h"
 #include "switchboard/testing/tool_path.h"
@@ -35,10 +31,6 @@ namespace switchboard::natsauth {
 namespace {
 
 using nlohmann::json;
-using pubsub::internal::NatsConnectionPtr;
-using pubsub::internal::NatsMsgPtr;
-using pubsub::internal::NatsOptionsPtr;
-using pubsub::internal::NatsSubscriptionPtr;
 using ::testing::HasSubstr;
 
 constexpr auto kDeadline = std::chrono::seconds(10);
@@ -58,88 +50,25 @@ struct Entry {
   std::string deny;  // when set, refused with this error whatever the password
 };
 
-// The responder: a queue subscriber on $SYS.REQ.USER.AUTH as the callout
-// user. Message callbacks run on nats.c's threads; the destructor
-// unsubscribes and waits until the last one has returned before anything
-// they use goes away.
-class Responder {
- public:
-  Responder(const std::string& url, const KeyPair& issuer, std::map<std::string, Entry> table)
-      : issuer_(issuer), table_(std::move(table)) {
-    natsOptions* raw = nullptr;
-    if (natsOptions_Create(&raw) != NATS_OK) return;
-    NatsOptionsPtr opts(raw);
-    natsConnection* nc = nullptr;
-    if (natsOptions_SetURL(opts.get(), url.c_str()) != NATS_OK ||
-        natsOptions_SetUserInfo(opts.get(), kAuthUser.c_str(), kAuthPassword) != NATS_OK ||
-        natsConnection_Connect(&nc, opts.get()) != NATS_OK) {
-      return;
-    }
-    nc_.reset(nc);
-    natsSubscription* sub = nullptr;
-    if (natsConnection_QueueSubscribe(&sub, nc_.get(), "$SYS.REQ.USER.AUTH", "authorizers",
-                                      &Responder::OnRequest, this) != NATS_OK) {
-      return;
-    }
-    sub_.reset(sub);
-    ok_ = natsSubscription_SetOnCompleteCB(sub_.get(), &Responder::OnComplete, this) == NATS_OK &&
-          natsConnection_Flush(nc_.get()) == NATS_OK;
-  }
+using switchboard::testing::CalloutResponder;
 
-  ~Responder() {
-    if (sub_ && natsSubscription_Unsubscribe(sub_.get()) == NATS_OK) {
-      std::unique_lock lock(mu_);
-      if (!done_cv_.wait_for(lock, kDeadline, [&] { return done_; })) {
-        ADD_FAILURE() << "the responder's last callback did not return";
-      }
-    }
-    sub_.reset();
-    nc_.reset();
-  }
-  Responder(const Responder&) = delete;
-  Responder& operator=(const Responder&) = delete;
-
-  bool ok() const { return ok_; }
-  // Decisions by reason ("allowed", "wrong password", ...).
-  int Count(const std::string& reason) const {
-    std::lock_guard lock(mu_);
-    auto it = decisions_.find(reason);
-    return it == decisions_.end() ? 0 : it->second;
-  }
-  std::vector<std::string> Errors() const {
-    std::lock_guard lock(mu_);
-    return errors_;
-  }
-
- private:
-  static void OnRequest(natsConnection* nc, natsSubscription*, natsMsg* msg, void* closure) {
-    NatsMsgPtr owned(msg);
-    static_cast<Responder*>(closure)->Answer(nc, owned.get());
-  }
-  static void OnComplete(void* closure) {
-    auto* self = static_cast<Responder*>(closure);
-    std::lock_guard lock(self->mu_);
-    self->done_ = true;
-    self->done_cv_.notify_all();
-  }
-
-  void Answer(natsConnection* nc, natsMsg* msg) {
-    const char* reply = natsMsg_GetReply(msg);
-    if (reply == nullptr || *reply == '\0') return Decided("no reply subject");
+// The test's authorizer: decodes each request with natsauth, checks the
+// password against `table` and answers with natsauth's response JWT. The
+// outcome's reason is the decision ("allowed", "wrong password", ...).
+CalloutResponder::Answer TableAnswer(const KeyPair& issuer, std::map<std::string, Entry> table) {
+  return [&issuer, table = std::move(table)](std::string_view token) -> CalloutResponder::Outcome {
     auto now = static_cast<int64_t>(std::time(nullptr));
-    std::string token(natsMsg_GetData(msg), static_cast<size_t>(natsMsg_GetDataLength(msg)));
-    auto request = DecodeAuthorizationRequest(token, now, issuer_.public_key());
+    auto request = DecodeAuthorizationRequest(std::string(token), now, issuer.public_key());
     if (!request.ok()) {
-      Fail(request.status().ToString());
-      return Decided("undecodable request");
+      return {.reason = "undecodable request", .error = request.status().ToString()};
     }
     AuthorizationResponseClaims response;
     response.claims = {
         .audience = request->server_id.id, .issued_at = now, .subject = request->user_nkey};
     const ConnectOptions& connect = request->connect_opts;
-    auto it = table_.find(connect.user);
+    auto it = table.find(connect.user);
     std::string reason;
-    if (it == table_.end()) {
+    if (it == table.end()) {
       reason = "unknown user";
       response.error = "unknown user";
     } else if (!it->second.deny.empty()) {
@@ -155,49 +84,16 @@ class Responder {
                      .name = connect.user,
                      .subject = request->user_nkey};
       user.pub.allow = user.sub.allow = {it->second.prefix + ".*"};
-      auto jwt = EncodeUserClaims(user, issuer_);
-      if (!jwt.ok()) {
-        Fail(jwt.status().ToString());
-        return Decided("signing failed");
-      }
+      auto jwt = EncodeUserClaims(user, issuer);
+      if (!jwt.ok()) return {.reason = "signing failed", .error = jwt.status().ToString()};
       response.jwt = std::move(*jwt);
       reason = "allowed";
     }
-    auto answer = EncodeAuthorizationResponse(response, issuer_);
-    if (!answer.ok()) {
-      Fail(answer.status().ToString());
-      return Decided("signing failed");
-    }
-    // Counted before the answer goes out: the client may see its outcome
-    // before this callback returns.
-    Decided(reason);
-    if (natsConnection_Publish(nc, reply, answer->data(), static_cast<int>(answer->size())) !=
-        NATS_OK) {
-      Fail("publishing the response failed");
-    }
-  }
-
-  void Decided(const std::string& reason) {
-    std::lock_guard lock(mu_);
-    ++decisions_[reason];
-  }
-  void Fail(std::string what) {
-    std::lock_guard lock(mu_);
-    errors_.push_back(std::move(what));
-  }
-
-  const KeyPair& issuer_;
-  const std::map<std::string, Entry> table_;
-  NatsConnectionPtr nc_;
-  NatsSubscriptionPtr sub_;
-  bool ok_ = false;
-
-  mutable std::mutex mu_;
-  std::condition_variable done_cv_;
-  bool done_ = false;                     // guarded by mu_
-  std::map<std::string, int> decisions_;  // guarded by mu_
-  std::vector<std::string> errors_;       // guarded by mu_
-};
+    auto answer = EncodeAuthorizationResponse(response, issuer);
+    if (!answer.ok()) return {.reason = "signing failed", .error = answer.status().ToString()};
+    return {.reply = std::move(*answer), .reason = reason};
+  };
+}
 
 using Client = switchboard::testing::NatsTestClient;
 
@@ -217,14 +113,16 @@ class CalloutTest : public switchboard::testing::NatsLibraryTest {
     ASSERT_TRUE(config.ok()) << config.status().ToString();
     server_ = std::make_unique<switchboard::testing::NatsServer>(*config, 0, tool);
     ASSERT_TRUE(server_->ok()) << server_->Log();
-    responder_ = std::make_unique<Responder>(
-        server_->url(), *issuer_,
-        std::map<std::string, Entry>{
-            {"inst-a", {.password = "pw-a", .prefix = "hatchet.a"}},
-            {"inst-b", {.password = "pw-b", .prefix = "hatchet.b"}},
-            {"inst-gone", {.password = "pw-gone", .prefix = "hatchet.gone", .deny = kDeletedError}},
-        });
-    ASSERT_TRUE(responder_->ok()) << server_->Log();
+    responder_ = std::make_unique<CalloutResponder>(
+        std::make_unique<Client>(server_->url(), kAuthUser, kAuthPassword),
+        TableAnswer(*issuer_,
+                    {
+                        {"inst-a", {.password = "pw-a", .prefix = "hatchet.a"}},
+                        {"inst-b", {.password = "pw-b", .prefix = "hatchet.b"}},
+                        {"inst-gone",
+                         {.password = "pw-gone", .prefix = "hatchet.gone", .deny = kDeletedError}},
+                    }));
+    ASSERT_TRUE(responder_->ok()) << responder_->error() << "\n" << server_->Log();
   }
 
   void TearDown() override {
@@ -237,7 +135,7 @@ class CalloutTest : public switchboard::testing::NatsLibraryTest {
 
   std::unique_ptr<KeyPair> issuer_;
   std::unique_ptr<switchboard::testing::NatsServer> server_;
-  std::unique_ptr<Responder> responder_;
+  std::unique_ptr<CalloutResponder> responder_;
 };
 
 TEST_F(CalloutTest, RightPasswordRoundTripsOnItsPrefix) {

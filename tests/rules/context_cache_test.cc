@@ -11,6 +11,8 @@
 #include <optional>
 #include <thread>
 
+#include "switchboard/testing/objects.h"
+
 namespace {
 
 using nlohmann::json;
@@ -23,20 +25,17 @@ using switchboard::rules::Report;
 using switchboard::rules::Validate;
 
 json Server() {
-  return json::parse(R"({"apiVersion":"pubsub.switchboard.dev/v1alpha1","kind":"NatsServer",
-    "metadata":{"name":"shared","namespace":"nats","resourceVersion":"1"},
-    "spec":{"url":"nats://nats:4222","allowedNamespaces":{"from":"All"}}})");
+  return switchboard::testing::ServerBuilder()
+      .ResourceVersion("1")
+      .Url("nats://nats:4222")
+      .AllowAll();
 }
 json Backend(const std::string& ns, const std::string& name, const std::string& prefix,
              const std::string& version, const std::string& created) {
-  json b = json::parse(R"({"apiVersion":"pubsub.switchboard.dev/v1alpha1","kind":"PubSubBackend",
-    "metadata":{},"spec":{"kind":"nats","nats":{"serverRef":{"name":"shared","namespace":"nats"}}}})");
-  b["metadata"] = {{"name", name},
-                   {"namespace", ns},
-                   {"resourceVersion", version},
-                   {"creationTimestamp", created}};
-  b["spec"]["nats"]["subjectPrefix"] = prefix;
-  return b;
+  return switchboard::testing::BackendBuilder(ns, name)
+      .ResourceVersion(version)
+      .Created(created)
+      .Prefix(prefix);
 }
 
 // A cache of objects the test replaces, as an informer's store would.

@@ -6,6 +6,9 @@
 //   build/bin/bench_render --benchmark_filter=Render
 #include <benchmark/benchmark.h>
 
+#include <cstdio>
+
+#include "switchboard/api/limits.h"
 #include "switchboard/operator_logic/credentials.h"
 #include "switchboard/operator_logic/env.h"
 #include "switchboard/operator_logic/render.h"
@@ -73,6 +76,51 @@ void BM_RenderPermissionsRotating(benchmark::State& s) {
 BENCHMARK(BM_RenderPermissions)->Arg(100)->Arg(1000)->Arg(10000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RenderAccounts)->Arg(10000)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_RenderPermissionsRotating)->Arg(10000)->Unit(benchmark::kMillisecond);
+
+// How many installations the 1 MiB config Secret holds (RenderInput's
+// default ceiling and reserve), with names as tenants choose them:
+// namespace "tenant-<8 hex>-production", backend "hatchet-engine", the
+// default user and a prefix per tenant (tests/operator/logic's ceiling
+// test uses the same shape). Arg 0: Permissions; 1: Accounts; 2: Accounts
+// with every limit set at its widest (the longest `limits {}` block).
+// Reported as the counter "fit"; the time is one render at the ceiling.
+void BM_FitAtCeiling(benchmark::State& state) {
+  RenderInput in;
+  in.server_ns = "nats";
+  in.server_name = "shared";
+  in.isolation = state.range(0) == 0 ? Isolation::kPermissions : Isolation::kAccounts;
+  constexpr int kTenants = 4000;  // more than any variant fits
+  for (int i = 0; i < kTenants; ++i) {
+    char ns[48];
+    std::snprintf(ns, sizeof ns, "tenant-%08x-production", static_cast<unsigned>(i) * 2654435761u);
+    Installation inst{ns,
+                      "hatchet-engine",
+                      std::string("hatchet.") + ns,
+                      {{std::string(ns) + "-hatchet-engine", FakeHash(i)}}};
+    inst.created = 1793000000 + i;
+    if (state.range(0) == 2) {
+      inst.limits = {api::kMaxInstallationConnections, api::kMaxInstallationSubscriptions,
+                     api::kNatsMaxPayloadLimit};
+    }
+    in.installations.push_back(std::move(inst));
+  }
+  int fit = 0;
+  for (auto _ : state) {
+    auto r = RenderNatsConfig(in);
+    if (!r.ok()) {
+      state.SkipWithError("render failed");
+      break;
+    }
+    fit = r->installations;
+  }
+  state.counters["fit"] = fit;
+}
+BENCHMARK(BM_FitAtCeiling)
+    ->ArgName("variant")
+    ->Arg(0)
+    ->Arg(1)
+    ->Arg(2)
+    ->Unit(benchmark::kMillisecond);
 
 // What a steady-state reconcile of one backend costs in the pure core:
 // credentials plan (no hashing) + env data + env hash.

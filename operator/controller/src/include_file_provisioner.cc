@@ -10,6 +10,7 @@
 #include "switchboard/operator_logic/conditions.h"
 #include "switchboard/operator_logic/objects.h"
 #include "switchboard/operator_logic/secrets.h"
+#include "switchboard/operator_logic/usage.h"
 
 namespace switchboard::operator_controller {
 namespace logic = ::switchboard::operator_logic;
@@ -50,6 +51,42 @@ Result<Action> IncludeFileProvisioner::Provision(const ServerCall& call) {
     SB_RETURN_IF_ERROR(fail(reasons::kInvalidSpec, collected.status().message()));
     return Action::Terminal();
   }
+  // The system user the usage collector logs in as (spec.usage.systemUser):
+  // its password stays in a Secret of ours, only its hash goes into the file.
+  const bool system_user = logic::UsageSystemUserOf(call.obj);
+  std::string system_bcrypt;
+  if (system_user) {
+    constexpr std::string_view kField = "spec.usage.systemUser";
+    const std::string system_name = logic::UsageSystemSecretName(sv.name());
+    kube::ObjectPtr stored_secret = ctx_.secrets->Get(sv.ns(), system_name);
+    if (auto conflict = ForeignSecretConflict(call, stored_secret.get(), kField);
+        !conflict.empty()) {
+      SB_RETURN_IF_ERROR(fail(reasons::kSecretConflict, conflict));
+      return Action::AwaitChange();
+    }
+    std::optional<logic::SecretData> stored;
+    if (stored_secret) {
+      auto data = logic::DecodeSecretData(*stored_secret);
+      stored = data.ok() ? std::move(data).value() : logic::SecretData{};
+    }
+    auto plan = logic::PlanUsageSystemSecret(stored);
+    if (!plan.ok()) return plan.status();
+    json system_secret =
+        logic::CalloutSecret({sv.ns(), sv.name(), call.uid}, system_name, plan->data);
+    auto wrote = WriteServerSecret(call, system_secret, stored_secret.get(), kField);
+    if (!wrote.ok()) return wrote.status();
+    if (!wrote->conflict.empty()) {
+      SB_RETURN_IF_ERROR(fail(reasons::kSecretConflict, wrote->conflict));
+      return Action::AwaitChange();
+    }
+    if (wrote->wrote)
+      log::Info("server", "system user written", {{"key", key}, {"secret", system_name}});
+    system_bcrypt = plan->bcrypt;
+    if (collected->input.max_bytes) {
+      *collected->input.max_bytes -= logic::SystemUserBytes(system_bcrypt);
+    }
+  }
+
   const std::string secret_name = sv.config_secret_name();
   const std::string config_key = sv.config_key();
   kube::ObjectPtr current = ctx_.secrets->Get(sv.ns(), secret_name);
@@ -66,6 +103,13 @@ Result<Action> IncludeFileProvisioner::Provision(const ServerCall& call) {
   if (!rendered.ok()) {
     SB_RETURN_IF_ERROR(fail(reasons::kInvalidSpec, rendered.status().message()));
     return Action::Terminal();
+  }
+  if (system_user) {
+    if (Status added = logic::AddSystemUser(*rendered, collected->input.isolation, system_bcrypt);
+        !added.ok()) {
+      SB_RETURN_IF_ERROR(fail(reasons::kInvalidSpec, added.message()));
+      return Action::Terminal();
+    }
   }
   // Each backend whose verdict changed looks again (its status says why it
   // is left out, or that it is back); an unchanged verdict wakes nobody and

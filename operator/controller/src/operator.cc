@@ -25,6 +25,7 @@
 #include "ready_gauge.h"
 #include "rules_context.h"
 #include "secret_io.h"
+#include "switchboard/api/packed.h"
 #include "switchboard/common/log.h"
 #include "switchboard/kube/cache_shapes.h"
 #include "switchboard/kube/client.h"
@@ -36,6 +37,7 @@
 #include "switchboard/operator_controller/metrics.h"
 #include "switchboard/operator_controller/reconcilers.h"
 #include "switchboard/operator_logic/objects.h"
+#include "usage_collector.h"
 
 namespace switchboard::operator_controller {
 namespace {
@@ -213,6 +215,31 @@ Status Operator::Impl::Run() {
              });
   backends.AddEventHandler(ready_gauge.Handler());
 
+  // Per-installation usage (usage_collector.h): the leader's, from once the
+  // caches synced until shutdown.
+  UsageMetrics usage_metrics(*metrics.registry());
+  UsageCollector usage(
+      &usage_metrics, [&] { return UsageTargetsOf(rc); },
+      [&](const std::string& k) -> std::optional<int64_t> {
+        const auto slash = k.find('/');
+        kube::ObjectPtr b = backends.Get(k.substr(0, slash), k.substr(slash + 1));
+        if (!b) return std::nullopt;
+        const nlohmann::json status = api::StatusOf(*b);
+        auto it = status.find("connections");
+        if (it == status.end() || !it->is_number_integer()) return std::nullopt;
+        return it->get<int64_t>();
+      },
+      [&](const std::string& k, int64_t connections) {
+        const auto slash = k.find('/');
+        kube::PatchOptions po;
+        po.subresource = "status";
+        auto r = client->Patch(kube::resources::PubSubBackend(), k.substr(0, slash),
+                               k.substr(slash + 1), kube::PatchType::kMerge,
+                               nlohmann::json{{"status", {{"connections", connections}}}}, po);
+        return r.ok();
+      },
+      {});
+
   backends.Start();
   servers.Start();
   secrets.Start();
@@ -234,6 +261,7 @@ Status Operator::Impl::Run() {
                {"workers", opts.workers}});
     server_ctl.Start();
     backend_ctl.Start();
+    usage.Start();
   }
 
   HousekeepingSchedule schedule(std::chrono::steady_clock::now(), opts.resync_period);
@@ -262,6 +290,7 @@ Status Operator::Impl::Run() {
 
   // 5. Shutdown: finish running reconciles, stop watches, hand over.
   log::Info(kLogger, "shutting down");
+  usage.Stop();
   backend_ctl.Stop();
   server_ctl.Stop();
   probes.Stop();

@@ -7,6 +7,7 @@
 
 #include "nats_conf.h"
 #include "switchboard/api/claims.h"
+#include "switchboard/api/constants.h"
 #include "switchboard/api/names.h"
 #include "switchboard/api/values.h"
 #include "switchboard/operator_logic/conditions.h"
@@ -23,7 +24,11 @@ Acceptance AcceptInstallations(const std::vector<Installation>& installations) {
     if (a->ns != b->ns) return a->ns < b->ns;
     return a->name < b->name;
   };
-  std::sort(order.begin(), order.end(), by_key);
+  // Callers often pass installations in key order already (a cache kept
+  // by key): checking costs one pass, sorting a sorted input many more.
+  if (!std::is_sorted(order.begin(), order.end(), by_key)) {
+    std::sort(order.begin(), order.end(), by_key);
+  }
 
   Acceptance out;
   std::vector<Rejected>& rejected = out.rejected;
@@ -54,10 +59,19 @@ Acceptance AcceptInstallations(const std::vector<Installation>& installations) {
       ++unique;
     }
   }
-  std::stable_sort(
-      claim_order.begin(), claim_order.end(), [](const Installation* a, const Installation* b) {
-        return api::KeepsClaim({a->created, {a->ns, a->name}}, {b->created, {b->ns, b->name}});
-      });
+  {
+    // The claims' ages built once, not in each comparison (a comparison
+    // would otherwise copy four strings).
+    std::vector<std::pair<api::ClaimAge, const Installation*>> ages;
+    ages.reserve(claim_order.size());
+    for (const Installation* inst : claim_order) {
+      ages.push_back({{inst->created, {inst->ns, inst->name}}, inst});
+    }
+    std::stable_sort(ages.begin(), ages.end(), [](const auto& a, const auto& b) {
+      return api::KeepsClaim(a.first, b.first);
+    });
+    for (size_t i = 0; i < ages.size(); ++i) claim_order[i] = ages[i].second;
+  }
   for (const Installation* inst : claim_order) {
     // The API's checks, the rules' too (api/names.h, api/values.h).
     if (auto why = api::CheckDnsLabel(inst->ns); !why.empty()) {
@@ -87,6 +101,13 @@ Acceptance AcceptInstallations(const std::vector<Installation>& installations) {
     for (const auto& user : inst->users) {
       if (auto why = api::CheckRenderedUsername(user.username); !why.empty()) {
         reject(inst, "spec.nats.credentials.username", why, user.username);
+        continue;
+      }
+      if (user.username == api::kCalloutSystemUsername) {
+        reject(inst, "spec.nats.credentials.username",
+               "\"" + user.username +
+                   "\" is Switchboard's system user (usage collection); choose another name",
+               user.username);
         continue;
       }
       // Hashes come from BcryptHash; anything else is a corrupted
@@ -138,10 +159,20 @@ Acceptance AcceptInstallations(const std::vector<Installation>& installations) {
     accepted.push_back({inst, first_kept, kept_users.size()});
   }
 
-  std::sort(accepted.begin(), accepted.end(),
-            [&](const AcceptedInstallation& a, const AcceptedInstallation& b) {
-              return by_key(a.inst, b.inst);
-            });
+  // Back into key order: `order` is sorted, so a walk over it, not a sort.
+  {
+    std::vector<int> slot(installations.size(), -1);
+    for (size_t i = 0; i < accepted.size(); ++i) {
+      slot[static_cast<size_t>(accepted[i].inst - installations.data())] = static_cast<int>(i);
+    }
+    std::vector<AcceptedInstallation> sorted;
+    sorted.reserve(accepted.size());
+    for (const Installation* inst : order) {
+      const int k = slot[static_cast<size_t>(inst - installations.data())];
+      if (k >= 0) sorted.push_back(accepted[static_cast<size_t>(k)]);
+    }
+    accepted = std::move(sorted);
+  }
   std::stable_sort(rejected.begin(), rejected.end(), [](const Rejected& a, const Rejected& b) {
     return std::tie(a.ns, a.name) < std::tie(b.ns, b.name);
   });

@@ -356,11 +356,13 @@ Result<std::string> RenderCalloutConfig(const CalloutConfigInput& in) {
 Result<Directory> CollectDirectory(const nlohmann::json& server,
                                    const std::vector<const nlohmann::json*>& backends,
                                    const SecretLookup& secret) {
-  return CollectDirectory(server, BackendsOf(backends), secret);
+  const std::vector<InstallationRecord> records =
+      internal::RecordsBoundTo(api::NatsServerView(server), backends, secret);
+  return CollectDirectory(server, internal::Pointers(records));
 }
 
-Result<Directory> CollectDirectory(const nlohmann::json& server, const BackendSource& backends,
-                                   const SecretLookup& secret) {
+Result<Directory> CollectDirectory(const nlohmann::json& server,
+                                   const std::vector<const InstallationRecord*>& records) {
   api::NatsServerView sv(server);
   Directory dir;
   dir.server_ns = sv.ns();
@@ -370,7 +372,7 @@ Result<Directory> CollectDirectory(const nlohmann::json& server, const BackendSo
     return Status::InvalidArgument("spec.provisioning.authCallout.account: " + why);
   }
   std::vector<internal::SelectedBackend> selected =
-      internal::SelectBackends(sv, backends, secret, dir.skipped);
+      internal::SelectBackends(sv, records, dir.skipped);
   // The render's acceptance decides the values and the claims. A user name
   // appears once per installation (a rotation that keeps its name has two
   // passwords for it); the first is the current user's.
@@ -378,11 +380,11 @@ Result<Directory> CollectDirectory(const nlohmann::json& server, const BackendSo
   installations.reserve(selected.size());
   for (const internal::SelectedBackend& b : selected) {
     Installation inst;
-    inst.ns = b.ns;
-    inst.name = b.name;
-    inst.subject_prefix = b.subject_prefix;
-    inst.created = b.created;
-    for (NatsUser& u : RenderedUsers(b.state)) {
+    inst.ns = b.record->ns;
+    inst.name = b.record->name;
+    inst.subject_prefix = b.record->subject_prefix;
+    inst.created = b.record->created;
+    for (NatsUser& u : RenderedUsers(*b.record->credentials)) {
       const bool seen = std::any_of(inst.users.begin(), inst.users.end(),
                                     [&](const NatsUser& x) { return x.username == u.username; });
       if (!seen) inst.users.push_back(std::move(u));
@@ -393,7 +395,7 @@ Result<Directory> CollectDirectory(const nlohmann::json& server, const BackendSo
   for (const Rejected& r : acceptance.rejected) dir.skipped.push_back(r.ToString());
   for (const internal::AcceptedInstallation& a : acceptance.accepted) {
     const CredentialState& state =
-        selected[static_cast<size_t>(a.inst - installations.data())].state;
+        *selected[static_cast<size_t>(a.inst - installations.data())].record->credentials;
     for (size_t i = a.begin; i < a.end; ++i) {
       const NatsUser* user = acceptance.kept_users[i];
       DirectoryEntry entry;

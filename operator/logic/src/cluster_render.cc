@@ -13,67 +13,72 @@ namespace switchboard::operator_logic {
 namespace internal {
 
 std::vector<SelectedBackend> SelectBackends(const api::NatsServerView& sv,
-                                            const BackendSource& backends,
-                                            const SecretLookup& secret,
+                                            const std::vector<const InstallationRecord*>& records,
                                             std::vector<std::string>& skipped) {
   const api::ObjectKey server_key = sv.key();
+  const bool accounts = sv.isolation() == api::kIsolationAccounts;
+  const LimitsPolicy policy = accounts ? LimitsPolicyOf(sv) : LimitsPolicy{};
   std::vector<SelectedBackend> selected;
-  backends([&](const nlohmann::json& backend) {
-    const nlohmann::json* b = &backend;
-    api::BackendView bv(*b);
-    if (bv.bound_server() != server_key) return;
-    const std::string key = bv.key().ToString();
-    if (api::IsDeleting(*b)) {
-      skipped.push_back(key + ": being deleted");
-      return;
+  selected.reserve(records.size());
+  for (const InstallationRecord* r : records) {
+    if (r == nullptr || r->server != server_key) continue;
+    if (r->deleting) {
+      skipped.push_back(r->key() + ": being deleted");
+      continue;
     }
-    if (!sv.AllowsNamespace(bv.ns())) {
-      skipped.push_back(key + ": namespace not admitted by spec.allowedNamespaces");
-      return;
+    if (!sv.AllowsNamespace(r->ns)) {
+      skipped.push_back(r->key() + ": namespace not admitted by spec.allowedNamespaces");
+      continue;
     }
-    const std::string secret_name = api::DefaultCredentialsSecretName(bv.name());
-    const nlohmann::json* s = secret(bv.ns(), secret_name);
-    if (s == nullptr) {
-      skipped.push_back(key + ": no credentials Secret yet");
-      return;
+    if (!r->credentials) {
+      skipped.push_back(r->key() + ": " + r->skipped);
+      continue;
     }
-    if (CheckOwnership(*s, api::UidOf(*b)) != Ownership::kOwned) {
-      skipped.push_back(key + ": Secret " + secret_name + " is not owned by it");
-      return;
-    }
-    if (api::HasAnnotation(*s, kSecretConflictAnnotation)) {
-      skipped.push_back(key + ": SecretConflict");
-      return;
-    }
-    auto data = DecodeSecretData(*s);
-    if (!data.ok()) {
-      skipped.push_back(key + ": " + data.status().message());
-      return;
-    }
-    auto state = DecodeState(*data);
-    if (!state.ok()) {
-      skipped.push_back(key + ": " + state.status().message());
-      return;
-    }
-    selected.push_back({bv.ns(), bv.name(), bv.subject_prefix(), api::CreationTimeOf(*b),
-                        std::move(state).value(), InstallationLimitsOf(bv, sv)});
-  });
+    selected.push_back({r, accounts ? EffectiveLimits(r->limits, policy) : InstallationLimits{}});
+  }
   return selected;
+}
+
+std::vector<InstallationRecord> RecordsBoundTo(const api::NatsServerView& sv,
+                                               const std::vector<const nlohmann::json*>& backends,
+                                               const SecretLookup& secret) {
+  const api::ObjectKey server_key = sv.key();
+  std::vector<InstallationRecord> out;
+  for (const nlohmann::json* b : backends) {
+    if (b == nullptr) continue;
+    api::BackendView bv(*b);
+    // Only the backends of this server: their Secrets alone are decoded.
+    if (bv.bound_server() != server_key) continue;
+    const nlohmann::json* s = secret(bv.ns(), api::DefaultCredentialsSecretName(bv.name()));
+    if (s == nullptr) {
+      out.push_back(RecordOf(*b, nullptr));
+    } else {
+      const CredentialsSecretFacts facts = CredentialsSecretFactsOf(*s);
+      out.push_back(RecordOf(*b, &facts));
+    }
+  }
+  return out;
+}
+
+std::vector<const InstallationRecord*> Pointers(const std::vector<InstallationRecord>& records) {
+  std::vector<const InstallationRecord*> out;
+  out.reserve(records.size());
+  for (const InstallationRecord& r : records) out.push_back(&r);
+  return out;
 }
 
 }  // namespace internal
 
-BackendSource BackendsOf(const std::vector<const nlohmann::json*>& backends) {
-  return [&backends](const BackendVisitor& visit) {
-    for (const nlohmann::json* b : backends) {
-      if (b != nullptr) visit(*b);
-    }
-  };
-}
-
 Result<ClusterRenderInput> CollectInstallations(const nlohmann::json& server,
                                                 const std::vector<const nlohmann::json*>& backends,
                                                 const SecretLookup& secret) {
+  const std::vector<InstallationRecord> records =
+      internal::RecordsBoundTo(api::NatsServerView(server), backends, secret);
+  return CollectInstallations(server, internal::Pointers(records));
+}
+
+Result<ClusterRenderInput> CollectInstallations(
+    const nlohmann::json& server, const std::vector<const InstallationRecord*>& records) {
   api::NatsServerView sv(server);
   ClusterRenderInput out;
   out.input.server_ns = sv.ns();
@@ -88,15 +93,14 @@ Result<ClusterRenderInput> CollectInstallations(const nlohmann::json& server,
   if (!isolation.ok()) return isolation.status();
   out.input.isolation = *isolation;
 
-  for (internal::SelectedBackend& b :
-       internal::SelectBackends(sv, BackendsOf(backends), secret, out.skipped)) {
+  for (const internal::SelectedBackend& b : internal::SelectBackends(sv, records, out.skipped)) {
     Installation inst;
     inst.limits = b.limits;
-    inst.ns = std::move(b.ns);
-    inst.name = std::move(b.name);
-    inst.subject_prefix = std::move(b.subject_prefix);
-    inst.users = RenderedUsers(b.state);
-    inst.created = b.created;
+    inst.ns = b.record->ns;
+    inst.name = b.record->name;
+    inst.subject_prefix = b.record->subject_prefix;
+    inst.users = RenderedUsers(*b.record->credentials);
+    inst.created = b.record->created;
     out.input.installations.push_back(std::move(inst));
   }
   return out;

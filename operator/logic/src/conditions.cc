@@ -246,6 +246,9 @@ nlohmann::json ComputeBackendStatus(const nlohmann::json& previous, const Backen
   }
   if (!input.rotation.is_null()) status["rotation"] = input.rotation;
   if (!input.limits.is_null()) status["limits"] = input.limits;
+  // Written by the usage collector alone (ShouldWriteConnections); a
+  // reconcile keeps it.
+  if (prev.contains("connections")) status["connections"] = prev["connections"];
   return status;
 }
 

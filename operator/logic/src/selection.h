@@ -1,37 +1,40 @@
-// The backends a NatsServer serves, with their stored credentials: one
-// selection for the include file (CollectInstallations) and the callout
-// directory (CollectDirectory). Private; cluster_render.h describes the
-// rules.
+// The installations a NatsServer serves, with their stored credentials: one
+// selection over InstallationRecords for the include file
+// (CollectInstallations) and the callout directory (CollectDirectory).
+// Private; cluster_render.h describes the rules.
 #pragma once
 
-#include <cstdint>
 #include <nlohmann/json.hpp>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "switchboard/api/views.h"
 #include "switchboard/operator_logic/cluster_render.h"
+#include "switchboard/operator_logic/installation_record.h"
 #include "switchboard/operator_logic/limits.h"
-#include "switchboard/operator_logic/rotation.h"
 
 namespace switchboard::operator_logic::internal {
 
 struct SelectedBackend {
-  std::string ns, name, subject_prefix;
-  std::optional<int64_t> created;  // api::CreationTimeOf
-  CredentialState state;
+  const InstallationRecord* record;  // credentials set
   // The limits NATS applies to its account (InstallationLimitsOf): none
   // unless the server isolates installations in accounts.
   InstallationLimits limits = {};
 };
 
-// Bound to `server`, not being deleted, namespace admitted, owned
-// credentials Secret that decodes and is not marked SecretConflict. Every
-// other backend bound to it gets a line in `skipped`.
+// Bound to `server`, not being deleted, namespace admitted, and usable
+// credentials (InstallationRecord::credentials). Every other record bound
+// to it gets a line in `skipped`. Points into `records`.
 std::vector<SelectedBackend> SelectBackends(const api::NatsServerView& server,
-                                            const BackendSource& backends,
-                                            const SecretLookup& secret,
+                                            const std::vector<const InstallationRecord*>& records,
                                             std::vector<std::string>& skipped);
+
+// The records of the backends among `backends` bound to `server`, with
+// their credentials Secrets (`secret`): what the object overloads select
+// over. Null backends are skipped.
+std::vector<InstallationRecord> RecordsBoundTo(const api::NatsServerView& server,
+                                               const std::vector<const nlohmann::json*>& backends,
+                                               const SecretLookup& secret);
+std::vector<const InstallationRecord*> Pointers(const std::vector<InstallationRecord>& records);
 
 }  // namespace switchboard::operator_logic::internal

@@ -10,15 +10,12 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <nats/nats.h>
 #include <unistd.h>
 
 #include <condition_variable>
 #include <fstream>
 #include <mutex>
 
-#include "nats_handles.h"
-#include "nats_library.h"
 #include "switchboard/api/constants.h"
 #include "switchboard/operator_logic/callout.h"
 #include "switchboard/operator_logic/callout_status.h"
@@ -37,41 +34,19 @@ using ::testing::HasSubstr;
 constexpr auto kDeadline = std::chrono::seconds(15);
 
 // A connection as the authorizer user with a queue subscription on the
-// callout subject. Synchronous: no callback outlives it.
+// callout subject, as the authorizer subscribes. Synchronous: no callback
+// outlives it.
 class FakeAuthorizer {
  public:
-  FakeAuthorizer(const std::string& url, const std::string& password) {
-    natsOptions* raw = nullptr;
-    if (natsOptions_Create(&raw) != NATS_OK) return;
-    pubsub::internal::NatsOptionsPtr opts(raw);
-    natsConnection* nc = nullptr;
-    natsSubscription* sub = nullptr;
-    if (natsOptions_SetURL(opts.get(), url.c_str()) != NATS_OK ||
-        natsOptions_SetUserInfo(opts.get(), std::string(api::kAuthorizerUsername).c_str(),
-                                password.c_str()) != NATS_OK ||
-        natsOptions_SetAllowReconnect(opts.get(), false) != NATS_OK ||
-        natsConnection_Connect(&nc, opts.get()) != NATS_OK) {
-      return;
-    }
-    nc_.reset(nc);
-    if (natsConnection_QueueSubscribeSync(
-            &sub, nc_.get(), std::string(api::kAuthCalloutSubject).c_str(),
-            std::string(api::kAuthorizerQueueGroup).c_str()) != NATS_OK) {
-      return;
-    }
-    sub_.reset(sub);
-    ok_ = natsConnection_Flush(nc_.get()) == NATS_OK;
-  }
-  ~FakeAuthorizer() {
-    if (nc_) natsConnection_Close(nc_.get());  // joins the reader before the handles go
-    sub_.reset();
-    nc_.reset();
+  FakeAuthorizer(const std::string& url, const std::string& password)
+      : client_(url, std::string(api::kAuthorizerUsername), password) {
+    ok_ = client_.connected() && client_.Subscribe(std::string(api::kAuthCalloutSubject),
+                                                   std::string(api::kAuthorizerQueueGroup));
   }
   bool ok() const { return ok_; }
 
  private:
-  pubsub::internal::NatsConnectionPtr nc_;
-  pubsub::internal::NatsSubscriptionPtr sub_;
+  testing::NatsTestClient client_;
   bool ok_ = false;
 };
 

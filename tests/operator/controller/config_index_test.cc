@@ -7,9 +7,9 @@
 #include <algorithm>
 
 #include "switchboard/api/constants.h"
-#include "switchboard/common/base64.h"
 #include "switchboard/operator_logic/conditions.h"
 #include "switchboard/operator_logic/render.h"
+#include "switchboard/testing/objects.h"
 
 namespace switchboard::operator_controller {
 namespace {
@@ -27,15 +27,9 @@ std::string Text(std::initializer_list<const char*> users) {
 }
 
 json Secret(const std::string& text, int rv, const std::string& reported = "") {
-  json s = {{"metadata",
-             {{"namespace", "nats"},
-              {"name", "shared-switchboard"},
-              {"uid", "u1"},
-              {"resourceVersion", std::to_string(rv)}}},
-            {"data", {{"switchboard.conf", base64::Encode(text)}}}};
-  if (!reported.empty()) {
-    s["metadata"]["annotations"][std::string(api::kLoadedConfigHashAnnotation)] = reported;
-  }
+  testing::SecretBuilder s("nats", "shared-switchboard");
+  s.Uid("u1").ResourceVersion(std::to_string(rv)).Data("switchboard.conf", text);
+  if (!reported.empty()) s.Annotation(std::string(api::kLoadedConfigHashAnnotation), reported);
   return s;
 }
 

@@ -17,6 +17,7 @@
 
 #include "switchboard/kube/client.h"
 #include "switchboard/kube/event_recorder.h"
+#include "switchboard/testing/objects.h"
 #include "switchboard/testing/wait.h"
 
 namespace switchboard::operator_controller {
@@ -87,10 +88,7 @@ class FakeApiServer {
   }
 
   static json Backend(const std::string& rv) {
-    return {
-        {"apiVersion", "pubsub.switchboard.dev/v1alpha1"},
-        {"kind", "PubSubBackend"},
-        {"metadata", {{"name", "b"}, {"namespace", "a"}, {"uid", "u-1"}, {"resourceVersion", rv}}}};
+    return testing::BackendBuilder("a", "b").Uid("u-1").ResourceVersion(rv);
   }
 
  private:

@@ -6,21 +6,25 @@
 
 #include <map>
 
+#include "switchboard/testing/objects.h"
+
 namespace {
 
 using nlohmann::json;
 using namespace switchboard::operator_controller;
 using Keys = std::vector<std::string>;
 
+using switchboard::testing::BackendBuilder;
+using switchboard::testing::SecretBuilder;
+using switchboard::testing::ServerBuilder;
+
+// `server` "ns/name", or "" for no serverRef.
 json Backend(const std::string& ns, const std::string& name, const std::string& server) {
-  json b = {{"apiVersion", "pubsub.switchboard.dev/v1alpha1"},
-            {"kind", "PubSubBackend"},
-            {"metadata", {{"name", name}, {"namespace", ns}, {"generation", 1}}},
-            {"spec", {{"kind", "nats"}, {"nats", {{"subjectPrefix", "hatchet." + name}}}}}};
+  BackendBuilder b(ns, name);
+  b.Generation(1).Prefix("hatchet." + name).NoServer();
   if (!server.empty()) {
     auto slash = server.find('/');
-    b["spec"]["nats"]["serverRef"] = {{"namespace", server.substr(0, slash)},
-                                      {"name", server.substr(slash + 1)}};
+    b.Server(server.substr(0, slash), server.substr(slash + 1));
   }
   return b;
 }
@@ -32,19 +36,11 @@ json WithReady(json b, const std::string& status, const std::string& reason, int
   return b;
 }
 json Server(const std::string& ns, const std::string& name) {
-  return {{"apiVersion", "pubsub.switchboard.dev/v1alpha1"},
-          {"kind", "NatsServer"},
-          {"metadata", {{"name", name}, {"namespace", ns}, {"generation", 1}}},
-          {"spec", {{"url", "nats://n:4222"}}}};
+  return ServerBuilder(ns, name).Generation(1).Url("nats://n:4222");
 }
 json OwnedSecret(const std::string& ns, const std::string& name, const std::string& owner_kind,
                  const std::string& owner) {
-  return {{"apiVersion", "v1"},
-          {"kind", "Secret"},
-          {"metadata",
-           {{"name", name},
-            {"namespace", ns},
-            {"ownerReferences", json::array({{{"kind", owner_kind}, {"name", owner}}})}}}};
+  return SecretBuilder(ns, name).Owner(owner_kind, owner);
 }
 
 // Caches for the lookups.

@@ -5,7 +5,6 @@
 // every other user is handed to the callout (refused when nobody answers).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
-#include <nats/nats.h>
 #include <unistd.h>
 
 #include <ctime>
@@ -31,36 +30,12 @@ using ::testing::HasSubstr;
 using testing::NatsServer;
 using testing::TempDir;
 
-using pubsub::internal::NatsConnectionPtr;
-using pubsub::internal::NatsMsgPtr;
-using pubsub::internal::NatsOptionsPtr;
-using pubsub::internal::NatsSubscriptionPtr;
-
-struct Connected {
-  NatsConnectionPtr conn;
-  natsStatus status = NATS_OK;
-  std::string error;  // nats.c's last error when the connect failed
-};
+using Client = testing::NatsTestClient;
 
 // Without reconnects: a refusal is final.
-Connected Connect(const std::string& url, const std::string& user, const std::string& password) {
-  Connected out;
-  natsOptions* raw = nullptr;
-  out.status = natsOptions_Create(&raw);
-  if (out.status != NATS_OK) return out;
-  NatsOptionsPtr opts(raw);
-  natsOptions_SetURL(opts.get(), url.c_str());
-  natsOptions_SetUserInfo(opts.get(), user.c_str(), password.c_str());
-  natsOptions_SetTimeout(opts.get(), 10000);
-  natsOptions_SetAllowReconnect(opts.get(), false);
-  natsConnection* conn = nullptr;
-  out.status = natsConnection_Connect(&conn, opts.get());
-  if (out.status == NATS_OK) {
-    out.conn.reset(conn);
-  } else {
-    out.error = nats_GetLastError(nullptr);
-  }
-  return out;
+std::unique_ptr<Client> Connect(const std::string& url, const std::string& user,
+                                const std::string& password) {
+  return std::make_unique<Client>(url, user, password);
 }
 
 // Raw nats.c handles: the library stays open for the suite.
@@ -118,31 +93,20 @@ TEST_F(CalloutConfigTest, LocalUsersLogInAndEveryoneElseGoesToTheCallout) {
 
   // The system user is in SYS (it may ping every server) and never goes
   // to the callout: nobody answers it, and it still gets in.
-  Connected sys =
+  auto sys =
       Connect(server->url(), std::string(api::kCalloutSystemUsername), keys_.system.password);
-  ASSERT_EQ(sys.status, NATS_OK) << sys.error << "\n" << server->Log();
+  ASSERT_TRUE(sys->connected()) << sys->error() << "\n" << server->Log();
 
   // The authorizer is in SWITCHBOARD_AUTH, may subscribe to the callout
   // subject, and bypasses the callout (auth_users).
-  Connected auth =
+  auto auth =
       Connect(server->url(), std::string(api::kAuthorizerUsername), keys_.authorizer.password);
-  ASSERT_EQ(auth.status, NATS_OK) << auth.error << "\n" << server->Log();
-  natsSubscription* raw_sub = nullptr;
-  ASSERT_EQ(natsConnection_SubscribeSync(&raw_sub, auth.conn.get(),
-                                         std::string(api::kAuthCalloutSubject).c_str()),
-            NATS_OK);
-  NatsSubscriptionPtr requests(raw_sub);
-  ASSERT_EQ(natsConnection_FlushTimeout(auth.conn.get(), 5000), NATS_OK);
+  ASSERT_TRUE(auth->connected()) << auth->error() << "\n" << server->Log();
+  ASSERT_TRUE(auth->Subscribe(std::string(api::kAuthCalloutSubject)));
 
-  natsMsg* raw_reply = nullptr;
-  ASSERT_EQ(natsConnection_RequestString(&raw_reply, sys.conn.get(), "$SYS.REQ.SERVER.PING.CONNZ",
-                                         R"({"auth":true})", 5000),
-            NATS_OK)
-      << server->Log();
-  NatsMsgPtr reply(raw_reply);
-  json connz =
-      json::parse(std::string(natsMsg_GetData(reply.get()), natsMsg_GetDataLength(reply.get())),
-                  nullptr, false);
+  const std::string reply = sys->Request("$SYS.REQ.SERVER.PING.CONNZ", R"({"auth":true})");
+  ASSERT_FALSE(reply.empty()) << server->Log();
+  json connz = json::parse(reply, nullptr, false);
   std::map<std::string, std::string> account_of;
   for (const auto& c : connz["data"].value("connections", json::array())) {
     account_of[c.value("authorized_user", "")] = c.value("account", "");
@@ -153,19 +117,16 @@ TEST_F(CalloutConfigTest, LocalUsersLogInAndEveryoneElseGoesToTheCallout) {
 
   // Anyone else is handed to the callout: the request reaches the
   // authorizer's subscription, and with no answer the user is refused.
-  Connected stranger = Connect(server->url(), "team-a-hatchet", "some-password");
-  EXPECT_NE(stranger.status, NATS_OK);
-  EXPECT_THAT(stranger.error, HasSubstr("Authorization Violation"));
-  natsMsg* raw_request = nullptr;
-  ASSERT_EQ(natsSubscription_NextMsg(&raw_request, requests.get(), 5000), NATS_OK)
-      << "the callout was not asked\n"
-      << server->Log();
-  NatsMsgPtr request(raw_request);
-  EXPECT_NE(natsMsg_GetReply(request.get()), nullptr);
+  auto stranger = Connect(server->url(), "team-a-hatchet", "some-password");
+  EXPECT_FALSE(stranger->connected());
+  EXPECT_THAT(stranger->error(), HasSubstr("Authorization Violation"));
+  auto request = auth->NextMessage();
+  ASSERT_TRUE(request.has_value()) << "the callout was not asked\n" << server->Log();
+  EXPECT_FALSE(request->reply.empty());
 
   // A local user with a wrong password is refused by the config itself.
-  Connected wrong = Connect(server->url(), std::string(api::kCalloutSystemUsername), "not-it");
-  EXPECT_NE(wrong.status, NATS_OK);
+  auto wrong = Connect(server->url(), std::string(api::kCalloutSystemUsername), "not-it");
+  EXPECT_FALSE(wrong->connected());
 }
 
 // One request answered the way the authorizer answers it
@@ -177,15 +138,10 @@ TEST_F(CalloutConfigTest, AnAllowedUserIsNamedByItsGeneration) {
   ASSERT_TRUE(server->ok()) << server->Log();
   auto issuer = natsauth::KeyPair::FromSeed(keys_.issuer_seed);
   ASSERT_TRUE(issuer.ok());
-  Connected auth =
+  auto auth =
       Connect(server->url(), std::string(api::kAuthorizerUsername), keys_.authorizer.password);
-  ASSERT_EQ(auth.status, NATS_OK) << auth.error << "\n" << server->Log();
-  natsSubscription* raw_sub = nullptr;
-  ASSERT_EQ(natsConnection_SubscribeSync(&raw_sub, auth.conn.get(),
-                                         std::string(api::kAuthCalloutSubject).c_str()),
-            NATS_OK);
-  NatsSubscriptionPtr requests(raw_sub);
-  ASSERT_EQ(natsConnection_FlushTimeout(auth.conn.get(), 5000), NATS_OK);
+  ASSERT_TRUE(auth->connected()) << auth->error() << "\n" << server->Log();
+  ASSERT_TRUE(auth->Subscribe(std::string(api::kAuthCalloutSubject)));
 
   Directory directory;
   directory.server_ns = "nats";
@@ -196,13 +152,10 @@ TEST_F(CalloutConfigTest, AnAllowedUserIsNamedByItsGeneration) {
 
   // Answers one request; returns the decision's reason.
   auto answer_one = [&]() -> std::string {
-    natsMsg* raw = nullptr;
-    if (natsSubscription_NextMsg(&raw, requests.get(), 10000) != NATS_OK) return "no request";
-    NatsMsgPtr msg(raw);
+    auto msg = auth->NextMessage();
+    if (!msg) return "no request";
     const auto now = static_cast<int64_t>(std::time(nullptr));
-    auto request = natsauth::DecodeAuthorizationRequest(
-        std::string(natsMsg_GetData(msg.get()), natsMsg_GetDataLength(msg.get())), now,
-        issuer->public_key());
+    auto request = natsauth::DecodeAuthorizationRequest(msg->data, now, issuer->public_key());
     if (!request.ok()) return request.status().ToString();
     AuthorizationDecision d = DecideAuthorization(directory, request->connect_opts.user,
                                                   request->connect_opts.pass, Clock::now());
@@ -224,36 +177,29 @@ TEST_F(CalloutConfigTest, AnAllowedUserIsNamedByItsGeneration) {
     }
     auto token = natsauth::EncodeAuthorizationResponse(response, *issuer);
     if (!token.ok()) return token.status().ToString();
-    natsConnection_Publish(auth.conn.get(), natsMsg_GetReply(msg.get()), token->data(),
-                           static_cast<int>(token->size()));
-    natsConnection_Flush(auth.conn.get());
+    if (!auth->Publish(msg->reply, *token)) return "publishing the answer failed";
     return std::string(DenialReason(d.denial));
   };
 
-  Connected engine;
+  std::unique_ptr<Client> engine;
   std::thread connecting([&] { engine = Connect(server->url(), "team-a-hatchet", "pw-a"); });
   EXPECT_EQ(answer_one(), "Allowed");
   connecting.join();
-  ASSERT_EQ(engine.status, NATS_OK) << engine.error << "\n" << server->Log();
+  ASSERT_TRUE(engine->connected()) << engine->error() << "\n" << server->Log();
 
-  Connected wrong;
+  std::unique_ptr<Client> wrong;
   std::thread refused([&] { wrong = Connect(server->url(), "team-a-hatchet", "pw-b"); });
   EXPECT_EQ(answer_one(), "WrongPassword");
   refused.join();
-  EXPECT_NE(wrong.status, NATS_OK);
-  EXPECT_THAT(wrong.error, HasSubstr("Authorization Violation"));
+  EXPECT_FALSE(wrong->connected());
+  EXPECT_THAT(wrong->error(), HasSubstr("Authorization Violation"));
 
-  Connected sys =
+  auto sys =
       Connect(server->url(), std::string(api::kCalloutSystemUsername), keys_.system.password);
-  ASSERT_EQ(sys.status, NATS_OK) << sys.error;
-  natsMsg* raw_reply = nullptr;
-  ASSERT_EQ(natsConnection_RequestString(&raw_reply, sys.conn.get(), "$SYS.REQ.SERVER.PING.CONNZ",
-                                         R"({"auth":true})", 5000),
-            NATS_OK);
-  NatsMsgPtr reply(raw_reply);
-  json connz =
-      json::parse(std::string(natsMsg_GetData(reply.get()), natsMsg_GetDataLength(reply.get())),
-                  nullptr, false);
+  ASSERT_TRUE(sys->connected()) << sys->error();
+  const std::string reply = sys->Request("$SYS.REQ.SERVER.PING.CONNZ", R"({"auth":true})");
+  ASSERT_FALSE(reply.empty());
+  json connz = json::parse(reply, nullptr, false);
   std::vector<LiveConnection> live;
   const std::string server_id = connz["server"].value("id", "");
   for (const auto& c : connz["data"].value("connections", json::array())) {

@@ -12,6 +12,7 @@
 #include "switchboard/operator_logic/cluster_render.h"
 #include "switchboard/operator_logic/objects.h"
 #include "switchboard/operator_logic/secrets.h"
+#include "switchboard/testing/objects.h"
 #include "switchboard/testing/test_ca.h"
 
 namespace switchboard::operator_logic {
@@ -487,28 +488,18 @@ TEST(RenderCalloutConfig, Refusals) {
 // --- CollectDirectory -------------------------------------------------
 
 json Server(const std::string& account = "") {
-  json s = {{"apiVersion", "pubsub.switchboard.dev/v1alpha1"},
-            {"kind", "NatsServer"},
-            {"metadata", {{"namespace", "nats"}, {"name", "shared"}, {"uid", "srv-uid"}}},
-            {"spec",
-             {{"url", "nats://n:4222"},
-              {"allowedNamespaces", {{"from", "List"}, {"names", {"a", "b", "c"}}}},
-              {"provisioning", {{"mode", "AuthCallout"}}}}}};
-  if (!account.empty()) s["spec"]["provisioning"]["authCallout"]["account"] = account;
-  return s;
+  return testing::ServerBuilder()
+      .Uid("srv-uid")
+      .Url("nats://n:4222")
+      .AllowList({"a", "b", "c"})
+      .Callout(account);
 }
 
 json Backend(const std::string& ns, const std::string& name, std::optional<int> created = 0,
              const std::string& prefix = "") {
-  json b = {{"apiVersion", "pubsub.switchboard.dev/v1alpha1"},
-            {"kind", "PubSubBackend"},
-            {"metadata", {{"namespace", ns}, {"name", name}, {"uid", ns + "-" + name + "-uid"}}},
-            {"spec",
-             {{"kind", "nats"},
-              {"nats",
-               {{"serverRef", {{"name", "shared"}, {"namespace", "nats"}}},
-                {"subjectPrefix", prefix.empty() ? "hatchet." + ns + "." + name : prefix}}}}}};
-  if (created) b["metadata"]["creationTimestamp"] = FormatTime(T(*created));
+  testing::BackendBuilder b(ns, name);
+  b.Uid(ns + "-" + name + "-uid").Prefix(prefix.empty() ? "hatchet." + ns + "." + name : prefix);
+  if (created) b.Created(FormatTime(T(*created)));
   return b;
 }
 

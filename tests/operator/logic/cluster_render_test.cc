@@ -11,6 +11,7 @@
 #include "switchboard/operator_logic/objects.h"
 #include "switchboard/operator_logic/rotation.h"
 #include "switchboard/operator_logic/secrets.h"
+#include "switchboard/testing/objects.h"
 
 namespace switchboard::operator_logic {
 namespace {
@@ -19,23 +20,19 @@ using nlohmann::json;
 
 std::string Hash(char c) { return "$2b$06$" + std::string(53, c); }
 
+// nats/shared; `from` with names [a] (ignored unless List).
 json Server(const std::string& from = "All") {
-  return {{"apiVersion", "pubsub.switchboard.dev/v1alpha1"},
-          {"kind", "NatsServer"},
-          {"metadata", {{"namespace", "nats"}, {"name", "shared"}, {"uid", "srv-uid"}}},
-          {"spec",
-           {{"url", "nats://n:4222"}, {"allowedNamespaces", {{"from", from}, {"names", {"a"}}}}}}};
+  return testing::ServerBuilder()
+      .Uid("srv-uid")
+      .Url("nats://n:4222")
+      .Set("/spec/allowedNamespaces", {{"from", from}, {"names", {"a"}}});
 }
 
 json Backend(const std::string& ns, const std::string& name, const std::string& server = "shared") {
-  return {{"apiVersion", "pubsub.switchboard.dev/v1alpha1"},
-          {"kind", "PubSubBackend"},
-          {"metadata", {{"namespace", ns}, {"name", name}, {"uid", ns + "-" + name + "-uid"}}},
-          {"spec",
-           {{"kind", "nats"},
-            {"nats",
-             {{"serverRef", {{"name", server}, {"namespace", "nats"}}},
-              {"subjectPrefix", "hatchet." + ns + "." + name}}}}}};
+  return testing::BackendBuilder(ns, name)
+      .Uid(ns + "-" + name + "-uid")
+      .Server("nats", server)
+      .Prefix("hatchet." + ns + "." + name);
 }
 
 json Creds(const std::string& ns, const std::string& name, char hash = 'a') {

@@ -12,7 +12,7 @@
 #include "switchboard/operator_logic/render.h"
 #include "switchboard/operator_logic/rotation.h"
 #include "switchboard/rules/validate.h"
-#include "test_objects.h"  // tests/rules: the valid objects the rule tests start from
+#include "switchboard/testing/objects.h"
 
 namespace switchboard::operator_logic {
 namespace {
@@ -23,16 +23,19 @@ std::string FakeHash() { return "$2b$11$" + std::string(53, 'h'); }
 
 json Server(const std::string& ns = "nats", const std::string& name = "shared",
             json max_payload = "16Mi") {
-  json s = rules::testing::Server(ns, name);
-  s["spec"]["maxPayload"] = std::move(max_payload);
-  return s;
+  return testing::ServerBuilder(ns, name)
+      .Url("nats://nats-0.nats.nats.svc:4222,nats://nats-1.nats.nats.svc:4222")
+      .AllowAll()
+      .MaxPayload(std::move(max_payload))
+      .Json();
 }
 
 json Backend(const std::string& ns, const std::string& name, const std::string& prefix,
              const std::string& username = "") {
-  json b = rules::testing::Backend(ns, name, prefix);
-  if (!username.empty()) b["spec"]["nats"]["credentials"] = {{"username", username}};
-  return b;
+  testing::BackendBuilder b(ns, name);
+  b.Prefix(prefix);
+  if (!username.empty()) b.Username(username);
+  return b.Json();
 }
 
 std::string Errors(const rules::Report& r) {

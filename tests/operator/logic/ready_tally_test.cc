@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "switchboard/api/packed.h"
+#include "switchboard/testing/objects.h"
 
 namespace switchboard::operator_logic {
 namespace {
@@ -10,8 +11,7 @@ namespace {
 using nlohmann::json;
 
 json Backend(const json& conditions) {
-  return {{"metadata", {{"name", "b"}, {"namespace", "ns"}}},
-          {"status", {{"conditions", conditions}}}};
+  return testing::BackendBuilder("ns", "b").Set("/status/conditions", conditions);
 }
 
 TEST(ReadyStateOf, ReadsTheStoredReadyCondition) {

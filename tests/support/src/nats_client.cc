@@ -33,6 +33,11 @@ NatsTestClient::NatsTestClient(const std::string& url, UserJwt credentials,
   });
 }
 
+NatsTestClient::NatsTestClient(const std::string& url, std::chrono::milliseconds deadline)
+    : deadline_(deadline) {
+  Connect(url, "", [](natsOptions*) { return NATS_OK; });
+}
+
 void NatsTestClient::Connect(const std::string& url, const std::string& ca_pem,
                              const std::function<natsStatus(natsOptions*)>& auth) {
   natsOptions* raw = nullptr;
@@ -46,6 +51,7 @@ void NatsTestClient::Connect(const std::string& url, const std::string& ca_pem,
   }
   if (natsOptions_SetURL(opts.get(), url.c_str()) != NATS_OK || auth(opts.get()) != NATS_OK ||
       natsOptions_SetAllowReconnect(opts.get(), false) != NATS_OK ||
+      natsOptions_SetTimeout(opts.get(), deadline_.count()) != NATS_OK ||
       natsOptions_SetErrorHandler(opts.get(), &NatsTestClient::OnError, this) != NATS_OK ||
       natsOptions_SetClosedCB(opts.get(), &NatsTestClient::OnClosed, this) != NATS_OK) {
     error_ = "setting options failed";
@@ -96,23 +102,40 @@ NatsTestClient::~NatsTestClient() {
   nc_.reset();
 }
 
-bool NatsTestClient::Subscribe(const std::string& subject) {
+bool NatsTestClient::Subscribe(const std::string& subject, const std::string& queue) {
+  sub_.reset();
   natsSubscription* sub = nullptr;
-  if (natsConnection_SubscribeSync(&sub, nc_.get(), subject.c_str()) != NATS_OK) return false;
+  natsStatus s = queue.empty() ? natsConnection_SubscribeSync(&sub, nc_.get(), subject.c_str())
+                               : natsConnection_QueueSubscribeSync(&sub, nc_.get(), subject.c_str(),
+                                                                   queue.c_str());
+  if (s != NATS_OK) return false;
   sub_.reset(sub);
   return natsConnection_Flush(nc_.get()) == NATS_OK;
 }
 
 bool NatsTestClient::Publish(const std::string& subject, const std::string& data) {
-  return natsConnection_PublishString(nc_.get(), subject.c_str(), data.c_str()) == NATS_OK &&
+  return natsConnection_Publish(nc_.get(), subject.c_str(), data.data(),
+                                static_cast<int>(data.size())) == NATS_OK &&
          natsConnection_Flush(nc_.get()) == NATS_OK;
 }
 
-std::string NatsTestClient::Next() {
+std::string NatsTestClient::Next() { return Next(deadline_); }
+
+std::string NatsTestClient::Next(std::chrono::milliseconds timeout) {
   natsMsg* raw = nullptr;
-  if (natsSubscription_NextMsg(&raw, sub_.get(), deadline_.count()) != NATS_OK) return "";
+  if (!sub_ || natsSubscription_NextMsg(&raw, sub_.get(), timeout.count()) != NATS_OK) return "";
   pubsub::internal::NatsMsgPtr msg(raw);
   return Body(msg.get());
+}
+
+std::optional<NatsTestClient::Message> NatsTestClient::NextMessage() {
+  natsMsg* raw = nullptr;
+  if (!sub_ || natsSubscription_NextMsg(&raw, sub_.get(), deadline_.count()) != NATS_OK) {
+    return std::nullopt;
+  }
+  pubsub::internal::NatsMsgPtr msg(raw);
+  const char* reply = natsMsg_GetReply(msg.get());
+  return Message{natsMsg_GetSubject(msg.get()), reply ? reply : "", Body(msg.get())};
 }
 
 std::string NatsTestClient::Request(const std::string& subject, const std::string& body) {

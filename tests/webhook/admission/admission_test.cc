@@ -8,49 +8,27 @@
 #include <string>
 #include <vector>
 
+#include "switchboard/testing/objects.h"
+
 namespace switchboard::webhook_admission {
 namespace {
 
 using nlohmann::json;
+using testing::AdmissionReviewOf;
 
 json Backend(const std::string& ns, const std::string& name, json nats) {
-  return {{"apiVersion", "pubsub.switchboard.dev/v1alpha1"},
-          {"kind", "PubSubBackend"},
-          {"metadata", {{"namespace", ns}, {"name", name}}},
-          {"spec", {{"kind", "nats"}, {"nats", std::move(nats)}}}};
-}
-
-json Server(const std::string& ns, const std::string& name, json spec) {
-  return {{"apiVersion", "pubsub.switchboard.dev/v1alpha1"},
-          {"kind", "NatsServer"},
-          {"metadata", {{"namespace", ns}, {"name", name}}},
-          {"spec", std::move(spec)}};
+  return testing::BackendBuilder(ns, name).Nats(std::move(nats));
 }
 
 json SharedServer() {
-  return Server("team-a", "shared",
-                {{"url", "nats://nats.team-a.svc:4222"},
-                 {"maxPayload", 16777216},
-                 {"allowedNamespaces", {{"from", "Same"}}}});
+  return testing::ServerBuilder("team-a", "shared")
+      .Url("nats://nats.team-a.svc:4222")
+      .MaxPayload(16777216)
+      .AllowSame();
 }
 
 json NatsBlock(const std::string& prefix) {
   return {{"serverRef", {{"name", "shared"}}}, {"subjectPrefix", prefix}};
-}
-
-json ReviewOf(const json& object, const std::string& operation = "CREATE",
-              const json& old = nullptr, const std::string& uid = "uid-1") {
-  json request = {{"uid", uid},
-                  {"kind",
-                   {{"group", "pubsub.switchboard.dev"},
-                    {"version", "v1alpha1"},
-                    {"kind", object.value("kind", "")}}},
-                  {"operation", operation},
-                  {"namespace", object["metadata"].value("namespace", "")},
-                  {"name", object["metadata"].value("name", "")},
-                  {"object", object}};
-  if (!old.is_null()) request["oldObject"] = old;
-  return {{"apiVersion", "admission.k8s.io/v1"}, {"kind", "AdmissionReview"}, {"request", request}};
 }
 
 json Decode(const std::string& b64) {
@@ -125,77 +103,89 @@ std::vector<Case> Cases() {
   json deployment = {{"apiVersion", "apps/v1"},
                      {"kind", "Deployment"},
                      {"metadata", {{"namespace", "team-a"}, {"name", "x"}}}};
-  json wrong_kind = ReviewOf(deployment);
+  json wrong_kind = AdmissionReviewOf(deployment);
   wrong_kind["request"]["kind"] = {{"group", "apps"}, {"version", "v1"}, {"kind", "Deployment"}};
-  json status_update = ReviewOf(good, "UPDATE", good);
+  json status_update = AdmissionReviewOf(good, "UPDATE", good);
   status_update["request"]["subResource"] = "status";
   status_update["request"]["object"]["spec"]["nats"]["subjectPrefix"] = "bad..prefix";
-  json no_object = ReviewOf(good);
+  json no_object = AdmissionReviewOf(good);
   no_object["request"].erase("object");
-  json bad_operation = ReviewOf(good);
+  json bad_operation = AdmissionReviewOf(good);
   bad_operation["request"]["operation"] = "PATCH";
 
   return {
-      {"valid_backend", Webhook::kValidating, ReviewOf(good), {{}, {SharedServer()}}, true, "", ""},
+      {"valid_backend",
+       Webhook::kValidating,
+       AdmissionReviewOf(good),
+       {{}, {SharedServer()}},
+       true,
+       "",
+       ""},
       {"empty_token_in_prefix",
        Webhook::kValidating,
-       ReviewOf(Backend("team-a", "hatchet", NatsBlock("hatchet..prod"))),
+       AdmissionReviewOf(Backend("team-a", "hatchet", NatsBlock("hatchet..prod"))),
        {{}, {SharedServer()}},
        false,
        "spec.nats.subjectPrefix",
        ""},
       {"duplicate_prefix_on_server",
        Webhook::kValidating,
-       ReviewOf(good),
+       AdmissionReviewOf(good),
        {{other}, {SharedServer()}},
        false,
        "spec.nats.subjectPrefix",
        ""},
       {"itself_in_cache_is_not_a_duplicate",
        Webhook::kValidating,
-       ReviewOf(good, "UPDATE", good),
+       AdmissionReviewOf(good, "UPDATE", good),
        {{good}, {SharedServer()}},
        true,
        "",
        ""},
       {"prefix_change_warns",
        Webhook::kValidating,
-       ReviewOf(renamed, "UPDATE", good),
+       AdmissionReviewOf(renamed, "UPDATE", good),
        {{good}, {SharedServer()}},
        true,
        "",
        "subjectPrefix"},
       {"mutating_denies_what_the_rules_reject",
        Webhook::kMutating,
-       ReviewOf(Backend("team-a", "hatchet", NatsBlock("hatchet..prod"))),
+       AdmissionReviewOf(Backend("team-a", "hatchet", NatsBlock("hatchet..prod"))),
        {{}, {SharedServer()}},
        false,
        "spec.nats.subjectPrefix",
        ""},
       {"denial_carries_the_warnings_too",
        Webhook::kValidating,
-       ReviewOf(Backend("team-a", "hatchet", NatsBlock("hatchet..b")), "UPDATE", good),
+       AdmissionReviewOf(Backend("team-a", "hatchet", NatsBlock("hatchet..b")), "UPDATE", good),
        {{good}, {SharedServer()}},
        false,
        "spec.nats.subjectPrefix",
        "subjectPrefix"},
       {"mutating_denial_carries_the_warnings_too",
        Webhook::kMutating,
-       ReviewOf(Backend("team-a", "hatchet", NatsBlock("hatchet..b")), "UPDATE", good),
+       AdmissionReviewOf(Backend("team-a", "hatchet", NatsBlock("hatchet..b")), "UPDATE", good),
        {{good}, {SharedServer()}},
        false,
        "spec.nats.subjectPrefix",
        "subjectPrefix"},
       {"mutating_gives_no_warnings",
        Webhook::kMutating,
-       ReviewOf(renamed, "UPDATE", good),
+       AdmissionReviewOf(renamed, "UPDATE", good),
        {{good}, {SharedServer()}},
        true,
        "",
        ""},
       {"wrong_kind", Webhook::kValidating, wrong_kind, {}, false, "fix the rules", ""},
       {"wrong_kind_mutating", Webhook::kMutating, wrong_kind, {}, false, "fix the rules", ""},
-      {"delete_is_allowed", Webhook::kValidating, ReviewOf(good, "DELETE"), {}, true, "", ""},
+      {"delete_is_allowed",
+       Webhook::kValidating,
+       AdmissionReviewOf(good, "DELETE"),
+       {},
+       true,
+       "",
+       ""},
       {"status_subresource_is_allowed", Webhook::kValidating, status_update, {}, true, "", ""},
       {"missing_object", Webhook::kValidating, no_object, {}, false, "request.object", ""},
       {"unknown_operation",
@@ -213,7 +203,7 @@ INSTANTIATE_TEST_SUITE_P(Reviews, AdmissionTable, ::testing::ValuesIn(Cases()),
 
 TEST(Admission, DeniedCarriesForbiddenStatusWithFieldCauses) {
   StaticContextSource source({{}, {SharedServer()}});
-  json review = ReviewOf(Backend("team-a", "hatchet", NatsBlock("hatchet..prod")));
+  json review = AdmissionReviewOf(Backend("team-a", "hatchet", NatsBlock("hatchet..prod")));
   json response = json::parse(Review(review.dump(), Webhook::kValidating, source).body)["response"];
   EXPECT_EQ(response["status"]["code"], 403);
   EXPECT_EQ(response["status"]["reason"], "Forbidden");
@@ -225,7 +215,7 @@ TEST(Admission, DeniedCarriesForbiddenStatusWithFieldCauses) {
 TEST(Admission, MutatingPatchFillsDefaults) {
   StaticContextSource source;
   json object = Backend("team-a", "hatchet", {{"serverRef", {{"name", "shared"}}}});
-  Outcome out = Review(ReviewOf(object).dump(), Webhook::kMutating, source);
+  Outcome out = Review(AdmissionReviewOf(object).dump(), Webhook::kMutating, source);
   json response = json::parse(out.body)["response"];
   ASSERT_EQ(response["allowed"], true) << out.body;
   ASSERT_EQ(response["patchType"], "JSONPatch") << out.body;
@@ -240,7 +230,7 @@ TEST(Admission, MutatingPatchFillsDefaults) {
 TEST(Admission, MutatingWithNothingMissingSendsNoPatch) {
   StaticContextSource source;
   json object = rules::DefaultedCopy(Backend("team-a", "hatchet", NatsBlock("hatchet.a")));
-  Outcome out = Review(ReviewOf(object).dump(), Webhook::kMutating, source);
+  Outcome out = Review(AdmissionReviewOf(object).dump(), Webhook::kMutating, source);
   json response = json::parse(out.body)["response"];
   EXPECT_EQ(response["allowed"], true);
   EXPECT_FALSE(response.contains("patch")) << out.body;
@@ -255,7 +245,7 @@ TEST(Admission, NotSyncedCacheRefusesValidationButNotDefaulting) {
     }
     bool Synced() const override { return false; }
   } source;
-  json review = ReviewOf(Backend("team-a", "hatchet", NatsBlock("hatchet.a")));
+  json review = AdmissionReviewOf(Backend("team-a", "hatchet", NatsBlock("hatchet.a")));
   json v = json::parse(Review(review.dump(), Webhook::kValidating, source).body)["response"];
   EXPECT_EQ(v["allowed"], false);
   EXPECT_EQ(v["status"]["code"], 503);
@@ -265,7 +255,7 @@ TEST(Admission, NotSyncedCacheRefusesValidationButNotDefaulting) {
 
 TEST(Admission, V1beta1IsAnsweredInKind) {
   StaticContextSource source({{}, {SharedServer()}});
-  json review = ReviewOf(Backend("team-a", "hatchet", NatsBlock("hatchet.a")));
+  json review = AdmissionReviewOf(Backend("team-a", "hatchet", NatsBlock("hatchet.a")));
   review["apiVersion"] = "admission.k8s.io/v1beta1";
   json out = json::parse(Review(review.dump(), Webhook::kValidating, source).body);
   EXPECT_EQ(out["apiVersion"], "admission.k8s.io/v1beta1");

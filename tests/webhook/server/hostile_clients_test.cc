@@ -29,6 +29,7 @@
 
 #include "raw_tls_client.h"
 #include "switchboard/api/documents.h"
+#include "switchboard/testing/objects.h"
 #include "switchboard/testing/temp_dir.h"
 #include "switchboard/testing/test_certs.h"
 #include "switchboard/testing/wait.h"
@@ -56,26 +57,12 @@ int ChartTimeoutSeconds() {
 }
 
 std::string ValidReview() {
-  json object = {{"apiVersion", "pubsub.switchboard.dev/v1alpha1"},
-                 {"kind", "PubSubBackend"},
-                 {"metadata", {{"namespace", "team-a"}, {"name", "hatchet"}}},
-                 {"spec",
-                  {{"kind", "nats"},
-                   {"nats",
-                    {{"serverRef", {{"name", "shared"}, {"namespace", "team-a"}}},
-                     {"subjectPrefix", "hatchet.team-a"}}}}}};
-  json review = {
-      {"apiVersion", "admission.k8s.io/v1"},
-      {"kind", "AdmissionReview"},
-      {"request",
-       {{"uid", "7c1d5a8e-0b7e-4f0a-9d61-3c2b1a0f9e88"},
-        {"kind",
-         {{"group", "pubsub.switchboard.dev"}, {"version", "v1alpha1"}, {"kind", "PubSubBackend"}}},
-        {"operation", "CREATE"},
-        {"namespace", "team-a"},
-        {"name", "hatchet"},
-        {"object", object}}}};
-  return review.dump();
+  json object = testing::BackendBuilder("team-a", "hatchet")
+                    .Server("team-a", "shared")
+                    .Prefix("hatchet.team-a");
+  return testing::AdmissionReviewOf(object, "CREATE", nullptr,
+                                    "7c1d5a8e-0b7e-4f0a-9d61-3c2b1a0f9e88")
+      .dump();
 }
 
 // Raises the soft open-files limit to at least `want` (the hard limit

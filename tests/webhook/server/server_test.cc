@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "switchboard/testing/objects.h"
 #include "switchboard/testing/temp_dir.h"
 #include "switchboard/testing/test_certs.h"
 #include "switchboard/testing/wait.h"
@@ -23,23 +24,9 @@ using nlohmann::json;
 using std::chrono::seconds;
 
 json BackendReview(const std::string& prefix) {
-  json object = {{"apiVersion", "pubsub.switchboard.dev/v1alpha1"},
-                 {"kind", "PubSubBackend"},
-                 {"metadata", {{"namespace", "team-a"}, {"name", "hatchet"}}},
-                 {"spec",
-                  {{"kind", "nats"},
-                   {"nats", {{"serverRef", {{"name", "shared"}}}, {"subjectPrefix", prefix}}}}}};
-  return {
-      {"apiVersion", "admission.k8s.io/v1"},
-      {"kind", "AdmissionReview"},
-      {"request",
-       {{"uid", "0df28fbd-5f5f-4b5b-8e4c-b2f2b8f2c0a1"},
-        {"kind",
-         {{"group", "pubsub.switchboard.dev"}, {"version", "v1alpha1"}, {"kind", "PubSubBackend"}}},
-        {"operation", "CREATE"},
-        {"namespace", "team-a"},
-        {"name", "hatchet"},
-        {"object", object}}}};
+  json object = testing::BackendBuilder("team-a", "hatchet").Server("", "shared").Prefix(prefix);
+  return testing::AdmissionReviewOf(object, "CREATE", nullptr,
+                                    "0df28fbd-5f5f-4b5b-8e4c-b2f2b8f2c0a1");
 }
 
 class ServerTest : public ::testing::Test {

@@ -1,6 +1,6 @@
-// switchboard-authorizer: watches NatsServers, PubSubBackends and the
-// Secrets Switchboard manages (kube::MultiStore with its own projections,
-// projection.h, not the operator's cache shapes), keeps one ServerSession per NatsServer it serves,
+// switchboard-authorizer: watches NatsServers (kube::MultiStore),
+// PubSubBackends and the Secrets Switchboard manages (an InstallationCache
+// of typed records, installations.h), keeps one ServerSession per NatsServer it serves,
 // and serves /healthz, /readyz and /metrics (kube::EndpointsServer).
 //
 // Nothing is subscribed before every cache has synced: a Directory built

@@ -9,7 +9,6 @@
 #pragma once
 
 #include <memory>
-#include <nlohmann/json.hpp>
 
 #include "switchboard/authorizer/answer.h"
 #include "switchboard/common/status.h"
@@ -28,14 +27,12 @@ struct OperatorMode {
   OperatorMode& operator=(const OperatorMode&) = delete;
 };
 
-// nullptr for a server that is not in operator mode (isolation is not
-// Accounts); kFailedPrecondition naming the key at fault (never a value)
-// when its callout Secret's operator-mode keys are missing or do not
-// decode (the operator has not written them yet). `data` is the callout
-// Secret's; `issuer_seed` its callout issuer seed (the auth account's).
-Result<std::shared_ptr<const OperatorMode>> OperatorModeOf(const nlohmann::json& server,
-                                                           const operator_logic::SecretData& data,
-                                                           std::string_view issuer_seed);
+// The operator-mode keys of a callout Secret as the authorizer serves
+// them; `issuer_seed` is the Secret's callout issuer seed (the auth
+// account's). kFailedPrecondition naming the key at fault (never a value)
+// when they do not decode.
+Result<std::shared_ptr<const OperatorMode>> OperatorModeOf(
+    const operator_logic::OperatorModeSeeds& seeds, std::string_view issuer_seed);
 
 // Replaces the username and password of `options` with the user JWT of the
 // authorizer's user (`system`: the system account's user), issued now and

@@ -14,10 +14,11 @@
 
 namespace switchboard::authorizer {
 
-// Whether replacing `before` with `after` in a cache can change what is
-// served: false when they differ only in metadata.resourceVersion (an
-// update to something the projection dropped, such as a backend's status
-// or an env Secret's data).
+// Whether replacing NatsServer `before` with `after` in its cache can
+// change what is served: false when they differ only in
+// metadata.resourceVersion (an update to something the masked parse
+// dropped, such as the status). Backends and Secrets: InstallationCache's
+// event steps compare the records.
 bool ChangesWhatIsServed(const nlohmann::json& before, const nlohmann::json& after);
 
 // The pause after a rebuild that took `took` before the next one starts:

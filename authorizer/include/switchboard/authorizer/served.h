@@ -1,4 +1,4 @@
-// One NatsServer as the authorizer serves it, built from the caches: where
+// One NatsServer as the authorizer serves it, built from its records: where
 // to connect (its URLs, the authorizer's and the system user's passwords
 // from the callout Secret), the issuer key that signs, and the Directory of
 // who may connect (operator_logic::CollectDirectory, the same selection the
@@ -17,10 +17,10 @@
 
 #include "switchboard/authorizer/operator_mode.h"
 #include "switchboard/common/status.h"
-#include "switchboard/kube/store.h"
 #include "switchboard/natsauth/nkey.h"
 #include "switchboard/operator_logic/callout.h"
 #include "switchboard/operator_logic/cluster_render.h"
+#include "switchboard/operator_logic/installation_record.h"
 
 namespace switchboard::authorizer {
 
@@ -46,23 +46,45 @@ struct ServedServer {
   bool SameConnections(const ServedServer& other) const;
 };
 
+// A callout Secret as the authorizer keeps it: decoded once
+// (DecodeSecretData, DecodeCalloutKeys), or why it does not decode (the
+// decoder's message, never a value). Its operator-mode keys are decoded at
+// the same time into `operator_mode` (OperatorModeOf), which a server in
+// isolation: Accounts uses and any other server ignores; without them,
+// `operator_mode_problem` says why (a config-mode Secret has none).
+struct CalloutSecret {
+  std::optional<operator_logic::CalloutKeys> keys;
+  std::string problem;
+  std::optional<operator_logic::OperatorModeSeeds> operator_mode_seeds;
+  std::shared_ptr<const OperatorMode> operator_mode;  // from the seeds above
+  std::string operator_mode_problem;
+  // The decoded values; operator_mode follows from keys and the seeds.
+  bool operator==(const CalloutSecret& o) const {
+    return keys == o.keys && problem == o.problem && operator_mode_seeds == o.operator_mode_seeds &&
+           operator_mode_problem == o.operator_mode_problem;
+  }
+};
+CalloutSecret CalloutSecretOf(const nlohmann::json& secret);
+using CalloutLookup =
+    std::function<std::shared_ptr<const CalloutSecret>(std::string_view ns, std::string_view name)>;
+
 // `server` must be in AuthCallout mode (kFailedPrecondition otherwise).
 // kFailedPrecondition naming what is missing when the callout Secret is
 // absent or does not decode (the operator has not written it yet);
 // CollectDirectory's error when the server's fields do not parse. Errors
-// never carry a Secret's value.
+// never carry a Secret's value. `records` as the authorizer's cache keeps
+// them (installations.h), any order; the Directory is
+// operator_logic::CollectDirectory over them.
+Result<ServedServer> BuildServedServer(
+    const nlohmann::json& server,
+    const std::vector<const operator_logic::InstallationRecord*>& records,
+    const CalloutLookup& callout);
+
+// The same from the objects as the API server shows them (tests; what the
+// cache must agree with).
 Result<ServedServer> BuildServedServer(const nlohmann::json& server,
                                        const std::vector<const nlohmann::json*>& backends,
                                        const operator_logic::SecretLookup& secret);
-
-// The same from the caches as the authorizer keeps them: backends and
-// Secrets packed (kube::PackObject) or not, each unpacked only while its
-// backend is visited (operator_logic::BackendSource), so a rebuild never
-// holds more than one backend and its Secret unpacked.
-using CachedSecret = std::function<kube::ObjectPtr(std::string_view ns, std::string_view name)>;
-Result<ServedServer> BuildServedServerFromCache(const nlohmann::json& server,
-                                                const std::vector<kube::ObjectPtr>& backends,
-                                                const CachedSecret& secret);
 
 // Whether the authorizer serves `server`: in AuthCallout mode and, when
 // `only` is not empty, named there as "ns/name".

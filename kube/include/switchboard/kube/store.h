@@ -1,8 +1,6 @@
 // A thread-safe cache of objects keyed "namespace/name", fed by one writer
 // (a Watcher) and read by many. Objects are immutable shared snapshots, so a
-// reader's copy stays valid while the cache moves on. They may be packed
-// (packed_object.h, WatcherOptions::pack): the store keys them alike, and
-// hands them out (and to its handlers) as they are, packed.
+// reader's copy stays valid while the cache moves on.
 #pragma once
 
 #include <chrono>

@@ -34,9 +34,12 @@ std::string_view WatcherStateName(WatcherState s);
 struct WatcherEvent {
   enum class Type { kRestarted, kApplied, kDeleted, kError };
   Type type = Type::kApplied;
-  std::vector<json> objects;  // kRestarted: the full current set
-  json object;                // kApplied / kDeleted
-  Status error;               // kError
+  std::vector<json> objects;  // kRestarted: the full current set (none with stream_list)
+  // kRestarted with WatcherOptions::stream_list: the key (ObjectKeyOf) of
+  // every listed object, each already delivered as a kApplied event.
+  std::vector<std::string> listed;
+  json object;   // kApplied / kDeleted
+  Status error;  // kError
 };
 
 struct WatcherOptions {
@@ -61,12 +64,14 @@ struct WatcherOptions {
   // metadata.name, .namespace and .resourceVersion (the store's key and
   // change detection). Runs on the watcher's thread; empty: none.
   std::function<void(json&)> transform;
-  // After the transform, replace each object by its packed form
-  // (packed_object.h): handlers and the store see packed objects and
-  // unpack what they read (UnpackObject). For a large cache that is read
-  // rarely: it holds a byte string per object instead of a std::map node
-  // per member.
-  bool pack = false;
+  // A list delivered item by item: each listed object as a kApplied event
+  // as its page arrives (after the transform), then one kRestarted with no
+  // objects and `listed` (every listed key): the handler drops what it
+  // holds from this watcher and `listed` lacks. For a handler that keeps a
+  // typed value per object rather than the object: a relist never holds
+  // every parsed page at once. The Informer's Store takes the list whole
+  // (false).
+  bool stream_list = false;
   // Parse-time: of each listed or watched object only these members are
   // parsed at all (field_mask.h), before the trim and the transform, so the
   // API's whole object never exists in memory. The transform must give
@@ -102,8 +107,9 @@ class Watcher {
  private:
   void Run();
   bool Sleep(std::chrono::milliseconds d);  // false when stopping
-  void Shape(json& object) const;           // trim_bookkeeping, transform, pack, in place
-  void Emit(WatcherEvent& ev);              // shapes a watched object, then calls the handler
+  void Shape(json& object) const;           // trim_bookkeeping, transform, in place
+  void Emit(WatcherEvent& ev);              // shapes a watched object, then Deliver
+  void Deliver(WatcherEvent& ev);           // calls the handler
 
   Client* client_;
   ResourceRef resource_;

@@ -154,11 +154,13 @@ struct Directory {
 // installation whose user name or prefix another, older one keeps
 // (api/claims.h), or whose values the file render would refuse, is in
 // `skipped` rather than in `by_user`.
+// `records` as CollectInstallations takes them (the authorizer's cache).
+Result<Directory> CollectDirectory(const nlohmann::json& server,
+                                   const std::vector<const InstallationRecord*>& records);
+// The same from the objects (the records computed first, as
+// CollectInstallations does).
 Result<Directory> CollectDirectory(const nlohmann::json& server,
                                    const std::vector<const nlohmann::json*>& backends,
-                                   const SecretLookup& secret);
-// The same from backends visited one at a time (BackendSource).
-Result<Directory> CollectDirectory(const nlohmann::json& server, const BackendSource& backends,
                                    const SecretLookup& secret);
 
 enum class Denial { kNone, kUnknownUser, kWrongPassword, kPasswordRetired, kNoCredentials };

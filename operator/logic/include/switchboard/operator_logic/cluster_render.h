@@ -13,7 +13,8 @@
 //     (managed-by label + ownerReference uid), decodes (DecodeState, old
 //     layouts included), and does not carry kSecretConflictAnnotation (the
 //     backend is in SecretConflict: its env Secret's name is taken).
-// Everything else contributes nothing and is listed in `skipped`. The same
+// Everything else contributes nothing and is listed in `skipped`. The
+// selection runs over InstallationRecords (installation_record.h); the same
 // selection (src/selection.h) decides who the authorizer lets in for a
 // server in AuthCallout mode (callout.h CollectDirectory).
 #pragma once
@@ -25,6 +26,7 @@
 #include <vector>
 
 #include "switchboard/common/status.h"
+#include "switchboard/operator_logic/installation_record.h"
 #include "switchboard/operator_logic/render.h"
 
 namespace switchboard::operator_logic {
@@ -39,24 +41,20 @@ inline constexpr std::string_view kSecretConflictAnnotation =
 using SecretLookup =
     std::function<const nlohmann::json*(std::string_view ns, std::string_view name)>;
 
-// The backends one at a time, for a cache that does not keep them as JSON
-// objects (the authorizer's packed caches): calls `visit` once per
-// backend, with an object valid during that call. While a backend is
-// visited, the decisions use a Secret the SecretLookup returned only until
-// that visit returns, so the lookup may hand out one it unpacked for it.
-using BackendVisitor = std::function<void(const nlohmann::json& backend)>;
-using BackendSource = std::function<void(const BackendVisitor& visit)>;
-// A source over `backends` (nulls skipped).
-BackendSource BackendsOf(const std::vector<const nlohmann::json*>& backends);
-
 struct ClusterRenderInput {
   RenderInput input;
   std::vector<std::string> skipped;  // "<ns>/<name>: why"; never a secret
 };
 
 // kInvalidArgument when the server's own fields do not parse (maxPayload,
-// isolation), naming the field. `backends` may hold any backends (those of
-// other servers are ignored), in any order.
+// isolation), naming the field. `records` may hold any installations (those
+// of other servers are ignored; nulls skipped); `skipped` follows their
+// order.
+Result<ClusterRenderInput> CollectInstallations(
+    const nlohmann::json& server, const std::vector<const InstallationRecord*>& records);
+// The same from the objects: the records of the backends bound to
+// `server` (RecordOf, with their credentials Secrets from `secret`), in the
+// order of `backends`.
 Result<ClusterRenderInput> CollectInstallations(const nlohmann::json& server,
                                                 const std::vector<const nlohmann::json*>& backends,
                                                 const SecretLookup& secret);

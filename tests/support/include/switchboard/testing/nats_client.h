@@ -1,5 +1,6 @@
-// A raw nats.c client as an engine connects (user and password, no
-// reconnects), for tests that watch what a nats-server does to one
+// A raw nats.c client as an engine connects (user and password, a user
+// JWT or nothing; no reconnects; the connect waits up to the deadline), for
+// tests that watch what a nats-server does to one
 // connection: the async errors it is sent (permission violations, an
 // authorization violation) and its closing. And the fixture that keeps
 // nats.c's library open for a suite's raw handles.
@@ -13,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +41,9 @@ class NatsTestClient {
   };
   NatsTestClient(const std::string& url, UserJwt credentials,
                  std::chrono::milliseconds deadline = std::chrono::seconds(15));
+  // No credentials (a server without authorization).
+  explicit NatsTestClient(const std::string& url,
+                          std::chrono::milliseconds deadline = std::chrono::seconds(15));
   // Closes and waits for the closed callback, which nats.c queues behind
   // every error callback it still owes (a failure when it does not come).
   ~NatsTestClient();
@@ -50,11 +55,21 @@ class NatsTestClient {
   natsStatus status() const { return status_; }
   const std::string& error() const { return error_; }
 
-  // Subscribes (synchronously) and flushes, so the server has it.
-  bool Subscribe(const std::string& subject);
+  // Subscribes (synchronously; in `queue` when not empty) and flushes, so
+  // the server has it. One subscription per client: another replaces it.
+  bool Subscribe(const std::string& subject, const std::string& queue = "");
+  // Publishes and flushes.
   bool Publish(const std::string& subject, const std::string& data);
-  // The next message on the subscription, "" after the deadline.
+  // The next message's body on the subscription, "" after the deadline (or
+  // `timeout`).
   std::string Next();
+  std::string Next(std::chrono::milliseconds timeout);
+  // The next message whole (its reply subject too), nothing after the
+  // deadline.
+  struct Message {
+    std::string subject, reply, data;
+  };
+  std::optional<Message> NextMessage();
   // One request/reply; the reply's body, "" at the deadline.
   std::string Request(const std::string& subject, const std::string& body);
   // A request every server answers (the $SYS.REQ.CLAIMS.* family): the

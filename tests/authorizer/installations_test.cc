@@ -1,8 +1,9 @@
-// The authorizer's cache projection keeps every field its decisions read:
-// the served server built from objects as the API server shows them and
-// from their projections is the same, for every case the selection and
-// the directory distinguish.
-#include "switchboard/authorizer/projection.h"
+// The authorizer's cache (a record per installation, the callout Secrets
+// decoded) keeps every field its decisions read: the served server built
+// from objects as the API server shows them and from the cache fed with
+// them as the watchers deliver them (a masked parse, item by item, relists)
+// is the same, for every case the selection and the directory distinguish.
+#include "switchboard/authorizer/installations.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -12,11 +13,9 @@
 #include <sstream>
 
 #include "switchboard/api/names.h"
-#include "switchboard/api/packed.h"
 #include "switchboard/authorizer/served.h"
 #include "switchboard/common/base64.h"
-#include "switchboard/kube/cache_shapes.h"
-#include "switchboard/kube/packed_object.h"
+#include "switchboard/kube/field_mask.h"
 #include "switchboard/natsauth/nkey.h"
 #include "switchboard/operator_logic/callout.h"
 #include "switchboard/operator_logic/cluster_render.h"
@@ -174,47 +173,55 @@ std::string Build(const World& w) {
   return Describe(BuildServedServer(w.server, backends, lookup));
 }
 
-// As the authorizer's caches keep them: projected, then packed
-// (kube::PackObject, WatcherOptions::pack), read through
-// BuildServedServerFromCache, which unpacks one backend at a time.
-std::string BuildFromPackedCache(const World& projected) {
-  std::vector<kube::ObjectPtr> backends;
-  for (const auto& b : projected.backends) {
-    backends.push_back(std::make_shared<const json>(kube::PackObject(b)));
-  }
-  std::map<std::string, kube::ObjectPtr> secrets;
-  for (const auto& [key, s] : projected.secrets) {
-    secrets[key] = std::make_shared<const json>(kube::PackObject(s));
-  }
-  auto lookup = [&](std::string_view ns, std::string_view name) -> kube::ObjectPtr {
-    auto it = secrets.find(std::string(ns) + "/" + std::string(name));
-    return it == secrets.end() ? nullptr : it->second;
-  };
-  return Describe(BuildServedServerFromCache(projected.server, backends, lookup));
+// What a watcher with parse_keep hands on: the text as the API server
+// sends it, only the masked members parsed.
+json Masked(const json& obj, const kube::FieldMask& mask) {
+  return kube::ParseMasked(obj.dump(), mask);
 }
 
-World Projected(World w) {
-  ProjectServer(w.server);
-  for (auto& b : w.backends) ProjectBackend(b);
-  for (auto& [key, s] : w.secrets) ProjectSecret(s);
-  return w;
+kube::WatcherEvent Applied(json obj) {
+  kube::WatcherEvent ev;
+  ev.type = kube::WatcherEvent::Type::kApplied;
+  ev.object = std::move(obj);
+  return ev;
 }
 
-// Parsed as a watcher with parse_keep parses it (the text as the API
-// server sends it, only the masked members), then projected.
-World MaskedThenProjected(World w) {
-  auto masked = [](json& obj, const kube::FieldMask& mask) {
-    obj = kube::ParseMasked(obj.dump(), mask);
-  };
-  masked(w.server, ServerFields());
-  for (auto& b : w.backends) masked(b, BackendFields());
-  for (auto& [key, s] : w.secrets) masked(s, SecretFields());
-  return Projected(w);
+// The cache fed as the authorizer's watchers feed it (stream_list: every
+// listed object applied, then the list's end with the listed keys).
+void Feed(InstallationCache& cache, const World& w) {
+  kube::WatcherEvent end;
+  end.type = kube::WatcherEvent::Type::kRestarted;
+  for (const auto& b : w.backends) {
+    cache.OnBackendEvent(Applied(Masked(b, BackendFields())), "");
+    end.listed.push_back(kube::ObjectKeyOf(b));
+  }
+  cache.OnBackendEvent(end, "");
+  end.listed.clear();
+  for (const auto& [key, s] : w.secrets) {
+    cache.OnSecretEvent(Applied(Masked(s, SecretFields())), "");
+    end.listed.push_back(key);
+  }
+  cache.OnSecretEvent(end, "");
+}
+
+std::string BuildFromCache(const InstallationCache& cache, const World& w) {
+  auto held = cache.Records();
+  std::vector<const logic::InstallationRecord*> records;
+  for (const auto& r : held) records.push_back(r.get());
+  return Describe(BuildServedServer(
+      Masked(w.server, ServerFields()), records,
+      [&](std::string_view ns, std::string_view name) { return cache.Callout(ns, name); }));
+}
+
+std::string BuildFromCache(const World& w) {
+  InstallationCache cache;
+  Feed(cache, w);
+  return BuildFromCache(cache, w);
 }
 
 logic::Time At(int s) { return logic::Time(std::chrono::seconds(1'800'000'000 + s)); }
 
-TEST(ProjectionTest, TheServedServerIsTheSameFromProjectedObjects) {
+TEST(InstallationCacheTest, TheServedServerIsTheSameFromTheCache) {
   struct Case {
     const char* what;
     std::function<void(World&)> change;
@@ -322,54 +329,83 @@ TEST(ProjectionTest, TheServedServerIsTheSameFromProjectedObjects) {
     c.change(full);
     const std::string from_full = Build(full);
     EXPECT_THAT(from_full, HasSubstr(c.expect));
-    EXPECT_EQ(Build(Projected(full)), from_full);
-    EXPECT_EQ(BuildFromPackedCache(Projected(full)), from_full);
-    // The projection of a masked parse is the projection of the whole
-    // object, object by object (not only what the served server shows).
-    const World projected = Projected(full), masked = MaskedThenProjected(full);
-    EXPECT_EQ(masked.server, projected.server);
-    EXPECT_EQ(masked.backends, projected.backends);
-    EXPECT_EQ(masked.secrets, projected.secrets);
-    EXPECT_EQ(Build(masked), from_full);
-    // The operator's cache shape, which the decisions were written for,
-    // reads the same too.
-    World compact = full;
-    kube::CompactCustomObject(compact.server);
-    for (auto& b : compact.backends) kube::CompactCustomObject(b);
-    for (auto& [key, s] : compact.secrets) kube::CompactOwnedSecret(s);
-    EXPECT_EQ(Build(compact), from_full);
+    EXPECT_EQ(BuildFromCache(full), from_full);
+    // Changes reach the cache as events too: from the base world, the
+    // case's objects applied and the relist's end drop what it removed.
+    InstallationCache cache;
+    Feed(cache, Base());
+    Feed(cache, full);
+    EXPECT_EQ(BuildFromCache(cache, full), from_full);
   }
 }
 
-TEST(ProjectionTest, KeepsOnlyWhatIsRead) {
+// Which events change what is served (a rebuild is woken only then).
+TEST(InstallationCacheTest, OnlyWhatADecisionReadsIsAChange) {
   World w = Base();
-  json backend = w.backends[0];
-  ProjectBackend(backend);
-  EXPECT_EQ(backend, json::parse(R"({
-    "metadata": {"name": "b1", "namespace": "nats", "uid": "uid-nats-b1",
-                 "resourceVersion": "4711", "creationTimestamp": "2026-12-01T10:00:01Z"},
-    "spec": {"kind": "nats",
-             "nats": {"serverRef": {"name": "a", "namespace": "nats"},
-                      "subjectPrefix": "hatchet.b1"}}})"));
+  InstallationCache cache;
+  Feed(cache, w);
+  EXPECT_EQ(cache.backends(), 2u);
+  EXPECT_EQ(cache.secrets(), 4u) << "two credentials and the callout and config Secrets";
 
-  json server = w.server;
-  ProjectServer(server);
-  EXPECT_FALSE(server.contains("status"));
-  EXPECT_EQ(server["spec"], w.server["spec"]);
+  json status_write = w.backends[0];
+  status_write["metadata"]["resourceVersion"] = "4712";
+  status_write["status"]["conditions"] = json::array();
+  EXPECT_FALSE(cache.OnBackendEvent(Applied(Masked(status_write, BackendFields())), ""));
 
   json env = w.secrets.at("nats/b1-pubsub-env");
-  ProjectSecret(env);
-  EXPECT_EQ(env, json::parse(R"({"metadata": {
-    "name": "b1-pubsub-env", "namespace": "nats", "resourceVersion": "4711"}})"));
+  env["data"]["NATS_URL"] = base64::Encode("nats://elsewhere:4222");
+  EXPECT_FALSE(cache.OnSecretEvent(Applied(Masked(env, SecretFields())), ""))
+      << "an env Secret is not kept";
 
-  json credentials = w.SecretOf("nats", "b1");
-  ProjectSecret(credentials);
-  auto data = logic::DecodeSecretData(credentials);
-  ASSERT_TRUE(data.ok());
-  auto full = logic::DecodeSecretData(w.SecretOf("nats", "b1"));
-  EXPECT_EQ(*data, *full);
-  EXPECT_TRUE(api::IsPacked(credentials["data"]));
-  EXPECT_EQ(credentials["metadata"].size(), 5u);  // name, namespace, rv, labels, owners
+  json prefix = w.backends[0];
+  prefix["spec"]["nats"]["subjectPrefix"] = "hatchet.other";
+  EXPECT_TRUE(cache.OnBackendEvent(Applied(Masked(prefix, BackendFields())), ""));
+
+  auto s = State("nats-b2", 3);
+  json rotated = logic::CredentialsSecret({"nats", "b2", "uid-nats-b2"}, s);
+  EXPECT_TRUE(cache.OnSecretEvent(Applied(rotated), ""));
+  EXPECT_FALSE(cache.OnSecretEvent(Applied(rotated), "")) << "the same data again";
+
+  // A credentials Secret before its backend: kept, nothing served changes
+  // until the backend comes, whose record reads it.
+  World later = w;
+  AddInstallation(later, "nats", "b9", "2026-12-01T10:00:09Z", State("nats-b9", 0));
+  EXPECT_FALSE(cache.OnSecretEvent(
+      Applied(later.secrets.at("nats/" + api::DefaultCredentialsSecretName("b9"))), ""));
+  EXPECT_TRUE(cache.OnBackendEvent(Applied(later.BackendNamed("b9")), ""));
+  auto records = cache.Records();
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[2]->key(), "nats/b9");
+  ASSERT_NE(records[2]->credentials, nullptr);
+  EXPECT_EQ(records[2]->credentials->current.username, "nats-b9");
+
+  kube::WatcherEvent deleted;
+  deleted.type = kube::WatcherEvent::Type::kDeleted;
+  deleted.object = later.SecretOf("nats", "b9");
+  EXPECT_TRUE(cache.OnSecretEvent(deleted, ""));
+  EXPECT_EQ(cache.Records()[2]->skipped, "no credentials Secret yet");
+}
+
+// A relist of one namespace's watcher drops what it no longer lists in
+// that namespace only.
+TEST(InstallationCacheTest, ARelistDropsWhatItDoesNotListInItsScope) {
+  World w = Base();
+  AddInstallation(w, "team", "b3", "2026-12-01T10:00:03Z", State("team-b3", 0));
+  InstallationCache cache;
+  Feed(cache, w);
+  ASSERT_EQ(cache.backends(), 3u);
+  kube::WatcherEvent end;
+  end.type = kube::WatcherEvent::Type::kRestarted;
+  end.listed = {"nats/b1"};
+  EXPECT_TRUE(cache.OnBackendEvent(end, "nats"));
+  std::vector<std::string> keys;
+  for (const auto& r : cache.Records()) keys.push_back(r->key());
+  EXPECT_EQ(keys, (std::vector<std::string>{"nats/b1", "team/b3"}));
+  end.listed = {"team/" + api::DefaultCredentialsSecretName("b3")};
+  EXPECT_TRUE(cache.OnSecretEvent(end, "nats")) << "the callout Secret went";
+  EXPECT_EQ(cache.Callout("nats", "a-auth-callout"), nullptr);
+  EXPECT_EQ(cache.Records()[0]->skipped, "no credentials Secret yet");
+  EXPECT_NE(cache.Records()[1]->credentials, nullptr);
 }
 
 }  // namespace
