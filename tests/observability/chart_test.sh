@@ -84,12 +84,13 @@ EOF
   fi
 fi
 
-# --- the dashboards
-render dash --set dashboards.enabled=true && check dash --rule-groups none --dashboards 4 \
+# --- the dashboards: one ConfigMap per file of dashboards/
+dashboard_files=$(find "$chart/dashboards" -name '*.json' | wc -l)
+render dash --set dashboards.enabled=true && check dash --rule-groups none --dashboards "$dashboard_files" \
   --dashboard-label grafana_dashboard=1 --dashboard-namespace switchboard
 render dash_custom --set dashboards.enabled=true,dashboards.label=my_dashboards,dashboards.labelValue=yes \
   --set dashboards.namespace=grafana,dashboards.annotations.grafana_folder=Switchboard &&
-  check dash_custom --rule-groups none --dashboards 4 --dashboard-label my_dashboards=yes \
+  check dash_custom --rule-groups none --dashboards "$dashboard_files" --dashboard-label my_dashboards=yes \
     --dashboard-namespace grafana --dashboard-annotation grafana_folder=Switchboard
 
 # --- the schema refuses wrong values, naming them

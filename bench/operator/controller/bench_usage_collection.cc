@@ -60,7 +60,7 @@ std::vector<std::string> Pages(int installations, int per, int servers, int s, i
     }
   }
   std::vector<std::string> out;
-  const size_t page = logic::kUsageConnzPageSize;
+  const size_t page = logic::kConnzPageSize;
   for (size_t at = 0; at < conns.size() || at == 0; at += page) {
     nlohmann::json data = {{"server_id", "NSERVER" + std::to_string(s)},
                            {"num_connections", conns.size()},

@@ -4,7 +4,9 @@
 #include <prometheus/gauge.h>
 #include <prometheus/registry.h>
 
+#include <algorithm>
 #include <array>
+#include <iterator>
 #include <set>
 
 namespace switchboard::operator_controller {
@@ -33,13 +35,18 @@ struct UsageMetrics::Impl {
   struct Series {
     std::array<prometheus::Gauge*, kGauges> gauges{};
     std::array<prometheus::Counter*, kCounters> counters{};
-    std::array<int64_t, kCounters> last{};  // what each counter shows
   };
   struct Limit {
     std::array<prometheus::Gauge*, 3> gauges{};  // connections, subscriptions, payload
   };
   struct Server {
-    std::map<logic::UsageKey, Series> series;
+    std::map<std::string, Series> series;  // by installation "<ns>/<name>"
+    // What each NATS server's figures of an installation were at the last
+    // export: a counter grows by the sum of the servers' increments, so one
+    // server's reset takes nothing from the others. Kept while the
+    // installation has figures on any server, so a server that comes back
+    // adds only what is new.
+    std::map<logic::UsageKey, std::array<int64_t, kCounters>> last;
     std::map<std::string, Limit> limits;
   };
   std::map<std::string, Server> servers;
@@ -58,39 +65,40 @@ struct UsageMetrics::Impl {
 UsageMetrics::UsageMetrics(prometheus::Registry& r) : impl_(new Impl) {
   // Each name written out in a Build...().Name("...") call: the
   // observability checks read the exported names from the source.
-  impl_->gauges = {
-      &prometheus::BuildGauge()
-           .Name("switchboard_installation_connections")
-           .Help("Open connections of an installation's users on a NATS server")
-           .Register(r),
-      &prometheus::BuildGauge()
-           .Name("switchboard_installation_subscriptions")
-           .Help("Subscriptions of an installation's connections on a NATS server")
-           .Register(r),
-      &prometheus::BuildGauge()
-           .Name("switchboard_installation_subscriptions_per_connection_max")
-           .Help("The most subscriptions one connection of the installation holds on a NATS server")
-           .Register(r)};
+  impl_->gauges = {&prometheus::BuildGauge()
+                        .Name("switchboard_installation_connections")
+                        .Help("Open connections of an installation's users, on every NATS server "
+                              "of its NatsServer")
+                        .Register(r),
+                   &prometheus::BuildGauge()
+                        .Name("switchboard_installation_subscriptions")
+                        .Help("Subscriptions of an installation's connections, on every NATS "
+                              "server of its NatsServer")
+                        .Register(r),
+                   &prometheus::BuildGauge()
+                        .Name("switchboard_installation_subscriptions_per_connection_max")
+                        .Help("The most subscriptions one connection of the installation holds")
+                        .Register(r)};
   impl_->counters = {
       &prometheus::BuildCounter()
            .Name("switchboard_installation_messages_in_total")
-           .Help("Messages an installation's clients published to a NATS server")
+           .Help("Messages an installation's clients published")
            .Register(r),
       &prometheus::BuildCounter()
            .Name("switchboard_installation_messages_out_total")
-           .Help("Messages a NATS server delivered to an installation's clients")
+           .Help("Messages NATS delivered to an installation's clients")
            .Register(r),
       &prometheus::BuildCounter()
            .Name("switchboard_installation_bytes_in_total")
-           .Help("Payload bytes an installation's clients published to a NATS server")
+           .Help("Payload bytes an installation's clients published")
            .Register(r),
       &prometheus::BuildCounter()
            .Name("switchboard_installation_bytes_out_total")
-           .Help("Payload bytes a NATS server delivered to an installation's clients")
+           .Help("Payload bytes NATS delivered to an installation's clients")
            .Register(r),
       &prometheus::BuildCounter()
            .Name("switchboard_installation_slow_consumers_total")
-           .Help("Times a NATS server cut an installation's connection off as a slow consumer")
+           .Help("Times NATS cut an installation's connection off as a slow consumer")
            .Register(r)};
   impl_->limit = &prometheus::BuildGauge()
                       .Name("switchboard_installation_limit")
@@ -115,34 +123,53 @@ void UsageMetrics::Export(
     const std::map<std::string, logic::InstallationLimits, std::less<>>& limits) {
   Impl& m = *impl_;
   Impl::Server& srv = m.servers[server_key];
+  // One series set per installation: its NATS servers' figures summed (the
+  // most subscriptions of one connection: the largest), so the scrape grows
+  // with installations, not with installations times servers.
+  struct Sum {
+    int64_t connections = 0, subscriptions = 0, max_per_connection = 0;
+    std::array<int64_t, kCounters> add{};
+  };
+  std::map<std::string, Sum> sums;
+  for (const auto& [key, u] : usage) {
+    Sum& sum = sums[key.first];
+    sum.connections += u.connections;
+    sum.subscriptions += u.subscriptions;
+    sum.max_per_connection = std::max(sum.max_per_connection, u.max_subscriptions_per_connection);
+    const std::array<int64_t, kCounters> now = {u.traffic.msgs_in, u.traffic.msgs_out,
+                                                u.traffic.bytes_in, u.traffic.bytes_out,
+                                                u.slow_consumers};
+    std::array<int64_t, kCounters>& last = srv.last[key];
+    for (int i = 0; i < kCounters; ++i) {
+      sum.add[i] += logic::CounterIncrement(last[i], now[i]);
+      last[i] = now[i];
+    }
+  }
+  for (auto it = srv.last.begin(); it != srv.last.end();) {
+    it = sums.count(it->first.first) ? std::next(it) : srv.last.erase(it);
+  }
   for (auto it = srv.series.begin(); it != srv.series.end();) {
-    if (usage.count(it->first)) {
+    if (sums.count(it->first)) {
       ++it;
     } else {
       m.Remove(it->second);
       it = srv.series.erase(it);
     }
   }
-  for (const auto& [key, u] : usage) {
-    auto [it, added] = srv.series.try_emplace(key);
+  for (const auto& [inst, sum] : sums) {
+    auto [it, added] = srv.series.try_emplace(inst);
     Impl::Series& s = it->second;
     if (added) {
-      auto [ns, name] = Split(key.first);
-      const std::map<std::string, std::string> labels = {
-          {"namespace", ns}, {"name", name}, {"server", key.second}};
+      auto [ns, name] = Split(inst);
+      const std::map<std::string, std::string> labels = {{"namespace", ns}, {"name", name}};
       for (int i = 0; i < kGauges; ++i) s.gauges[i] = &m.gauges[i]->Add(labels);
       for (int i = 0; i < kCounters; ++i) s.counters[i] = &m.counters[i]->Add(labels);
     }
-    s.gauges[0]->Set(static_cast<double>(u.connections));
-    s.gauges[1]->Set(static_cast<double>(u.subscriptions));
-    s.gauges[2]->Set(static_cast<double>(u.max_subscriptions_per_connection));
-    const std::array<int64_t, kCounters> now = {u.traffic.msgs_in, u.traffic.msgs_out,
-                                                u.traffic.bytes_in, u.traffic.bytes_out,
-                                                u.slow_consumers};
+    s.gauges[0]->Set(static_cast<double>(sum.connections));
+    s.gauges[1]->Set(static_cast<double>(sum.subscriptions));
+    s.gauges[2]->Set(static_cast<double>(sum.max_per_connection));
     for (int i = 0; i < kCounters; ++i) {
-      const int64_t add = logic::CounterIncrement(s.last[i], now[i]);
-      if (add > 0) s.counters[i]->Increment(static_cast<double>(add));
-      s.last[i] = now[i];
+      if (sum.add[i] > 0) s.counters[i]->Increment(static_cast<double>(sum.add[i]));
     }
   }
   for (auto it = srv.limits.begin(); it != srv.limits.end();) {

@@ -1,13 +1,13 @@
 // The per-installation usage series, on the operator's registry:
 //
-//   switchboard_installation_connections{namespace,name,server}            gauge
-//   switchboard_installation_subscriptions{namespace,name,server}          gauge
-//   switchboard_installation_subscriptions_per_connection_max{...,server}  gauge
-//   switchboard_installation_messages_in_total{namespace,name,server}      counter
-//   switchboard_installation_messages_out_total{namespace,name,server}     counter
-//   switchboard_installation_bytes_in_total{namespace,name,server}         counter
-//   switchboard_installation_bytes_out_total{namespace,name,server}        counter
-//   switchboard_installation_slow_consumers_total{namespace,name,server}   counter
+//   switchboard_installation_connections{namespace,name}            gauge
+//   switchboard_installation_subscriptions{namespace,name}          gauge
+//   switchboard_installation_subscriptions_per_connection_max{namespace,name}  gauge
+//   switchboard_installation_messages_in_total{namespace,name}      counter
+//   switchboard_installation_messages_out_total{namespace,name}     counter
+//   switchboard_installation_bytes_in_total{namespace,name}         counter
+//   switchboard_installation_bytes_out_total{namespace,name}        counter
+//   switchboard_installation_slow_consumers_total{namespace,name}   counter
 //   switchboard_installation_limit{namespace,name,limit}                   gauge
 //     limit: connections (across the cluster) | subscriptions (per connection) | payload
 //   switchboard_usage_collection_seconds{namespace,name}                   gauge, the last
@@ -15,10 +15,11 @@
 //   switchboard_usage_collection_errors_total{namespace,name}              counter
 //
 // `namespace`/`name` are the installation's (the PubSubBackend's) or, for
-// the collection series, the NatsServer's; `server` is the NATS server's
-// name. In = what the installation's clients published, out = what they
-// were delivered. One series set per (installation, server) that has had a
-// connection; an installation that is gone loses its series.
+// the collection series, the NatsServer's. In = what the installation's
+// clients published, out = what they were delivered. One series set per
+// installation that has figures, summed over the NATS servers of its
+// NatsServer (the scrape grows with installations, not with installations
+// times servers); an installation that is gone loses its series.
 //
 // Thread-safety: one caller at a time (the collector's thread).
 #pragma once

@@ -46,7 +46,9 @@ std::pair<std::string, std::string> ServerOf(const json& reply) {
   return {id, name};
 }
 
-Result<json> ParseReply(std::string_view body, std::string_view what) {
+}  // namespace
+
+Result<json> ParseSysReply(std::string_view body, std::string_view what) {
   json reply = json::parse(body, nullptr, false);
   if (!reply.is_object()) {
     return Status::InvalidArgument(std::string(what) + " reply is not a JSON object");
@@ -56,8 +58,6 @@ Result<json> ParseReply(std::string_view body, std::string_view what) {
   }
   return reply;
 }
-
-}  // namespace
 
 Traffic& Traffic::operator+=(const Traffic& o) {
   msgs_in += o.msgs_in;
@@ -170,7 +170,7 @@ std::string ServerConnzSubject(std::string_view server_id) {
 std::string AccountStatzRequest() { return json{{"accounts", json::array()}}.dump(); }
 
 Result<UsageConnzPage> ParseUsageConnz(std::string_view body) {
-  auto reply = ParseReply(body, "CONNZ");
+  auto reply = ParseSysReply(body, "CONNZ");
   if (!reply.ok()) return reply.status();
   auto data = reply->find("data");
   if (data == reply->end() || !data->is_object()) {
@@ -238,7 +238,7 @@ Result<ClosedConnection> ParseDisconnectEvent(std::string_view body) {
 }
 
 Result<std::vector<AccountStat>> ParseAccountStatz(std::string_view body) {
-  auto reply = ParseReply(body, "STATZ");
+  auto reply = ParseSysReply(body, "STATZ");
   if (!reply.ok()) return reply.status();
   auto data = reply->find("data");
   if (data == reply->end() || !data->is_object()) {

@@ -1,6 +1,7 @@
 // UsageMetrics: the series follow the ledger's figures (counters grow by
-// the difference, a reset starts again), an installation that is gone
-// loses its series, and a NatsServer that is gone loses all of its own.
+// the difference, a reset starts again), one series set per installation
+// summed over the NATS servers, an installation that is gone loses its
+// series, and a NatsServer that is gone loses all of its own.
 #include "usage_metrics.h"
 
 #include <gmock/gmock.h>
@@ -31,10 +32,10 @@ TEST(UsageMetrics, SeriesFollowTheFiguresAndGoWithTheirInstallation) {
   m.ObserveCollection("nats/shared", 0.25, true);
   std::string t = Text(registry);
   EXPECT_THAT(
-      t, HasSubstr("switchboard_installation_connections{name=\"hatchet\",namespace=\"team-a\","
-                   "server=\"nats-0\"} 3"));
+      t,
+      HasSubstr("switchboard_installation_connections{name=\"hatchet\",namespace=\"team-a\"} 3"));
   EXPECT_THAT(t, HasSubstr("switchboard_installation_messages_out_total{name=\"hatchet\","
-                           "namespace=\"team-a\",server=\"nats-0\"} 30"));
+                           "namespace=\"team-a\"} 30"));
   EXPECT_THAT(t, HasSubstr("switchboard_installation_limit{limit=\"connections\",name=\"hatchet\","
                            "namespace=\"team-a\"} 10"));
   EXPECT_THAT(t, Not(HasSubstr("limit=\"subscriptions\"")));
@@ -45,7 +46,7 @@ TEST(UsageMetrics, SeriesFollowTheFiguresAndGoWithTheirInstallation) {
   m.Export("nats/shared", usage, {});
   t = Text(registry);
   EXPECT_THAT(t, HasSubstr("switchboard_installation_messages_out_total{name=\"hatchet\","
-                           "namespace=\"team-a\",server=\"nats-0\"} 45"));
+                           "namespace=\"team-a\"} 45"));
   EXPECT_THAT(t, Not(HasSubstr("namespace=\"team-b\"")));
   EXPECT_THAT(t, Not(HasSubstr("switchboard_installation_limit{")));
 
@@ -54,12 +55,51 @@ TEST(UsageMetrics, SeriesFollowTheFiguresAndGoWithTheirInstallation) {
   m.Export("nats/shared", usage, {});
   EXPECT_THAT(Text(registry),
               HasSubstr("switchboard_installation_messages_out_total{name=\"hatchet\","
-                        "namespace=\"team-a\",server=\"nats-0\"} 50"));
+                        "namespace=\"team-a\"} 50"));
 
   m.Forget("nats/shared");
   t = Text(registry);
   EXPECT_THAT(t, Not(HasSubstr("namespace=\"team-a\"")));
   EXPECT_THAT(t, Not(HasSubstr("switchboard_usage_collection_seconds{")));
+}
+
+TEST(UsageMetrics, OneSeriesSetPerInstallationSummedOverTheNatsServers) {
+  prometheus::Registry registry;
+  UsageMetrics m(registry);
+  std::map<logic::UsageKey, logic::ServerUsage> usage = {
+      {{"team-a/hatchet", "nats-0"}, {3, 12, 4, {10, 30, 100, 300}, 1}},
+      {{"team-a/hatchet", "nats-1"}, {2, 20, 11, {5, 7, 50, 70}, 0}}};
+  m.Export("nats/shared", usage, {});
+  std::string t = Text(registry);
+  EXPECT_THAT(t, HasSubstr("switchboard_installation_connections{name=\"hatchet\","
+                           "namespace=\"team-a\"} 5"));
+  EXPECT_THAT(t, HasSubstr("switchboard_installation_subscriptions{name=\"hatchet\","
+                           "namespace=\"team-a\"} 32"));
+  EXPECT_THAT(
+      t, HasSubstr("switchboard_installation_subscriptions_per_connection_max{name=\"hatchet\","
+                   "namespace=\"team-a\"} 11"));
+  EXPECT_THAT(t, HasSubstr("switchboard_installation_messages_in_total{name=\"hatchet\","
+                           "namespace=\"team-a\"} 15"));
+  EXPECT_THAT(t, Not(HasSubstr("server=")));
+
+  // nats-1 restarted (its figures start again) and nats-0 moved on: the
+  // counter grows by nats-0's difference plus everything nats-1 shows now.
+  usage[{"team-a/hatchet", "nats-0"}].traffic.msgs_in = 12;
+  usage[{"team-a/hatchet", "nats-1"}].traffic.msgs_in = 1;
+  m.Export("nats/shared", usage, {});
+  EXPECT_THAT(Text(registry),
+              HasSubstr("switchboard_installation_messages_in_total{name=\"hatchet\","
+                        "namespace=\"team-a\"} 18"));
+
+  // The engines left nats-1 and came back later with more traffic there:
+  // only what is new since nats-1 was last seen is added.
+  usage.erase({"team-a/hatchet", "nats-1"});
+  m.Export("nats/shared", usage, {});
+  usage[{"team-a/hatchet", "nats-1"}] = {1, 1, 1, {4, 0, 0, 0}, 0};
+  m.Export("nats/shared", usage, {});
+  EXPECT_THAT(Text(registry),
+              HasSubstr("switchboard_installation_messages_in_total{name=\"hatchet\","
+                        "namespace=\"team-a\"} 21"));
 }
 
 }  // namespace

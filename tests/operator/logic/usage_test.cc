@@ -29,7 +29,7 @@ constexpr const char* kDisconnect = R"json({"type":"io.nats.server.advisory.v1.c
 
 TEST(UsageRequests, AreTheMonitorsOptions) {
   EXPECT_EQ(json::parse(UsageConnzRequest("", 0)),
-            json({{"auth", true}, {"offset", 0}, {"limit", kUsageConnzPageSize}}));
+            json({{"auth", true}, {"offset", 0}, {"limit", kConnzPageSize}}));
   EXPECT_EQ(json::parse(UsageConnzRequest("HATCHET", 2048, 10)),
             json({{"auth", true}, {"acc", "HATCHET"}, {"offset", 2048}, {"limit", 10}}));
   EXPECT_EQ(ServerConnzSubject("NID0"), "$SYS.REQ.SERVER.NID0.CONNZ");

@@ -2,7 +2,9 @@
 // that lists an account's connections with their user names, its reply
 // read into operator_logic::LiveConnection, and the KICK request that
 // closes one connection. Formats: nats-server's monitor (ConnzOptions,
-// Connz) and its $SYS.REQ.SERVER.<id>.KICK handler.
+// Connz) and its $SYS.REQ.SERVER.<id>.KICK handler. CONNZ is read once,
+// by operator_logic's usage reader (usage.h), which the usage collector
+// pages with too; this is the sweep's view of it.
 #pragma once
 
 #include <cstdint>
@@ -12,11 +14,12 @@
 
 #include "switchboard/common/status.h"
 #include "switchboard/operator_logic/callout.h"
+#include "switchboard/operator_logic/usage.h"
 
 namespace switchboard::authorizer {
 
-// Connections per CONNZ page (nats-server's own default is 1024).
-inline constexpr int kConnzPageSize = 1024;
+// Connections per CONNZ page: the one figure, the collector's too.
+inline constexpr int kConnzPageSize = operator_logic::kConnzPageSize;
 
 // {"auth":true,"acc":<account>,"offset":N,"limit":N}: `auth` makes the
 // server name each connection's authorized user.

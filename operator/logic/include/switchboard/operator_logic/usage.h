@@ -46,8 +46,9 @@ struct Directory;  // callout.h
 inline constexpr std::chrono::seconds kUsageInterval{30};
 // A PubSubBackend's status.connections is written at most this often.
 inline constexpr std::chrono::seconds kConnectionsStatusInterval{60};
-// Connections per CONNZ page (nats-server's own default is 1024).
-inline constexpr int kUsageConnzPageSize = 1024;
+// Connections per CONNZ page (nats-server's own default is 1024): the
+// collector's pages and the authorizer's sweep's.
+inline constexpr int kConnzPageSize = 1024;
 
 // IncludeFile mode: the Secret (owned by the NatsServer, in its
 // namespace) with the password of the system user the render adds
@@ -86,6 +87,11 @@ struct UsageSystemPlan {
 };
 Result<UsageSystemPlan> PlanUsageSystemSecret(const std::optional<SecretData>& stored);
 
+// A reply to a $SYS.REQ request, read: kInvalidArgument ("<what> reply is
+// not a JSON object") when it is not one, kUnavailable ("<what> refused by
+// the server: <its description>") when the server answered with an error.
+Result<nlohmann::json> ParseSysReply(std::string_view body, std::string_view what);
+
 inline constexpr std::string_view kPingConnzSubject = "$SYS.REQ.SERVER.PING.CONNZ";
 inline constexpr std::string_view kPingAccountStatzSubject = "$SYS.REQ.ACCOUNT.PING.STATZ";
 inline constexpr std::string_view kDisconnectEventsSubject = "$SYS.ACCOUNT.*.DISCONNECT";
@@ -93,8 +99,7 @@ inline constexpr std::string_view kDisconnectEventsSubject = "$SYS.ACCOUNT.*.DIS
 // {"auth":true,"offset":N,"limit":N} and "acc" when `account` is not
 // empty (one account's connections; empty lists every account's, which
 // only the system account may ask).
-std::string UsageConnzRequest(std::string_view account, int64_t offset,
-                              int limit = kUsageConnzPageSize);
+std::string UsageConnzRequest(std::string_view account, int64_t offset, int limit = kConnzPageSize);
 // "$SYS.REQ.SERVER.<id>.CONNZ": the next pages of one server.
 std::string ServerConnzSubject(std::string_view server_id);
 // {"accounts":[]}: every account with a connection on the server.
@@ -125,8 +130,7 @@ struct UsageConnzPage {
 Result<UsageConnzPage> ParseUsageConnz(std::string_view body);
 // The offsets still to ask of that server after `page` (empty when it was
 // the last).
-std::vector<int64_t> RemainingConnzOffsets(const UsageConnzPage& page,
-                                           int limit = kUsageConnzPageSize);
+std::vector<int64_t> RemainingConnzOffsets(const UsageConnzPage& page, int limit = kConnzPageSize);
 
 struct ClosedConnection {
   std::string server_id, server_name;
