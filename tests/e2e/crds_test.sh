@@ -71,7 +71,7 @@ d=$(kubectl -n "$ns" get psb hatchet -o jsonpath='{.status.envSecretName}|{.meta
 
 # --- printer columns
 out=$(kubectl -n "$ns" get psb hatchet)
-expect_contains "$out" "READY   REASON   KIND   PREFIX            SERVER        AGE" "psb printer columns"
+expect_contains "$out" "READY   REASON   KIND   PREFIX            SERVER        CONNECTIONS   AGE" "psb printer columns"
 expect_contains "$out" "True    Probed   nats   hatchet.team-a2   nats/shared" "psb row shows Ready, Reason, Kind, Prefix, Server with its namespace"
 out=$(kubectl -n "$ns" get psb hatchet -o wide)
 expect_contains "$out" "hatchet-pubsub-env" "wide output adds the env Secret"
