@@ -228,14 +228,15 @@ std::string CheckLimitOverride(std::string_view field, int64_t value,
 std::string LimitsNeedAccounts(bool auth_callout) {
   std::string why =
       auth_callout
-          ? "in AuthCallout mode every installation's user lands in one shared account, and NATS "
+          ? "in AuthCallout mode with isolation: Permissions every installation's user lands in "
+            "one shared account, and NATS "
             "does not apply the limits of a user JWT an auth callout returns (only its "
             "permissions)"
           : "with isolation: Permissions every installation's user is in one shared account, "
             "and NATS enforces connection and subscription limits per account, not per user";
   return why + ", so these limits would not be enforced: set spec.isolation: Accounts on the " +
-         "NatsServer (provisioning.mode: IncludeFile) for an account per installation, or " +
-         "remove the limits";
+         "NatsServer for an account per installation (with AuthCallout that runs NATS in " +
+         "operator mode, accounts pushed live with no reload), or remove the limits";
 }
 
 std::string AllowedSubject(std::string_view prefix) { return std::string(prefix) + ".*"; }

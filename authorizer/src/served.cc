@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "switchboard/api/constants.h"
+#include "switchboard/api/operator_mode.h"
 #include "switchboard/api/views.h"
 #include "switchboard/operator_logic/objects.h"
 
@@ -12,8 +13,11 @@ namespace logic = operator_logic;
 using nlohmann::json;
 
 bool ServedServer::SameConnections(const ServedServer& other) const {
+  auto user = [](const ServedServer& s) {
+    return s.operator_mode ? s.operator_mode->keys.authorizer_user.public_key() : std::string();
+  };
   return urls == other.urls && authorizer == other.authorizer && system == other.system &&
-         ca == other.ca;
+         ca == other.ca && user(*this) == user(other);
 }
 
 CalloutSecret CalloutSecretOf(const json& secret) {
@@ -29,6 +33,18 @@ CalloutSecret CalloutSecretOf(const json& secret) {
     return out;
   }
   out.keys = std::move(keys).value();
+  auto seeds = logic::DecodeOperatorModeSeeds(*data);
+  if (!seeds.ok()) {
+    out.operator_mode_problem = seeds.status().message();
+    return out;
+  }
+  auto mode = OperatorModeOf(*seeds, out.keys->issuer_seed);
+  if (!mode.ok()) {
+    out.operator_mode_problem = mode.status().message();
+    return out;
+  }
+  out.operator_mode_seeds = std::move(seeds).value();
+  out.operator_mode = std::move(mode).value();
   return out;
 }
 
@@ -66,6 +82,13 @@ Result<ServedServer> Build(const json& server, const CalloutLookup& callout,
   out.authorizer = keys.authorizer;
   out.system = keys.system;
   out.ca = keys.ca;
+  if (api::OperatorMode(view)) {
+    if (stored->operator_mode == nullptr) {
+      return Status::FailedPrecondition("callout Secret " + out.ns + "/" + secret_name + ": " +
+                                        stored->operator_mode_problem);
+    }
+    out.operator_mode = stored->operator_mode;
+  }
   auto dir = directory();
   if (!dir.ok()) return dir.status();
   out.directory = std::make_shared<const logic::Directory>(std::move(dir).value());

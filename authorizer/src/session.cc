@@ -156,6 +156,14 @@ pubsub::NatsOptions ServerSession::ConnectOptions(const logic::Credentials& who,
   o.urls = served()->urls;
   o.username = who.username;
   o.password = who.password;
+  // A copy of the pointer: the snapshot may be replaced meanwhile.
+  if (const std::shared_ptr<const OperatorMode> mode = served()->operator_mode) {
+    if (Status s = UseOperatorModeUser(o, *mode, who.username == api::kCalloutSystemUsername);
+        !s.ok()) {
+      log::Warn(kLogger, "cannot make the operator-mode user JWT",
+                {{"server", ns_ + "/" + name_}, {"error", s.message()}});
+    }
+  }
   // With a CA, TLS is required whatever the URL's scheme, and that CA is the
   // only one trusted.
   o.ca_pem = served()->ca;
@@ -393,7 +401,11 @@ void ServerSession::Work() {
 
 void ServerSession::Answer(const Request& r) {
   auto served = this->served();
-  authorizer::Answer a = AnswerRequest(r.data, *served->directory, *served->issuer,
+  const ConfigModeSigner config_mode(*served->issuer);
+  const UserJwtSigner& signer =
+      served->operator_mode ? static_cast<const UserJwtSigner&>(served->operator_mode->signer)
+                            : config_mode;
+  authorizer::Answer a = AnswerRequest(r.data, *served->directory, *served->issuer, signer,
                                        options_.clock(), options_.credential_deps);
   if (!a.reply.empty()) {
     if (Status s = r.client->Publish(r.reply, a.reply); !s.ok()) {

@@ -1,5 +1,8 @@
 #include "nats_connection.h"
 
+#include <cstdlib>
+#include <cstring>
+
 #include "nats_options.h"
 #include "nats_status.h"
 #include "switchboard/common/log.h"
@@ -114,11 +117,50 @@ Status Connection::TakeRefusal(std::string_view only_naming) {
   return PermissionViolation(refusal, state_->prefix);
 }
 
+namespace {
+
+// nats.c frees what these return (free()).
+natsStatus OnUserJwt(char** jwt, char** error, void* closure) {
+  const auto* creds = static_cast<const UserJwtCredentials*>(closure);
+  *jwt = strdup(creds->jwt.c_str());
+  if (*jwt == nullptr) {
+    *error = strdup("out of memory");
+    return NATS_NO_MEMORY;
+  }
+  return NATS_OK;
+}
+
+natsStatus OnSignNonce(char** error, unsigned char** signature, int* length, const char* nonce,
+                       void* closure) {
+  const auto* creds = static_cast<const UserJwtCredentials*>(closure);
+  Result<std::string> sig = Status::Internal("no signer");
+  try {
+    if (creds->sign) sig = creds->sign(nonce);
+  } catch (...) {
+    sig = Status::Internal("the nonce signer threw");
+  }
+  if (!sig.ok() || sig->empty()) {
+    *error = strdup(sig.ok() ? "empty nonce signature" : sig.status().message().c_str());
+    return NATS_ERR;
+  }
+  *signature = static_cast<unsigned char*>(malloc(sig->size()));
+  if (*signature == nullptr) return NATS_NO_MEMORY;
+  memcpy(*signature, sig->data(), sig->size());
+  *length = static_cast<int>(sig->size());
+  return NATS_OK;
+}
+
+}  // namespace
+
 Status InstallConnectionCallbacks(natsOptions* opts, ConnHolder* holder) {
   natsStatus s = natsOptions_SetErrorHandler(opts, OnAsyncError, holder);
   if (s == NATS_OK) s = natsOptions_SetClosedCB(opts, OnClosed, holder);
   if (s == NATS_OK) s = natsOptions_SetDisconnectedCB(opts, OnDisconnected, holder);
   if (s == NATS_OK) s = natsOptions_SetReconnectedCB(opts, OnReconnected, nullptr);
+  if (s == NATS_OK && (*holder)->user_jwt) {
+    void* creds = const_cast<UserJwtCredentials*>((*holder)->user_jwt.get());
+    s = natsOptions_SetUserCredentialsCallbacks(opts, OnUserJwt, creds, OnSignNonce, creds);
+  }
   return s == NATS_OK ? Status::Ok() : FromNats(s, "install connection callbacks");
 }
 
@@ -173,6 +215,7 @@ Result<std::shared_ptr<Connection>> OpenConnection(const NatsOptions& options) {
   auto state = std::make_shared<ConnState>();
   state->prefix = options.subject_prefix;
   state->on_error = options.on_error;
+  state->user_jwt = options.user_jwt;
   // nats.c owns the closure from a successful connect on (its closed
   // callback deletes it); a failed connect makes no callback.
   auto holder = std::make_unique<ConnHolder>(state);

@@ -30,6 +30,7 @@ namespace switchboard::pubsub::internal {
 // State the connection's callbacks reach through their closure.
 struct ConnState {
   std::string prefix;
+  std::shared_ptr<const UserJwtCredentials> user_jwt;  // the JWT callbacks' closure
   std::function<void(const Status&)> on_error;
   std::atomic<bool> closing{false};  // set before an intentional close
   Latch closed;                      // set by the closed callback

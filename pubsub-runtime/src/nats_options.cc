@@ -109,6 +109,13 @@ Status ValidateNatsOptions(const NatsOptions& o) {
                                    std::to_string(urls.size()));
   }
   SB_RETURN_IF_ERROR(ValidateSubjectPrefix(o.subject_prefix));
+  if (o.user_jwt && (!o.username.empty() || !o.password.empty())) {
+    return Status::InvalidArgument(
+        "user_jwt: a user JWT replaces username and password; set one or the other");
+  }
+  if (o.user_jwt && (o.user_jwt->jwt.empty() || !o.user_jwt->sign)) {
+    return Status::InvalidArgument("user_jwt: needs the JWT and a nonce signer");
+  }
   if (o.password.empty() == false && o.username.empty()) {
     return Status::InvalidArgument("username: required when a password is given");
   }

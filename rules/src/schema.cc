@@ -75,6 +75,7 @@ constexpr FieldSpec kConfig[] = {
 constexpr FieldSpec kAuthCallout[] = {
     {"account", Type::kString},
     {"secretName", Type::kString},
+    {"resolverDir", Type::kString},
 };
 constexpr FieldSpec kProvisioning[] = {
     {"mode", Type::kString},

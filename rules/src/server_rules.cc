@@ -39,18 +39,23 @@ void CheckProvisioning(const nlohmann::json* provisioning,
                    std::string(mode.value_or(api::kDefaultProvisioning)) +
                    "); set spec.provisioning.mode: AuthCallout or remove authCallout");
   }
-  if (callout && isolation && *isolation == api::kIsolationAccounts) {
-    sink.Error("provisioning", "spec.isolation",
-               "Accounts is not available with spec.provisioning.mode: AuthCallout: an account "
-               "per installation would need a server config change and a reload for each one, "
-               "which the callout mode exists to avoid; use isolation: Permissions (each "
-               "installation may only use <subjectPrefix>.*), or mode: IncludeFile to keep "
-               "Accounts");
-  }
   if (auto account = api::String(Field(block, "account"))) {
     if (std::string err = api::CheckCalloutAccount(*account); !err.empty()) {
       sink.Error("provisioning", "spec.provisioning.authCallout.account",
                  Quote(*account) + " " + err);
+    }
+  }
+  if (auto dir = api::String(Field(block, "resolverDir"))) {
+    const bool safe = dir->starts_with('/') && dir->find("..") == std::string::npos &&
+                      dir->find_first_not_of(
+                          "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                          "0123456789._/-") == std::string::npos;
+    if (!safe) {
+      sink.Error("provisioning", "spec.provisioning.authCallout.resolverDir",
+                 Quote(*dir) +
+                     " is not an absolute path of letters, digits and . _ / - (without \"..\"); "
+                     "use e.g. /data/resolver on a volume the NATS "
+                     "server can write");
     }
   }
   if (auto name = api::String(Field(block, "secretName"))) {

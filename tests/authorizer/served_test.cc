@@ -160,6 +160,68 @@ TEST(ServedTest, BuildsFromTheOperatorsCalloutSecret) {
   EXPECT_THAT(bad.status().message(), Not(HasSubstr("not-a-ca-at-all")));
 }
 
+// isolation: Accounts: the operator-mode keys are decoded with the callout
+// Secret (CalloutSecretOf), once; every build of the server shares them.
+TEST(ServedTest, OperatorModeKeysComeDecodedWithTheCalloutSecret) {
+  auto issuer = natsauth::KeyPair::Generate(natsauth::KeyType::kAccount);
+  ASSERT_TRUE(issuer.ok());
+  logic::CalloutKeys keys;
+  keys.issuer_seed = issuer->Seed();
+  keys.issuer = issuer->public_key();
+  keys.authorizer = {.username = "switchboard-authorizer", .password = "pa", .bcrypt = ""};
+  keys.system = {.username = "switchboard-system", .password = "ps", .bcrypt = ""};
+  keys.authorizer.bcrypt = *logic::BcryptHash("pa", 4);
+  keys.system.bcrypt = *logic::BcryptHash("ps", 4);
+  json data = json::object();
+  for (const auto& [k, v] : logic::EncodeCalloutKeys(keys)) data[k] = base64::Encode(v);
+  json secret = {{"metadata", {{"namespace", "nats"}, {"name", "a-auth-callout"}}}, {"data", data}};
+  json accounts = Server("nats", "a", "AuthCallout");
+  accounts["spec"]["isolation"] = "Accounts";
+
+  // Without the operator-mode keys: a config-mode server is served, an
+  // Accounts one waits for the operator, told which key is missing.
+  auto plain = std::make_shared<const CalloutSecret>(CalloutSecretOf(secret));
+  ASSERT_TRUE(plain->keys.has_value()) << plain->problem;
+  EXPECT_EQ(plain->operator_mode, nullptr);
+  EXPECT_FALSE(plain->operator_mode_problem.empty());
+  auto plain_lookup = [&](std::string_view, std::string_view) { return plain; };
+  auto config_mode = BuildServedServer(Server("nats", "a", "AuthCallout"), {}, plain_lookup);
+  ASSERT_TRUE(config_mode.ok()) << config_mode.status().ToString();
+  EXPECT_EQ(config_mode->operator_mode, nullptr);
+  auto waiting = BuildServedServer(accounts, {}, plain_lookup);
+  EXPECT_EQ(waiting.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_THAT(waiting.status().message(), HasSubstr("nats/a-auth-callout"));
+  EXPECT_THAT(waiting.status().message(), HasSubstr(logic::operator_mode_keys::kOperatorSeed));
+
+  auto plan = logic::PlanOperatorModeSeeds(std::nullopt, 1'800'000'000);
+  ASSERT_TRUE(plan.ok()) << plan.status().ToString();
+  for (const auto& [k, v] : logic::EncodeOperatorModeSeeds(plan->seeds)) {
+    data[k] = base64::Encode(v);
+  }
+  secret["data"] = data;
+  auto decoded = std::make_shared<const CalloutSecret>(CalloutSecretOf(secret));
+  ASSERT_NE(decoded->operator_mode, nullptr) << decoded->operator_mode_problem;
+  EXPECT_EQ(decoded->operator_mode_seeds, plan->seeds);
+  EXPECT_FALSE(*decoded == *plain);
+  // Decoded again, the same values: no change for the cache to act on.
+  EXPECT_TRUE(CalloutSecretOf(secret) == *decoded);
+
+  auto lookup = [&](std::string_view, std::string_view) { return decoded; };
+  auto first = BuildServedServer(accounts, {}, lookup);
+  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  auto second = BuildServedServer(accounts, {}, lookup);
+  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  ASSERT_NE(first->operator_mode, nullptr);
+  EXPECT_EQ(first->operator_mode, second->operator_mode);  // shared, not decoded again
+  EXPECT_EQ(first->operator_mode->keys.auth_account.public_key(), issuer->public_key());
+  EXPECT_TRUE(first->SameConnections(*second));
+  // The same Secret for a config-mode server: its keys are ignored.
+  auto ignored = BuildServedServer(Server("nats", "a", "AuthCallout"), {}, lookup);
+  ASSERT_TRUE(ignored.ok()) << ignored.status().ToString();
+  EXPECT_EQ(ignored->operator_mode, nullptr);
+  EXPECT_FALSE(ignored->SameConnections(*first));  // it logs in with a user JWT
+}
+
 TEST(ReadinessTest, SyncedAndSubscribedWhereReachable) {
   SessionHealth subscribed{.attempted = true, .connected = true, .subscribed = true};
   SessionHealth unreachable{.attempted = true, .connected = false, .error = "connect: refused"};

@@ -64,7 +64,9 @@ expect_contains "$out" "at '/nats/provisioning/mode': value must be one of 'Incl
 out=$("$HELM" template "$release" "$chart" "${kv[@]}" --set nats.provisioning.authCallout.account=SYS 2>&1 || true)
 expect_contains "$out" "at '/nats/provisioning/authCallout/account'" "schema rejects SYS as the callout account"
 out=$("$HELM" template "$release" "$chart" "${kv[@]}" --set nats.enabled=true,nats.provisioning.mode=AuthCallout,nats.isolation=Accounts 2>&1 || true)
-expect_contains "$out" "nats.isolation Accounts cannot be combined with nats.provisioning.mode AuthCallout" "Accounts isolation with AuthCallout is a clear error"
+expect_contains "$out" "grep -q default_sentinel" "AuthCallout with Accounts waits for the operator-mode config"
+expect_contains "$out" "mountPath: /data/resolver" "AuthCallout with Accounts mounts the resolver store"
+expect_contains "$out" "isolation: Accounts" "AuthCallout with Accounts: the NatsServer says Accounts"
 
 # --- one nats-server version: the chart's default upstream tag names the
 # release the tools and the node's image are built at

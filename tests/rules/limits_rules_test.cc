@@ -44,13 +44,15 @@ struct Case {
 const std::string kPermissionsWhy =
     "with isolation: Permissions every installation's user is in one shared account, and NATS "
     "enforces connection and subscription limits per account, not per user, so these limits "
-    "would not be enforced: set spec.isolation: Accounts on the NatsServer (provisioning.mode: "
-    "IncludeFile) for an account per installation, or remove the limits";
+    "would not be enforced: set spec.isolation: Accounts on the NatsServer for an account per "
+    "installation (with AuthCallout that runs NATS in operator mode, accounts pushed live with "
+    "no reload), or remove the limits";
 const std::string kCalloutWhy =
-    "in AuthCallout mode every installation's user lands in one shared account, and NATS does "
-    "not apply the limits of a user JWT an auth callout returns (only its permissions), so these "
-    "limits would not be enforced: set spec.isolation: Accounts on the NatsServer "
-    "(provisioning.mode: IncludeFile) for an account per installation, or remove the limits";
+    "in AuthCallout mode with isolation: Permissions every installation's user lands in one "
+    "shared account, and NATS does not apply the limits of a user JWT an auth callout returns "
+    "(only its permissions), so these limits would not be enforced: set spec.isolation: "
+    "Accounts on the NatsServer for an account per installation (with AuthCallout that runs "
+    "NATS in operator mode, accounts pushed live with no reload), or remove the limits";
 
 json CalloutServer() {
   json s = Server();

@@ -46,19 +46,7 @@ ServerReport ReportOf(const ServerCall& call, const logic::CalloutServerStatusIn
 std::string_view CalloutProvisioner::mode() const { return api::kProvisioningAuthCallout; }
 
 std::optional<Action> CalloutProvisioner::Defer(const ServerCall& call) {
-  std::lock_guard lock(mu_);
-  const auto at = std::chrono::steady_clock::now();
-  auto it = last_run_.find(call.key);
-  if (it != last_run_.end() && it->second.generation == call.generation) {
-    const auto since = at - it->second.at;
-    if (since < ctx_.callout_status_interval) {
-      // Rounded up: a remainder under 1 ms must not requeue at once.
-      return Action::RequeueAfter(
-          std::chrono::ceil<std::chrono::milliseconds>(ctx_.callout_status_interval - since));
-    }
-  }
-  last_run_[call.key] = {at, call.generation};
-  return std::nullopt;
+  return spacing_.Defer(call, ctx_.callout_status_interval);
 }
 
 ServerReport CalloutProvisioner::Refused(const ServerCall& call, std::string_view reason,
@@ -213,10 +201,7 @@ Result<Action> CalloutProvisioner::Provision(const ServerCall& call) {
 }
 
 void CalloutProvisioner::Forget(const std::string& key) {
-  {
-    std::lock_guard lock(mu_);
-    last_run_.erase(key);
-  }
+  spacing_.Forget(key);
   if (ctx_.authorizer_checks) ctx_.authorizer_checks->Forget(key);
   if (const auto slash = key.find('/'); ctx_.metrics && slash != std::string::npos) {
     ctx_.metrics->ForgetAuthorizers(key.substr(0, slash), key.substr(slash + 1));

@@ -41,12 +41,7 @@ class CalloutProvisioner : public Provisioner {
 
  private:
   const ReconcileContext& ctx_;
-  struct Run {
-    std::chrono::steady_clock::time_point at;
-    int64_t generation = 0;
-  };
-  std::mutex mu_;
-  std::map<std::string, Run> last_run_;  // by server key; guarded by mu_
+  ReconcileSpacing spacing_;
 };
 
 }  // namespace switchboard::operator_controller

@@ -13,6 +13,7 @@
 
 #include <thread>
 
+#include "account_syncs.h"
 #include "authorizer_checks.h"
 #include "config_index.h"
 #include "credential_sightings.h"
@@ -179,8 +180,12 @@ Status Operator::Impl::Run() {
   AuthorizerChecks authorizer_checks([&](const std::string& k) {
     if (server_ctl_ptr) server_ctl_ptr->Enqueue(k);
   });
+  AccountSyncs account_syncs([&](const std::string& k) {
+    if (server_ctl_ptr) server_ctl_ptr->Enqueue(k);
+  });
   ReconcileContext rc;
   rc.authorizer_checks = &authorizer_checks;
+  rc.account_syncs = &account_syncs;
   rc.client = client.get();
   rc.backends = &backends;
   rc.servers = &servers;
@@ -290,6 +295,7 @@ Status Operator::Impl::Run() {
   server_ctl.Stop();
   probes.Stop();
   authorizer_checks.Stop();
+  account_syncs.Stop();
   secrets.Stop();
   backends.Stop();
   servers.Stop();

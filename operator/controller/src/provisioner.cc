@@ -10,6 +10,31 @@ namespace logic = ::switchboard::operator_logic;
 
 std::optional<Action> Provisioner::Defer(const ServerCall&) { return std::nullopt; }
 
+bool Provisioner::Serves(const api::NatsServerView& server) const {
+  return server.provisioning_mode() == mode();
+}
+
+std::optional<Action> ReconcileSpacing::Defer(const ServerCall& call,
+                                              std::chrono::milliseconds interval) {
+  std::lock_guard lock(mu_);
+  const auto at = std::chrono::steady_clock::now();
+  auto it = last_run_.find(call.key);
+  if (it != last_run_.end() && it->second.generation == call.generation) {
+    const auto since = at - it->second.at;
+    if (since < interval) {
+      // Rounded up: a remainder under 1 ms must not requeue at once.
+      return Action::RequeueAfter(std::chrono::ceil<std::chrono::milliseconds>(interval - since));
+    }
+  }
+  last_run_[call.key] = {at, call.generation};
+  return std::nullopt;
+}
+
+void ReconcileSpacing::Forget(const std::string& key) {
+  std::lock_guard lock(mu_);
+  last_run_.erase(key);
+}
+
 Status WriteServerReport(const ServerCall& call, const ServerReport& report) {
   return WriteStatusAndAnnounce(call.ctx, kube::resources::NatsServer(), call.obj,
                                 kube::ResourceVersionOf(call.obj), report.status, report.events);

@@ -8,7 +8,10 @@
 // branch in the prologue.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <map>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -46,6 +49,10 @@ class Provisioner {
 
   // The spec.provisioning.mode this provisioner serves.
   virtual std::string_view mode() const = 0;
+  // Whether it serves `server`: by default every server of its mode. A
+  // variant of a mode (AuthCallout with isolation: Accounts) narrows this
+  // and is asked before the mode's general provisioner.
+  virtual bool Serves(const api::NatsServerView& server) const;
 
   // Asked before the prologue judges the server (which reads every backend
   // bound to it): the Action that puts this reconcile off, or nullopt to go
@@ -90,6 +97,24 @@ Result<OwnedSecretWrite> WriteServerSecret(const ServerCall& call, const json& d
 // that name that this server does not own; "" when it is ours or absent.
 std::string ForeignSecretConflict(const ServerCall& call, const json* cached,
                                   std::string_view name_field);
+
+// Spaces a server's reconciles while its generation stays the same: at
+// least `interval` apart; a wake-up inside the interval is deferred to its
+// end (RequeueAfter), never dropped; a spec change goes through at once.
+// Thread-safe.
+class ReconcileSpacing {
+ public:
+  std::optional<Action> Defer(const ServerCall& call, std::chrono::milliseconds interval);
+  void Forget(const std::string& key);
+
+ private:
+  struct Run {
+    std::chrono::steady_clock::time_point at;
+    int64_t generation = 0;
+  };
+  std::mutex mu_;
+  std::map<std::string, Run> last_run_;  // by server key; guarded by mu_
+};
 
 // What a collect over the caches reads: every backend, and the Secrets
 // looked up by name (kept alive while in use).

@@ -2,6 +2,7 @@
 // provisioner of the server's mode (provisioner.h).
 #include "callout_provisioner.h"
 #include "include_file_provisioner.h"
+#include "operator_mode_provisioner.h"
 #include "provisioner.h"
 #include "rules_context.h"
 #include "switchboard/api/views.h"
@@ -17,8 +18,10 @@ namespace reasons = ::switchboard::operator_logic::reasons;
 
 ServerReconciler::ServerReconciler(ReconcileContext ctx) : ctx_(std::move(ctx)) {
   // The first is the default mode's: it also reports a server whose mode
-  // none serves (the rules refuse it).
+  // none serves (the rules refuse it). A mode's variant comes before the
+  // mode's general provisioner: the first that serves a server is its own.
   provisioners_.push_back(std::make_unique<IncludeFileProvisioner>(ctx_));
+  provisioners_.push_back(std::make_unique<OperatorModeProvisioner>(ctx_));
   provisioners_.push_back(std::make_unique<CalloutProvisioner>(ctx_));
 }
 ServerReconciler::~ServerReconciler() = default;
@@ -34,9 +37,8 @@ void EnqueueBound(const ReconcileContext& ctx, const std::string& server_key) {
 }  // namespace
 
 Provisioner& ServerReconciler::ProvisionerOf(const api::NatsServerView& server) {
-  const std::string mode = server.provisioning_mode();
   for (auto& p : provisioners_) {
-    if (p->mode() == mode) return *p;
+    if (p->Serves(server)) return *p;
   }
   return *provisioners_.front();
 }

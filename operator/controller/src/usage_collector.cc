@@ -6,6 +6,7 @@
 #include "provisioner.h"
 #include "switchboard/api/constants.h"
 #include "switchboard/api/metadata.h"
+#include "switchboard/api/operator_mode.h"
 #include "switchboard/common/log.h"
 #include "switchboard/operator_logic/callout.h"
 #include "switchboard/operator_logic/cluster_render.h"
@@ -50,6 +51,10 @@ std::vector<UsageTarget> UsageTargetsOf(const ReconcileContext& ctx) {
     const api::NatsServerView sv(*obj);
     if (api::IsDeleting(*obj)) continue;
     if (!sv.auth_callout() && !logic::UsageSystemUserOf(*obj)) continue;
+    // Operator mode (isolation: Accounts with AuthCallout) is not collected:
+    // its system user logs in with a user JWT, not the callout password,
+    // and its accounts are the installations' derived keys.
+    if (api::OperatorMode(sv)) continue;
     auto password = SystemPassword(ctx, sv);
     if (!password) continue;
     UsageTarget t;

@@ -69,8 +69,8 @@ std::string CheckLimitOverride(std::string_view field, int64_t value,
 
 // Why limits need an account per installation, and what to set instead,
 // for a server whose installations share one account (`isolation`
-// Permissions; `auth_callout`: AuthCallout mode, which supports only
-// Permissions). Ends with the fix; the caller says which limits.
+// Permissions; `auth_callout`: in AuthCallout mode, whose callout user
+// JWT limits NATS ignores). Ends with the fix; the caller says which limits.
 std::string LimitsNeedAccounts(bool auth_callout);
 
 // "<prefix>.*": the one subject pattern an installation's user may publish

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "switchboard/authorizer/operator_mode.h"
 #include "switchboard/common/status.h"
 #include "switchboard/natsauth/nkey.h"
 #include "switchboard/operator_logic/callout.h"
@@ -35,6 +36,9 @@ struct ServedServer {
   // only with a tls:// URL, verified against the system's trust store.
   std::string ca;
   std::shared_ptr<const operator_logic::Directory> directory;
+  // isolation: Accounts (NATS operator mode): the keys, the connections'
+  // user JWTs and the signer (operator_mode.h); null in config mode.
+  std::shared_ptr<const OperatorMode> operator_mode;
 
   std::string key() const { return ns + "/" + name; }
   // What the connections depend on: a different value (a new CA too)
@@ -44,11 +48,21 @@ struct ServedServer {
 
 // A callout Secret as the authorizer keeps it: decoded once
 // (DecodeSecretData, DecodeCalloutKeys), or why it does not decode (the
-// decoder's message, never a value).
+// decoder's message, never a value). Its operator-mode keys are decoded at
+// the same time into `operator_mode` (OperatorModeOf), which a server in
+// isolation: Accounts uses and any other server ignores; without them,
+// `operator_mode_problem` says why (a config-mode Secret has none).
 struct CalloutSecret {
   std::optional<operator_logic::CalloutKeys> keys;
   std::string problem;
-  bool operator==(const CalloutSecret&) const = default;
+  std::optional<operator_logic::OperatorModeSeeds> operator_mode_seeds;
+  std::shared_ptr<const OperatorMode> operator_mode;  // from the seeds above
+  std::string operator_mode_problem;
+  // The decoded values; operator_mode follows from keys and the seeds.
+  bool operator==(const CalloutSecret& o) const {
+    return keys == o.keys && problem == o.problem && operator_mode_seeds == o.operator_mode_seeds &&
+           operator_mode_problem == o.operator_mode_problem;
+  }
 };
 CalloutSecret CalloutSecretOf(const nlohmann::json& secret);
 using CalloutLookup =

@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "switchboard/common/status.h"
@@ -23,10 +24,21 @@ inline constexpr int64_t kRequiredMaxPayload = 16 * 1024 * 1024;
 inline constexpr size_t kDefaultCompressionThreshold = 5 * 1024;
 inline constexpr size_t kDefaultMaxDecompressedBytes = 128 * 1024 * 1024;
 
+// A user JWT instead of a username and password (a NATS server in operator
+// mode): the JWT is sent on every connect and reconnect, and `sign` returns
+// the 64-byte ed25519 signature of the server's nonce by the JWT's subject
+// key (nkey.h KeyPair::Sign). Called on nats.c's threads; must not throw.
+struct UserJwtCredentials {
+  std::string jwt;
+  std::function<Result<std::string>(std::string_view nonce)> sign;
+};
+
 struct NatsOptions {
   std::string urls;  // comma-separated seeds, nats:// or tls://, no credentials inside
   std::string username;
   std::string password;  // never logged
+  // Instead of username and password; kept alive by the connection.
+  std::shared_ptr<const UserJwtCredentials> user_jwt;
   std::string subject_prefix = kDefaultSubjectPrefix;
 
   // TLS: a CA bundle to trust and an optional client certificate + key (PEM).

@@ -63,6 +63,7 @@ namespace switchboard::operator_controller {
 
 class ProbePool;
 class AuthorizerChecks;
+class AccountSyncs;
 class ConfigIndex;
 class CredentialSightings;
 class Provisioner;
@@ -84,6 +85,8 @@ struct ReconcileContext {
   kube::MultiStore* secrets = nullptr;  // label-selected: managed-by=switchboard
   ProbePool* probes = nullptr;
   AuthorizerChecks* authorizer_checks = nullptr;  // may be null: AuthorizerAvailable not checked
+  // AuthCallout with isolation: Accounts; may be null: accounts not pushed.
+  AccountSyncs* account_syncs = nullptr;
   ConfigIndex* configs = nullptr;
   CredentialSightings* credential_sightings = nullptr;  // AuthCallout's probes
   // What the shared rules judge an object against (rules_context.h).

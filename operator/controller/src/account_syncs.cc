@@ -1,0 +1,190 @@
+#include "account_syncs.h"
+
+#include <ctime>
+#include <nlohmann/json.hpp>
+
+#include "switchboard/common/log.h"
+#include "switchboard/natsauth/nkey.h"
+#include "switchboard/operator_logic/account_sync.h"
+#include "switchboard/pubsub/nats_client.h"
+
+namespace switchboard::operator_controller {
+namespace logic = ::switchboard::operator_logic;
+using nlohmann::json;
+
+struct AccountSyncs::Confirmed {
+  std::mutex mu;
+  // server key -> account key -> AccountContent the resolvers were seen to
+  // hold; guarded by mu.
+  std::map<std::string, std::map<std::string, std::string>> by_server;
+};
+
+namespace {
+
+int64_t UnixNow() { return static_cast<int64_t>(std::time(nullptr)); }
+
+// A $SYS.REQ.CLAIMS.* reply: OK for data.code 200, else the server's words.
+Status ClaimsReply(const Result<std::string>& reply, const std::string& what) {
+  if (!reply.ok()) return Status(reply.status().code(), what + ": " + reply.status().message());
+  json j = json::parse(*reply, nullptr, false);
+  if (!j.is_object()) return Status::Internal(what + ": the reply is not JSON");
+  if (j.contains("error") && j["error"].is_object()) {
+    return Status::FailedPrecondition(what + ": " + j["error"].value("description", "refused"));
+  }
+  const json& data = j.contains("data") ? j["data"] : json();
+  if (data.is_object() && data.value("code", 0) == 200) return Status::Ok();
+  return Status::Internal(what + ": unexpected reply " + j.dump().substr(0, 200));
+}
+
+}  // namespace
+
+std::string AccountContent(const natsauth::AccountClaims& c) {
+  std::string out = c.claims.subject + "|" + c.claims.name + "|" + std::to_string(c.limits.subs) +
+                    "|" + std::to_string(c.limits.data) + "|" + std::to_string(c.limits.payload) +
+                    "|" + std::to_string(c.limits.conn);
+  for (const auto& k : c.signing_keys) out += "|s:" + k;
+  for (const auto& u : c.authorization.auth_users) out += "|u:" + u;
+  for (const auto& a : c.authorization.allowed_accounts) out += "|a:" + a;
+  return out;
+}
+
+AccountSyncs::AccountSyncs(std::function<void(const std::string&)> on_done)
+    : confirmed_(std::make_shared<Confirmed>()),
+      jobs_(
+          1,
+          [this](const AccountSyncJob& job) {
+            KeyedJobs<AccountSyncJob, AccountSyncOutcome>::Ran ran;
+            ran.outcome = RunOnce(job);
+            return ran;
+          },
+          std::move(on_done)) {}
+
+AccountSyncs::~AccountSyncs() { jobs_.Stop(); }
+
+void AccountSyncs::Forget(const std::string& key) {
+  jobs_.Forget(key);
+  std::lock_guard lock(confirmed_->mu);
+  confirmed_->by_server.erase(key);
+}
+
+AccountSyncOutcome AccountSyncs::RunOnce(const AccountSyncJob& job) {
+  AccountSyncOutcome out;
+  out.fingerprint = job.fingerprint;
+  auto done = [&](Status s) {
+    out.status = std::move(s);
+    out.at = std::chrono::steady_clock::now();
+    return out;
+  };
+  auto client = pubsub::NatsClient::Connect(job.connection);
+  if (!client.ok()) {
+    out.authorizer_replies = client.status();
+    return done(client.status());
+  }
+  pubsub::NatsClient& nc = **client;
+  if (!job.ping_subject.empty()) {
+    out.authorizer_replies = nc.RequestAll(job.ping_subject, job.ping_body, job.window);
+  }
+
+  // What every server that answered lists.
+  auto lists = nc.RequestAll("$SYS.REQ.CLAIMS.LIST", "", job.window);
+  if (!lists.ok()) return done(lists.status());
+  std::map<std::string, int> count;
+  for (const auto& text : *lists) {
+    json reply = json::parse(text, nullptr, false);
+    if (!reply.is_object() || !reply.contains("data") || !reply["data"].is_array()) continue;
+    ++out.servers;
+    for (const auto& k : reply["data"]) {
+      if (k.is_string()) ++count[k.get<std::string>()];
+    }
+  }
+  if (out.servers == 0) {
+    return done(Status::Unavailable(
+        "no NATS server answered $SYS.REQ.CLAIMS.LIST: is the server in operator mode with a "
+        "full account resolver (the config this NatsServer's Secret holds)?"));
+  }
+
+  auto op = natsauth::KeyPair::FromSeed(job.operator_seed);
+  if (!op.ok()) return done(Status::InvalidArgument("the operator seed does not decode"));
+
+  logic::AccountSyncInput in;
+  in.desired = job.desired;
+  in.keep = job.keep;
+  in.operator_key = op->public_key();
+  in.now = UnixNow();
+  std::map<std::string, std::string> confirmed;
+  {
+    std::lock_guard lock(confirmed_->mu);
+    confirmed = confirmed_->by_server[job.server_key];
+  }
+  for (const auto& [key, n] : count) {
+    auto want = job.desired.find(key);
+    // A desired account some server lacks is missing (pushed again); one
+    // that is not desired goes wherever it is listed.
+    if (want != job.desired.end() && n != out.servers) continue;
+    in.stored[key] = std::nullopt;
+    auto seen = confirmed.find(key);
+    if (want != job.desired.end() && seen != confirmed.end() &&
+        seen->second == AccountContent(want->second)) {
+      // Confirmed earlier with this content: stands in for a lookup.
+      auto jwt = natsauth::EncodeAccountClaims(want->second, *op);
+      if (jwt.ok()) in.stored[key] = std::move(jwt).value();
+    }
+  }
+  logic::AccountSyncPlan plan = logic::PlanAccountSync(in);
+  for (const auto& key : plan.look_up) {
+    auto jwt = nc.Request("$SYS.REQ.ACCOUNT." + key + ".CLAIMS.LOOKUP", "", job.request_timeout);
+    ++out.looked_up;
+    // An account whose lookup fails stays listed-only: the plan pushes it
+    // (a push of what is desired is always safe).
+    in.stored[key] = jwt.ok() ? std::optional<std::string>(*jwt) : std::string();
+  }
+  if (!plan.look_up.empty()) plan = logic::PlanAccountSync(in);
+
+  Status first = Status::Ok();
+  std::map<std::string, std::string> now_confirmed;
+  for (const auto& [key, claims] : job.desired) {
+    if (in.stored.count(key)) now_confirmed[key] = AccountContent(claims);
+  }
+  for (const auto& p : plan.push) {
+    now_confirmed.erase(p.account);
+    auto jwt = natsauth::EncodeAccountClaims(job.desired.at(p.account), *op);
+    if (!jwt.ok()) {
+      if (first.ok()) first = jwt.status();
+      continue;
+    }
+    Status s = ClaimsReply(nc.Request("$SYS.REQ.CLAIMS.UPDATE", *jwt, job.request_timeout),
+                           "pushing account " + p.account);
+    if (!s.ok()) {
+      if (first.ok()) first = s;
+      continue;
+    }
+    ++out.pushed;
+    now_confirmed[p.account] = AccountContent(job.desired.at(p.account));
+  }
+  if (!plan.remove.empty()) {
+    auto body = natsauth::EncodeAccountDeleteRequest(plan.remove, *op, UnixNow());
+    Status s = body.ok()
+                   ? ClaimsReply(nc.Request("$SYS.REQ.CLAIMS.DELETE", *body, job.request_timeout),
+                                 "deleting " + std::to_string(plan.remove.size()) + " account(s)")
+                   : body.status();
+    if (s.ok()) {
+      out.removed = static_cast<int>(plan.remove.size());
+    } else if (first.ok()) {
+      first = s;
+    }
+  }
+  {
+    std::lock_guard lock(confirmed_->mu);
+    confirmed_->by_server[job.server_key] = std::move(now_confirmed);
+  }
+  if (out.pushed > 0 || out.removed > 0) {
+    log::Info("server", "account resolvers synced",
+              {{"key", job.server_key},
+               {"pushed", std::to_string(out.pushed)},
+               {"removed", std::to_string(out.removed)},
+               {"servers", std::to_string(out.servers)}});
+  }
+  return done(first);
+}
+
+}  // namespace switchboard::operator_controller

@@ -1,0 +1,90 @@
+// AuthCallout with isolation: Accounts (NATS operator mode): bringing every
+// NATS server's full account resolver in line with the installations, off
+// the reconcile workers (each run waits for every server's answer). One run
+// of one NatsServer connects as the system account's user and:
+// - asks every server whether an authorizer is subscribed (the same SUBSZ
+//   ping as AuthCallout's AuthorizerChecks: one connection for both);
+// - lists what each server's resolver holds ($SYS.REQ.CLAIMS.LIST); an
+//   account counts as stored only when every server that answered lists it;
+// - plans with operator_logic::PlanAccountSync, looks up
+//   ($SYS.REQ.ACCOUNT.<key>.CLAIMS.LOOKUP) what the plan asks for, plans
+//   again, pushes ($SYS.REQ.CLAIMS.UPDATE) and deletes
+//   ($SYS.REQ.CLAIMS.DELETE, signed by the operator key).
+// Level-based: a run needs nothing from earlier runs. What it remembers
+// (per server, the account contents a resolver confirmed) only spares
+// lookups: an account that every server lists with content this process
+// pushed or looked up is not looked up again. Forget drops it.
+//
+// A KeyedJobs (keyed_jobs.h): a run is final; the reconcile submits the
+// next one (RetryTiming::account_resync after one that went through,
+// account_sync_retry after a failure, at once when what is desired
+// changes).
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "keyed_jobs.h"
+#include "switchboard/common/status.h"
+#include "switchboard/natsauth/operator_jwt.h"
+#include "switchboard/pubsub/nats_pubsub.h"
+
+namespace switchboard::operator_controller {
+
+struct AccountSyncJob {
+  std::string server_key;  // "<ns>/<name>" of the NatsServer
+  // What the run is for: the connection, the keys and every desired
+  // account's content (never a seed: a hash).
+  std::string fingerprint;
+  pubsub::NatsOptions connection;  // urls, TLS, the system user's JWT
+  std::string operator_seed;       // signs deletions; a secret, never logged
+  std::map<std::string, natsauth::AccountClaims> desired;  // by account key
+  std::set<std::string> keep;  // never deleted: the system and auth accounts
+  std::string ping_subject, ping_body;
+  std::chrono::milliseconds window{1000};  // every server's answer within it counts
+  std::chrono::milliseconds request_timeout{2000};
+};
+
+struct AccountSyncOutcome {
+  std::string fingerprint;
+  // OK: every account was stored as desired by the run's end (as far as
+  // the servers that answered tell). Otherwise what failed; never a secret.
+  Status status;
+  // The SUBSZ ping's replies (operator_logic::DecideAuthorizerAvailability).
+  Result<std::vector<std::string>> authorizer_replies = std::vector<std::string>{};
+  int servers = 0;  // that answered CLAIMS.LIST
+  int pushed = 0, removed = 0, looked_up = 0;
+  std::chrono::steady_clock::time_point at;
+};
+
+class AccountSyncs {
+ public:
+  // on_done(key) when a run's outcome is final (the server is enqueued).
+  explicit AccountSyncs(std::function<void(const std::string&)> on_done);
+  ~AccountSyncs();
+
+  void Submit(const std::string& key, AccountSyncJob job) { jobs_.Submit(key, std::move(job)); }
+  std::optional<AccountSyncOutcome> Latest(const std::string& key) const {
+    return jobs_.Latest(key);
+  }
+  void Forget(const std::string& key);
+  void Stop() { jobs_.Stop(); }
+
+ private:
+  struct Confirmed;  // per server key: account -> content last confirmed
+  AccountSyncOutcome RunOnce(const AccountSyncJob& job);
+
+  std::shared_ptr<Confirmed> confirmed_;
+  KeyedJobs<AccountSyncJob, AccountSyncOutcome> jobs_;  // last: its threads use the above
+};
+
+// One account's content as PlanAccountSync compares it, for fingerprints.
+std::string AccountContent(const natsauth::AccountClaims& claims);
+
+}  // namespace switchboard::operator_controller
