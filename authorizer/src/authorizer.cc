@@ -135,10 +135,7 @@ struct Authorizer::Impl {
 
   void Rebuild(kube::MultiStore& servers, const InstallationCache& cache, Metrics* metrics) {
     // Shared snapshots: the watchers go on while the rebuild reads them.
-    const std::vector<InstallationCache::RecordPtr> held = cache.Records();
-    std::vector<const operator_logic::InstallationRecord*> records;
-    records.reserve(held.size());
-    for (const auto& r : held) records.push_back(r.get());
+    const std::vector<InstallationCache::RecordPtr> records = cache.Records();
     auto callout = [&](std::string_view ns, std::string_view name) {
       return cache.Callout(ns, name);
     };

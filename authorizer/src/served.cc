@@ -97,9 +97,10 @@ Result<ServedServer> Build(const json& server, const CalloutLookup& callout,
 
 }  // namespace
 
-Result<ServedServer> BuildServedServer(const json& server,
-                                       const std::vector<const logic::InstallationRecord*>& records,
-                                       const CalloutLookup& callout) {
+Result<ServedServer> BuildServedServer(
+    const json& server,
+    const std::vector<std::shared_ptr<const logic::InstallationRecord>>& records,
+    const CalloutLookup& callout) {
   return Build(server, callout, [&] { return logic::CollectDirectory(server, records); });
 }
 
@@ -127,11 +128,12 @@ bool NarrowsAccess(const logic::Directory& before, const logic::Directory& after
   for (const auto& [user, was] : before.by_user) {
     auto it = after.by_user.find(user);
     if (it == after.by_user.end()) return true;
-    for (const auto& p : was.passwords) {
+    const logic::AcceptedPasswords now_accepted = it->second.passwords();
+    for (const auto& p : was.passwords()) {
       auto same = std::find_if(
-          it->second.passwords.begin(), it->second.passwords.end(),
+          now_accepted.begin(), now_accepted.end(),
           [&](const logic::AcceptedPassword& q) { return q.generation == p.generation; });
-      if (same == it->second.passwords.end()) return true;
+      if (same == now_accepted.end()) return true;
       if (same->until && (!p.until || *same->until < *p.until)) return true;
     }
   }
@@ -141,7 +143,7 @@ bool NarrowsAccess(const logic::Directory& before, const logic::Directory& after
 std::optional<logic::Time> NextRetirement(const logic::Directory& directory, logic::Time now) {
   std::optional<logic::Time> next;
   for (const auto& [user, entry] : directory.by_user) {
-    for (const auto& p : entry.passwords) {
+    for (const auto& p : entry.passwords()) {
       if (p.until && *p.until > now && (!next || *p.until < *next)) next = p.until;
     }
   }

@@ -134,12 +134,8 @@ int main(int argc, char** argv) {
   std::vector<double> ms;
   for (int r = 0; r < rounds; r++) {
     const double t0 = CpuMs();
-    auto held = cache.Records();
-    std::vector<const logic::InstallationRecord*> records;
-    records.reserve(held.size());
-    for (const auto& h : held) records.push_back(h.get());
     auto built = authorizer::BuildServedServer(
-        server, records,
+        server, cache.Records(),
         [&](std::string_view ns, std::string_view name) { return cache.Callout(ns, name); });
     ms.push_back(CpuMs() - t0);
     if (!built.ok() || built->directory->by_user.size() != static_cast<size_t>(n)) {

@@ -23,6 +23,7 @@
 
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -52,13 +53,14 @@ const Directory& TheDirectory() {
     d.server_name = "shared";
     d.account = "HATCHET";
     for (int i = 0; i < kInstallations; i++) {
-      DirectoryEntry e;
-      e.ns = "team-" + std::to_string(i);
-      e.name = "backend";
-      e.username = User(i);
-      e.subject_prefix = "hatchet." + e.ns;
-      e.passwords.push_back({Password(i), "", 0, std::nullopt});
-      d.by_user.emplace(e.username, std::move(e));
+      auto record = std::make_shared<InstallationRecord>();
+      record->ns = "team-" + std::to_string(i);
+      record->name = "backend";
+      record->subject_prefix = "hatchet." + record->ns;
+      CredentialState c;
+      c.current = {User(i), Password(i), ""};
+      record->credentials = std::make_shared<const CredentialState>(std::move(c));
+      d.Add(DirectoryEntry(std::move(record), User(i)));
     }
     return d;
   }();

@@ -11,6 +11,7 @@
 #include <iterator>
 
 #include "switchboard/natsauth/jwt.h"
+#include "switchboard/testing/served_server.h"
 
 namespace switchboard::authorizer {
 namespace {
@@ -35,18 +36,11 @@ std::string CapturedRequest() {
 logic::Time At(int64_t unix_seconds) { return logic::Time(std::chrono::seconds(unix_seconds)); }
 
 logic::Directory DirectoryWith(std::string password) {
-  logic::Directory d;
-  d.server_ns = "nats";
-  d.server_name = "main";
-  d.account = "HATCHET";
-  logic::DirectoryEntry e;
-  e.ns = "team-a";
-  e.name = "hatchet";
-  e.username = "inst42";
-  e.subject_prefix = "hatchet.team-a";
-  e.passwords.push_back({.password = std::move(password), .generation = 3});
-  d.by_user.emplace(e.username, e);
-  return d;
+  logic::CredentialState state;
+  state.current = {.username = "inst42", .password = std::move(password), .bcrypt = ""};
+  state.rotation_count = 3;
+  return switchboard::testing::DirectoryOf(
+      {switchboard::testing::DirectoryEntryOf("team-a", "hatchet", "hatchet.team-a", state)});
 }
 
 class AnswerTest : public ::testing::Test {

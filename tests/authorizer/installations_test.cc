@@ -152,8 +152,9 @@ std::string Describe(const Result<ServedServer>& r) {
   const logic::Directory& d = *r->directory;
   out << "directory " << d.server_ns << "/" << d.server_name << " " << d.account << "\n";
   for (const auto& [user, e] : d.by_user) {
-    out << user << ": " << e.ns << "/" << e.name << " " << e.username << " " << e.subject_prefix;
-    for (const auto& p : e.passwords) {
+    out << user << ": " << e.ns() << "/" << e.name() << " " << e.username() << " "
+        << e.subject_prefix();
+    for (const auto& p : e.passwords()) {
       out << " [" << p.password << " " << p.bcrypt << " g" << p.generation << " until "
           << (p.until ? p.until->time_since_epoch().count() : -1) << "]";
     }
@@ -205,11 +206,8 @@ void Feed(InstallationCache& cache, const World& w) {
 }
 
 std::string BuildFromCache(const InstallationCache& cache, const World& w) {
-  auto held = cache.Records();
-  std::vector<const logic::InstallationRecord*> records;
-  for (const auto& r : held) records.push_back(r.get());
   return Describe(BuildServedServer(
-      Masked(w.server, ServerFields()), records,
+      Masked(w.server, ServerFields()), cache.Records(),
       [&](std::string_view ns, std::string_view name) { return cache.Callout(ns, name); }));
 }
 

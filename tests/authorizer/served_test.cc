@@ -7,6 +7,7 @@
 #include "switchboard/authorizer/options.h"
 #include "switchboard/common/base64.h"
 #include "switchboard/operator_logic/objects.h"
+#include "switchboard/testing/served_server.h"
 #include "switchboard/testing/test_ca.h"
 
 namespace switchboard::authorizer {
@@ -29,14 +30,23 @@ json Server(std::string ns, std::string name, std::string mode) {
 }
 
 logic::Directory Dir(std::vector<std::tuple<std::string, int, std::optional<logic::Time>>> users) {
-  logic::Directory d;
-  d.account = "HATCHET";
+  // A password with an `until` is a retiring rotation's previous user's.
+  std::vector<logic::DirectoryEntry> entries;
   for (auto& [user, generation, until] : users) {
-    auto& e = d.by_user[user];
-    e.username = user;
-    e.passwords.push_back({.password = "pw", .generation = generation, .until = until});
+    logic::CredentialState state;
+    state.current = {.username = user, .password = "pw", .bcrypt = ""};
+    state.rotation_count = generation;
+    if (until) {
+      state.previous = state.current;
+      state.current.username = user + "-next";
+      state.phase = logic::RotationPhase::kRetiring;
+      state.retires_at = until;
+      state.rotation_count = generation + 1;
+    }
+    entries.push_back(switchboard::testing::DirectoryEntryOf("team", user, "hatchet." + user,
+                                                             std::move(state), user));
   }
-  return d;
+  return switchboard::testing::DirectoryOf(entries, "", "", "HATCHET");
 }
 
 logic::Time T(int s) { return logic::Time(std::chrono::seconds(1'800'000'000 + s)); }

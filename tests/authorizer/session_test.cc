@@ -262,12 +262,15 @@ TEST_F(SessionTest, TheSweepClosesARemovedUsersConnection) {
 }
 
 TEST_F(SessionTest, ARetiredPasswordsConnectionIsClosedWhenItRetires) {
-  auto served = Served({Entry("inst-a", "pw-new", "hatchet.a", 1)});
-  auto retiring = std::const_pointer_cast<logic::Directory>(served->directory);
-  retiring->by_user["inst-a"].passwords.push_back(
-      {.password = "pw-old",
-       .generation = 0,
-       .until = logic::Clock::now() + std::chrono::seconds(2)});
+  // A rotation that keeps the user name, its old password retiring.
+  logic::CredentialState state;
+  state.current = {.username = "inst-a", .password = "pw-new", .bcrypt = ""};
+  state.previous = logic::Credentials{.username = "inst-a", .password = "pw-old", .bcrypt = ""};
+  state.phase = logic::RotationPhase::kRetiring;
+  state.rotation_count = 1;
+  state.retires_at = logic::Clock::now() + std::chrono::seconds(2);
+  auto served = Served(
+      {switchboard::testing::DirectoryEntryOf("team", "inst-a", "hatchet.a", std::move(state))});
   auto session = Start(served, nullptr);
   Client old_pw(server_->url(), "inst-a", "pw-old");
   Client new_pw(server_->url(), "inst-a", "pw-new");

@@ -32,6 +32,7 @@
 #include "switchboard/operator_logic/operator_mode_claims.h"
 #include "switchboard/operator_logic/operator_mode_config.h"
 #include "switchboard/testing/callout_responder.h"
+#include "switchboard/testing/directory.h"
 #include "switchboard/testing/nats_client.h"
 #include "switchboard/testing/nats_cluster.h"
 #include "switchboard/testing/process.h"
@@ -85,9 +86,7 @@ class OperatorModeAnswer {
     directory_.server_ns = "nats";
     directory_.server_name = "main";
     for (const auto& [user, inst] : table) {
-      DirectoryEntry e{.ns = "team", .name = user, .username = user, .subject_prefix = inst.prefix};
-      e.passwords.push_back({.password = inst.password, .generation = 0});
-      directory_.by_user.emplace(user, std::move(e));
+      directory_.Add(switchboard::testing::DirectoryUser(user, inst.password, inst.prefix));
       accounts_[user] = inst.account;
     }
   }

@@ -181,19 +181,20 @@ Result<Action> OperatorModeProvisioner::Provision(const ServerCall& call) {
   std::map<std::string, natsauth::AccountClaims> desired;
   std::string content;
   for (const auto& [user, entry] : directory->by_user) {
-    auto account = logic::InstallationAccountKey(pairs->installation_signing, entry.ns, entry.name);
+    auto account =
+        logic::InstallationAccountKey(pairs->installation_signing, entry.ns(), entry.name());
     if (!account.ok()) return account.status();
     logic::InstallationLimits limits;
-    if (auto b = backend_by_key.find(entry.ns + "/" + entry.name); b != backend_by_key.end()) {
+    if (auto b = backend_by_key.find(entry.ns() + "/" + entry.name()); b != backend_by_key.end()) {
       limits = logic::InstallationLimitsOf(api::BackendView(*b->second), sv);
     }
     auto claims = logic::InstallationAccountClaims(
-        {entry.ns, entry.name, account->public_key(), limits}, pub, now);
+        {entry.ns(), entry.name(), account->public_key(), limits}, pub, now);
     if (!claims.ok()) {
       // The rules refuse such limits; this installation's account waits.
       log::Warn("server", "installation account left out",
                 {{"key", key},
-                 {"installation", entry.ns + "/" + entry.name},
+                 {"installation", entry.ns() + "/" + entry.name()},
                  {"error", claims.status().message()}});
       continue;
     }

@@ -353,16 +353,56 @@ Result<std::string> RenderCalloutConfig(const CalloutConfigInput& in) {
   return out;
 }
 
-Result<Directory> CollectDirectory(const nlohmann::json& server,
-                                   const std::vector<const nlohmann::json*>& backends,
-                                   const SecretLookup& secret) {
-  const std::vector<InstallationRecord> records =
-      internal::RecordsBoundTo(api::NatsServerView(server), backends, secret);
-  return CollectDirectory(server, internal::Pointers(records));
+DirectoryEntry::DirectoryEntry(std::shared_ptr<const InstallationRecord> installation,
+                               std::string_view username)
+    : installation_(std::move(installation)) {
+  const CredentialState* state = installation_->credentials.get();
+  if (state == nullptr) return;
+  if (state->current.username == username) {
+    username_ = state->current.username;
+  } else if (state->previous && state->previous->username == username) {
+    username_ = state->previous->username;
+  }
+}
+
+AcceptedPasswords DirectoryEntry::passwords() const {
+  AcceptedPasswords out;
+  const CredentialState* state = installation_->credentials.get();
+  if (state == nullptr || username_.empty()) return out;
+  if (state->current.username == username_) {
+    out.push_back(
+        {state->current.password, state->current.bcrypt, state->rotation_count, std::nullopt});
+  }
+  if (state->phase != RotationPhase::kNone && state->previous &&
+      state->previous->username == username_) {
+    std::optional<Time> until;
+    if (state->phase == RotationPhase::kRetiring) until = state->retires_at;
+    out.push_back({state->previous->password, state->previous->bcrypt,
+                   std::max(0, state->rotation_count - 1), until});
+  }
+  return out;
+}
+
+bool Directory::Add(DirectoryEntry entry) {
+  const std::string_view key = entry.username();
+  return by_user.emplace(key, std::move(entry)).second;
 }
 
 Result<Directory> CollectDirectory(const nlohmann::json& server,
-                                   const std::vector<const InstallationRecord*>& records) {
+                                   const std::vector<const nlohmann::json*>& backends,
+                                   const SecretLookup& secret) {
+  // One allocation holds every record; each entry keeps it alive.
+  auto held = std::make_shared<const std::vector<InstallationRecord>>(
+      internal::RecordsBoundTo(api::NatsServerView(server), backends, secret));
+  std::vector<std::shared_ptr<const InstallationRecord>> records;
+  records.reserve(held->size());
+  for (const InstallationRecord& r : *held) records.emplace_back(held, &r);
+  return CollectDirectory(server, records);
+}
+
+Result<Directory> CollectDirectory(
+    const nlohmann::json& server,
+    const std::vector<std::shared_ptr<const InstallationRecord>>& records) {
   api::NatsServerView sv(server);
   Directory dir;
   dir.server_ns = sv.ns();
@@ -371,8 +411,11 @@ Result<Directory> CollectDirectory(const nlohmann::json& server,
   if (auto why = api::CheckCalloutAccount(dir.account); !why.empty()) {
     return Status::InvalidArgument("spec.provisioning.authCallout.account: " + why);
   }
+  std::vector<const InstallationRecord*> pointers;
+  pointers.reserve(records.size());
+  for (const auto& r : records) pointers.push_back(r.get());
   std::vector<internal::SelectedBackend> selected =
-      internal::SelectBackends(sv, records, dir.skipped);
+      internal::SelectBackends(sv, pointers, dir.skipped);
   // The render's acceptance decides the values and the claims. A user name
   // appears once per installation (a rotation that keeps its name has two
   // passwords for it); the first is the current user's.
@@ -394,27 +437,10 @@ Result<Directory> CollectDirectory(const nlohmann::json& server,
   internal::Acceptance acceptance = internal::AcceptInstallations(installations);
   for (const Rejected& r : acceptance.rejected) dir.skipped.push_back(r.ToString());
   for (const internal::AcceptedInstallation& a : acceptance.accepted) {
-    const CredentialState& state =
-        *selected[static_cast<size_t>(a.inst - installations.data())].record->credentials;
+    const auto& record =
+        records[selected[static_cast<size_t>(a.inst - installations.data())].index];
     for (size_t i = a.begin; i < a.end; ++i) {
-      const NatsUser* user = acceptance.kept_users[i];
-      DirectoryEntry entry;
-      entry.ns = a.inst->ns;
-      entry.name = a.inst->name;
-      entry.username = user->username;
-      entry.subject_prefix = a.inst->subject_prefix;
-      if (state.current.username == user->username) {
-        entry.passwords.push_back(
-            {state.current.password, state.current.bcrypt, state.rotation_count, std::nullopt});
-      }
-      if (state.phase != RotationPhase::kNone && state.previous &&
-          state.previous->username == user->username) {
-        std::optional<Time> until;
-        if (state.phase == RotationPhase::kRetiring) until = state.retires_at;
-        entry.passwords.push_back({state.previous->password, state.previous->bcrypt,
-                                   std::max(0, state.rotation_count - 1), until});
-      }
-      dir.by_user.emplace(entry.username, std::move(entry));
+      dir.Add(DirectoryEntry(record, acceptance.kept_users[i]->username));
     }
   }
   return dir;
@@ -464,10 +490,11 @@ AuthorizationDecision DecideAuthorization(const Directory& directory, std::strin
   }
   const DirectoryEntry& entry = it->second;
   const Digest given = Sha256(password);
+  const AcceptedPasswords accepted = entry.passwords();
   const AcceptedPassword* match = nullptr;
   // Every plaintext is compared, so the time taken does not say which one
   // (or whether any) matched.
-  for (const AcceptedPassword& p : entry.passwords) {
+  for (const AcceptedPassword& p : accepted) {
     if (p.password.empty()) continue;
     const Digest stored = Sha256(p.password);
     if (CRYPTO_memcmp(given.data(), stored.data(), given.size()) == 0 && match == nullptr) {
@@ -475,7 +502,7 @@ AuthorizationDecision DecideAuthorization(const Directory& directory, std::strin
     }
   }
   if (match == nullptr) {
-    for (const AcceptedPassword& p : entry.passwords) {
+    for (const AcceptedPassword& p : accepted) {
       if (!p.password.empty() || p.bcrypt.empty()) continue;
       auto ok = deps.verify(password, p.bcrypt);
       if (ok.ok() && *ok) {
@@ -486,24 +513,24 @@ AuthorizationDecision DecideAuthorization(const Directory& directory, std::strin
   }
   if (match == nullptr) {
     return deny(Denial::kWrongPassword,
-                "user \"" + who + "\" (" + entry.ns + "/" + entry.name + "): wrong password");
+                "user \"" + who + "\" (" + entry.ns() + "/" + entry.name() + "): wrong password");
   }
   if (!Accepted(*match, now)) {
     return deny(Denial::kPasswordRetired,
-                "user \"" + who + "\" (" + entry.ns + "/" + entry.name +
+                "user \"" + who + "\" (" + entry.ns() + "/" + entry.name() +
                     "): the password of rotation " + std::to_string(match->generation) +
                     " was retired at " + FormatTime(*match->until) +
                     "; use the credentials in the installation's env Secret");
   }
-  d.ns = entry.ns;
-  d.name = entry.name;
-  d.username = entry.username;
+  d.ns = entry.ns();
+  d.name = entry.name();
+  d.username = std::string(entry.username());
   d.account = directory.account;
-  d.connection_name = CalloutConnectionName(entry.username, match->generation);
-  d.allow = SubjectAllowList(entry.subject_prefix);
-  d.message = "user \"" + entry.username + "\" (" + entry.ns + "/" + entry.name +
+  d.connection_name = CalloutConnectionName(entry.username(), match->generation);
+  d.allow = SubjectAllowList(entry.subject_prefix());
+  d.message = "user \"" + std::string(entry.username()) + "\" (" + entry.ns() + "/" + entry.name() +
               ") allowed into account " + directory.account + " on " +
-              api::AllowedSubject(entry.subject_prefix);
+              api::AllowedSubject(entry.subject_prefix());
   return d;
 }
 
@@ -526,7 +553,7 @@ std::vector<LiveConnection> ConnectionsToClose(const Directory& directory,
     if (ParseConnectionName(c.name, user, generation)) {
       auto it = directory.by_user.find(user);
       if (it != directory.by_user.end()) {
-        for (const AcceptedPassword& p : it->second.passwords) {
+        for (const AcceptedPassword& p : it->second.passwords()) {
           keep = keep || (p.generation == generation && Accepted(p, now));
         }
       }

@@ -20,7 +20,8 @@ std::vector<SelectedBackend> SelectBackends(const api::NatsServerView& sv,
   const LimitsPolicy policy = accounts ? LimitsPolicyOf(sv) : LimitsPolicy{};
   std::vector<SelectedBackend> selected;
   selected.reserve(records.size());
-  for (const InstallationRecord* r : records) {
+  for (size_t i = 0; i < records.size(); ++i) {
+    const InstallationRecord* r = records[i];
     if (r == nullptr || r->server != server_key) continue;
     if (r->deleting) {
       skipped.push_back(r->key() + ": being deleted");
@@ -34,7 +35,8 @@ std::vector<SelectedBackend> SelectBackends(const api::NatsServerView& sv,
       skipped.push_back(r->key() + ": " + r->skipped);
       continue;
     }
-    selected.push_back({r, accounts ? EffectiveLimits(r->limits, policy) : InstallationLimits{}});
+    selected.push_back(
+        {r, i, accounts ? EffectiveLimits(r->limits, policy) : InstallationLimits{}});
   }
   return selected;
 }

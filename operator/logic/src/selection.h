@@ -17,6 +17,7 @@ namespace switchboard::operator_logic::internal {
 
 struct SelectedBackend {
   const InstallationRecord* record;  // credentials set
+  size_t index = 0;                  // its position in the records selected from
   // The limits NATS applies to its account (InstallationLimitsOf): none
   // unless the server isolates installations in accounts.
   InstallationLimits limits = {};

@@ -287,7 +287,7 @@ UsageDirectory UsageDirectoryOf(const Directory& callout) {
   UsageDirectory d;
   d.isolation = Isolation::kPermissions;
   for (const auto& [user, entry] : callout.by_user) {
-    const std::string key = entry.ns + "/" + entry.name;
+    const std::string key = entry.ns() + "/" + entry.name();
     d.installations.insert(key);
     d.by_user.emplace(user, key);
   }

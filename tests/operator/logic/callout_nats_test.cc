@@ -16,6 +16,7 @@
 #include "switchboard/natsauth/jwt.h"
 #include "switchboard/natsauth/nkey.h"
 #include "switchboard/operator_logic/callout.h"
+#include "switchboard/testing/directory.h"
 #include "switchboard/testing/nats_client.h"
 #include "switchboard/testing/nats_server.h"
 #include "switchboard/testing/process.h"
@@ -143,12 +144,12 @@ TEST_F(CalloutConfigTest, AnAllowedUserIsNamedByItsGeneration) {
   ASSERT_TRUE(auth->connected()) << auth->error() << "\n" << server->Log();
   ASSERT_TRUE(auth->Subscribe(std::string(api::kAuthCalloutSubject)));
 
-  Directory directory;
-  directory.server_ns = "nats";
-  directory.server_name = "shared";
-  directory.account = std::string(api::kDefaultCalloutAccount);
-  directory.by_user["team-a-hatchet"] = {
-      "a", "hatchet", "team-a-hatchet", "hatchet.a", {{"pw-a", "", 3, std::nullopt}}};
+  CredentialState state;
+  state.current = {.username = "team-a-hatchet", .password = "pw-a", .bcrypt = ""};
+  state.rotation_count = 3;
+  Directory directory = switchboard::testing::DirectoryOf(
+      {switchboard::testing::DirectoryEntryOf("a", "hatchet", "hatchet.a", state)}, "nats",
+      "shared", std::string(api::kDefaultCalloutAccount));
 
   // Answers one request; returns the decision's reason.
   auto answer_one = [&]() -> std::string {
@@ -214,8 +215,18 @@ TEST_F(CalloutConfigTest, AnAllowedUserIsNamedByItsGeneration) {
   EXPECT_EQ(mine->name, "team-a-hatchet#3") << connz;
   EXPECT_THAT(ConnectionsToClose(directory, live, Clock::now()), ::testing::IsEmpty());
   // Once the password retires, that connection is the one to close.
-  directory.by_user["team-a-hatchet"].passwords[0].until = Clock::now();
-  auto close = ConnectionsToClose(directory, live, Clock::now());
+  // (a rotation to another user name, this one's password retired now).
+  CredentialState rotated;
+  rotated.previous = state.current;
+  rotated.current = {.username = "team-a-hatchet-r4", .password = "pw-a4", .bcrypt = ""};
+  rotated.phase = RotationPhase::kRetiring;
+  rotated.rotation_count = 4;
+  rotated.retires_at = Clock::now();
+  Directory retired = switchboard::testing::DirectoryOf(
+      {switchboard::testing::DirectoryEntryOf("a", "hatchet", "hatchet.a", rotated,
+                                              "team-a-hatchet")},
+      "nats", "shared", std::string(api::kDefaultCalloutAccount));
+  auto close = ConnectionsToClose(retired, live, Clock::now());
   ASSERT_EQ(close.size(), 1u);
   EXPECT_EQ(close[0], *mine);
 }

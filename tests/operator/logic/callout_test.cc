@@ -12,6 +12,7 @@
 #include "switchboard/operator_logic/cluster_render.h"
 #include "switchboard/operator_logic/objects.h"
 #include "switchboard/operator_logic/secrets.h"
+#include "switchboard/testing/directory.h"
 #include "switchboard/testing/objects.h"
 #include "switchboard/testing/test_ca.h"
 
@@ -541,7 +542,9 @@ struct World {
 
 std::vector<std::string> Users(const Directory& d) {
   std::vector<std::string> out;
-  for (const auto& [user, e] : d.by_user) out.push_back(e.ns + "/" + e.name + ":" + user);
+  for (const auto& [user, e] : d.by_user) {
+    out.push_back(e.ns() + "/" + e.name() + ":" + std::string(user));
+  }
   return out;
 }
 
@@ -667,10 +670,21 @@ TEST(CollectDirectory, TheSameSelectionAsTheIncludeFile) {
 
   Directory d = w.Collect();
   std::vector<std::string> in_directory;
-  for (const auto& [user, e] : d.by_user) in_directory.push_back(user);
+  for (const auto& [user, e] : d.by_user) in_directory.emplace_back(user);
   EXPECT_EQ(in_directory, in_file);
   EXPECT_EQ(in_directory, (std::vector<std::string>{"a-one", "c-six"}));
   EXPECT_EQ(d.skipped.size(), collected->skipped.size() + file->rejected.size());
+}
+
+// An AcceptedPassword's values (it holds views into its entry's record).
+struct Want {
+  std::string password, bcrypt;
+  int generation = 0;
+  std::optional<Time> until;
+  bool operator==(const Want&) const = default;
+};
+Want WantOf(const AcceptedPassword& p) {
+  return {std::string(p.password), std::string(p.bcrypt), p.generation, p.until};
 }
 
 TEST(CollectDirectory, PasswordsOfARotation) {
@@ -690,7 +704,7 @@ TEST(CollectDirectory, PasswordsOfARotation) {
   struct Case {
     const char* name;
     CredentialState state;
-    std::map<std::string, std::vector<AcceptedPassword>> users;
+    std::map<std::string, std::vector<Want>> users;
   } cases[] = {
       {"no rotation: the current password",
        none,
@@ -720,10 +734,10 @@ TEST(CollectDirectory, PasswordsOfARotation) {
     w.Add(Backend("a", "h"), c.state);
     Directory d = w.Collect();
     EXPECT_THAT(d.skipped, ::testing::IsEmpty());
-    std::map<std::string, std::vector<AcceptedPassword>> got;
+    std::map<std::string, std::vector<Want>> got;
     for (const auto& [user, e] : d.by_user) {
-      got[user] = e.passwords;
-      EXPECT_EQ(e.subject_prefix, "hatchet.a.h");
+      for (const AcceptedPassword& p : e.passwords()) got[std::string(user)].push_back(WantOf(p));
+      EXPECT_EQ(e.subject_prefix(), "hatchet.a.h");
     }
     EXPECT_EQ(got, c.users);
   }
@@ -753,15 +767,25 @@ Directory TestDirectory() {
   d.server_ns = "nats";
   d.server_name = "shared";
   d.account = "HATCHET";
-  d.by_user["a-h"] = {"a",
-                      "h",
-                      "a-h",
-                      "hatchet.a",
-                      {{"current-pw", Fakes::HashOf("current-pw"), 4, std::nullopt},
-                       {"retiring-pw", Fakes::HashOf("retiring-pw"), 3, T(100)}}};
-  d.by_user["b-h"] = {
-      "b", "h", "b-h", "hatchet.b", {{"", Fakes::HashOf("hashed-pw"), 0, std::nullopt}}};
-  d.by_user["c-h"] = {"c", "h", "c-h", "hatchet.c", {}};
+  // a-h: a rotation that keeps the user name, the old password retiring
+  // at T(100); b-h: a hash only; c-h: the previous user of a rotation whose
+  // current user is another name and that is over, so no password.
+  CredentialState a;
+  a.current = {"a-h", "current-pw", Fakes::HashOf("current-pw")};
+  a.previous = Credentials{"a-h", "retiring-pw", Fakes::HashOf("retiring-pw")};
+  a.phase = RotationPhase::kRetiring;
+  a.rotation_count = 4;
+  a.retires_at = T(100);
+  CredentialState b;
+  b.current = {"b-h", "", Fakes::HashOf("hashed-pw")};
+  CredentialState c;
+  c.current = {"c-h2", "other-pw", ""};
+  c.previous = Credentials{"c-h", "", ""};
+  for (auto e : {switchboard::testing::DirectoryEntryOf("a", "h", "hatchet.a", a),
+                 switchboard::testing::DirectoryEntryOf("b", "h", "hatchet.b", b),
+                 switchboard::testing::DirectoryEntryOf("c", "h", "hatchet.c", c, "c-h")}) {
+    d.Add(e);
+  }
   return d;
 }
 
@@ -809,7 +833,7 @@ TEST(DecideAuthorization, Table) {
       EXPECT_THAT(got.message, Not(HasSubstr(c.password)));
     }
     for (const auto& [user, e] : d.by_user) {
-      for (const auto& p : e.passwords) {
+      for (const auto& p : e.passwords()) {
         if (!p.password.empty()) {
           EXPECT_THAT(got.message, Not(HasSubstr(p.password)));
         }
@@ -817,12 +841,12 @@ TEST(DecideAuthorization, Table) {
     }
     if (c.denial == Denial::kNone) {
       const DirectoryEntry& e = d.by_user.at(c.user);
-      EXPECT_EQ(got.ns, e.ns);
-      EXPECT_EQ(got.name, e.name);
+      EXPECT_EQ(got.ns, e.ns());
+      EXPECT_EQ(got.name, e.name());
       EXPECT_EQ(got.username, c.user);
       EXPECT_EQ(got.account, "HATCHET");
       EXPECT_EQ(got.connection_name, c.connection_name);
-      EXPECT_EQ(got.allow, SubjectAllowList(e.subject_prefix));
+      EXPECT_EQ(got.allow, SubjectAllowList(e.subject_prefix()));
     } else {
       EXPECT_EQ(got.account, "");
       EXPECT_TRUE(got.allow.empty());
@@ -835,7 +859,11 @@ TEST(DecideAuthorization, RealBcrypt) {
   Directory d = TestDirectory();
   auto hash = BcryptHash("real-pw", 4);
   ASSERT_TRUE(hash.ok());
-  d.by_user["b-h"].passwords = {{"", *hash, 1, std::nullopt}};
+  CredentialState b;
+  b.current = {"b-h", "", *hash};
+  b.rotation_count = 1;
+  d.by_user.erase("b-h");
+  d.Add(switchboard::testing::DirectoryEntryOf("b", "h", "hatchet.b", b));
   EXPECT_EQ(DecideAuthorization(d, "b-h", "real-pw", T(0)).denial, Denial::kNone);
   EXPECT_EQ(DecideAuthorization(d, "b-h", "real-px", T(0)).denial, Denial::kWrongPassword);
 }

@@ -4,17 +4,6 @@
 
 namespace switchboard::testing {
 
-operator_logic::DirectoryEntry DirectoryUser(std::string user, std::string password,
-                                             std::string prefix, int generation) {
-  operator_logic::DirectoryEntry e;
-  e.ns = "team";
-  e.name = user;
-  e.username = std::move(user);
-  e.subject_prefix = std::move(prefix);
-  e.passwords.push_back({.password = std::move(password), .generation = generation});
-  return e;
-}
-
 std::shared_ptr<const authorizer::ServedServer> MakeServedServer(
     const ServedServerParams& params, const std::vector<operator_logic::DirectoryEntry>& entries) {
   auto s = std::make_shared<authorizer::ServedServer>();
@@ -29,12 +18,8 @@ std::shared_ptr<const authorizer::ServedServer> MakeServedServer(
   s->system = {.username = std::string(api::kCalloutSystemUsername),
                .password = params.system_password,
                .bcrypt = ""};
-  auto d = std::make_shared<operator_logic::Directory>();
-  d->server_ns = params.server_ns;
-  d->server_name = params.server_name;
-  d->account = params.account;
-  for (const auto& e : entries) d->by_user.emplace(e.username, e);
-  s->directory = d;
+  s->directory = std::make_shared<const operator_logic::Directory>(
+      DirectoryOf(entries, params.server_ns, params.server_name, params.account));
   return s;
 }
 

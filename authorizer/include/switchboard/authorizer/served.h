@@ -77,7 +77,7 @@ using CalloutLookup =
 // operator_logic::CollectDirectory over them.
 Result<ServedServer> BuildServedServer(
     const nlohmann::json& server,
-    const std::vector<const operator_logic::InstallationRecord*>& records,
+    const std::vector<std::shared_ptr<const operator_logic::InstallationRecord>>& records,
     const CalloutLookup& callout);
 
 // The same from the objects as the API server shows them (tests; what the

@@ -15,9 +15,11 @@
 // here puts them in a message.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -31,6 +33,7 @@
 #include "switchboard/operator_logic/cluster_render.h"
 #include "switchboard/operator_logic/credentials.h"
 #include "switchboard/operator_logic/env.h"
+#include "switchboard/operator_logic/installation_record.h"
 #include "switchboard/operator_logic/rotation.h"
 #include "switchboard/operator_logic/time_util.h"
 
@@ -134,29 +137,73 @@ Result<std::string> RenderCalloutConfig(const CalloutConfigInput& input);
 // Who may connect: the same installations CollectInstallations renders for
 // a file-mode server (ONE selection function shared by both), with what the
 // authorizer needs to check a password.
+//
+// A Directory holds no copy of what the installations' records hold: an
+// entry keeps its installation's record alive and reads the name, prefix,
+// user name and passwords from it (the record's decoded credential state),
+// so the authorizer's directory of N installations costs a map node each.
 struct AcceptedPassword {
-  std::string password;       // plaintext (compared in constant time), or empty and
-  std::string bcrypt;         // verified with BcryptVerify
+  std::string_view password;  // plaintext (compared in constant time), or empty and
+  std::string_view bcrypt;    // verified with BcryptVerify
   int generation = 0;         // the rotation count it belongs to
   std::optional<Time> until;  // refused from then on (a retiring password)
   bool operator==(const AcceptedPassword&) const = default;
 };
-struct DirectoryEntry {
-  std::string ns, name, username, subject_prefix;
-  std::vector<AcceptedPassword> passwords;  // current first
+// At most two: the current user's and, during a rotation that keeps the
+// user name, the previous one's. Views into the entry's record: valid while
+// the entry (or a copy of it) lives.
+class AcceptedPasswords {
+ public:
+  const AcceptedPassword* begin() const { return items_.data(); }
+  const AcceptedPassword* end() const { return items_.data() + size_; }
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const AcceptedPassword& operator[](size_t i) const { return items_[i]; }
+  void push_back(const AcceptedPassword& p) { items_[size_++] = p; }  // at most two
+
+ private:
+  std::array<AcceptedPassword, 2> items_{};
+  size_t size_ = 0;
+};
+// One user name of an accepted installation: the current user's, or the
+// previous user's while a rotation that changed the name is under way.
+class DirectoryEntry {
+ public:
+  // `installation` has credentials; `username` is its current or previous
+  // user name (else the entry accepts no password).
+  DirectoryEntry(std::shared_ptr<const InstallationRecord> installation, std::string_view username);
+
+  const std::string& ns() const { return installation_->ns; }
+  const std::string& name() const { return installation_->name; }
+  const std::string& subject_prefix() const { return installation_->subject_prefix; }
+  std::string_view username() const { return username_; }
+  // Current first: the user's password(s) in its credential state, a
+  // retiring one with its `until`.
+  AcceptedPasswords passwords() const;
+  const InstallationRecord& installation() const { return *installation_; }
+
+ private:
+  std::shared_ptr<const InstallationRecord> installation_;
+  std::string_view username_;  // into installation_->credentials
 };
 struct Directory {
   std::string server_ns, server_name, account;
-  std::map<std::string, DirectoryEntry, std::less<>> by_user;
+  // Keyed by DirectoryEntry::username(), a view into the entry's record.
+  std::map<std::string_view, DirectoryEntry, std::less<>> by_user;
   std::vector<std::string> skipped;  // "<ns>/<name>: why", never a secret
+  // Adds `entry` under its user name; false (and nothing changes) when the
+  // name is there already.
+  bool Add(DirectoryEntry entry);
 };
 // kInvalidArgument when the server's own fields do not parse. An
 // installation whose user name or prefix another, older one keeps
 // (api/claims.h), or whose values the file render would refuse, is in
 // `skipped` rather than in `by_user`.
-// `records` as CollectInstallations takes them (the authorizer's cache).
-Result<Directory> CollectDirectory(const nlohmann::json& server,
-                                   const std::vector<const InstallationRecord*>& records);
+// `records` as CollectInstallations takes them (the authorizer's cache);
+// the entries share them.
+Result<Directory> CollectDirectory(
+    const nlohmann::json& server,
+    const std::vector<std::shared_ptr<const InstallationRecord>>& records);
 // The same from the objects (the records computed first, as
 // CollectInstallations does).
 Result<Directory> CollectDirectory(const nlohmann::json& server,

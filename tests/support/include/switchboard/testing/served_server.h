@@ -7,11 +7,13 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "switchboard/authorizer/served.h"
 #include "switchboard/natsauth/nkey.h"
 #include "switchboard/operator_logic/callout.h"
+#include "switchboard/testing/directory.h"
 
 namespace switchboard::testing {
 
@@ -21,11 +23,6 @@ struct ServedServerParams {
   std::string authorizer_password, system_password;
   std::string server_ns = "nats", server_name = "main", account = "HATCHET";
 };
-
-// One installation's Directory entry: namespace "team", name = user name,
-// one plaintext password of `generation`.
-operator_logic::DirectoryEntry DirectoryUser(std::string user, std::string password,
-                                             std::string prefix, int generation = 0);
 
 std::shared_ptr<const authorizer::ServedServer> MakeServedServer(
     const ServedServerParams& params, const std::vector<operator_logic::DirectoryEntry>& entries);
