@@ -19,6 +19,7 @@
 #include "switchboard/api/documents.h"
 #include "switchboard/rules/validate.h"
 #include "switchboard/testing/net.h"
+#include "switchboard/testing/objects.h"
 #include "switchboard/testing/process.h"
 #include "switchboard/testing/temp_dir.h"
 #include "switchboard/testing/test_certs.h"
@@ -182,9 +183,8 @@ class WebhookE2E : public ::testing::Test {
     ASSERT_EQ(r.exit_code, 0) << r.err;
     // The API server picks configurations up asynchronously: wait until a
     // server-side dry run is answered by the webhook.
-    std::string probe = R"({"apiVersion":"pubsub.switchboard.dev/v1alpha1","kind":"PubSubBackend",
-      "metadata":{"name":"probe"},"spec":{"kind":"nats","nats":{"serverRef":{"name":"x"},
-      "subjectPrefix":"probe..x"}}})";
+    std::string probe =
+        testing::BackendBuilder("", "probe").Server("", "x").Prefix("probe..x").Yaml();
     RunResult p;
     ASSERT_TRUE(testing::WaitFor(
         [&] {
@@ -277,21 +277,17 @@ TEST_F(WebhookE2E, ValidSamplesPassAndReceiveTheirDefaults) {
   EXPECT_EQ(user.out, env->ns_a + "-hatchet-minimal");
 }
 
+// In the namespace kubectl -n gives, on the NatsServer shared-e2e there.
 json BackendOn(const std::string& name, const std::string& prefix) {
-  return {{"apiVersion", "pubsub.switchboard.dev/v1alpha1"},
-          {"kind", "PubSubBackend"},
-          {"metadata", {{"name", name}}},
-          {"spec",
-           {{"kind", "nats"},
-            {"nats", {{"serverRef", {{"name", "shared-e2e"}}}, {"subjectPrefix", prefix}}}}}};
+  return testing::BackendBuilder("", name).Server("", "shared-e2e").Prefix(prefix);
+}
+// The NatsServer shared-e2e in the namespace kubectl -n gives.
+json SharedServer() {
+  return testing::ServerBuilder("", "shared-e2e").Url("nats://nats.example:4222");
 }
 
 TEST_F(WebhookE2E, SecondBackendWithAnExistingPrefixIsRefused) {
-  json server = {{"apiVersion", "pubsub.switchboard.dev/v1alpha1"},
-                 {"kind", "NatsServer"},
-                 {"metadata", {{"name", "shared-e2e"}}},
-                 {"spec", {{"url", "nats://nats.example:4222"}}}};
-  ASSERT_EQ(Kubectl({"-n", env->ns_b, "apply", "-f", "-"}, server.dump()).exit_code, 0);
+  ASSERT_EQ(Kubectl({"-n", env->ns_b, "apply", "-f", "-"}, SharedServer().dump()).exit_code, 0);
   RunResult first =
       Kubectl({"-n", env->ns_b, "apply", "-f", "-"}, BackendOn("first", "hatchet.shared").dump());
   ASSERT_EQ(first.exit_code, 0) << first.err;
@@ -314,11 +310,7 @@ TEST_F(WebhookE2E, SecondBackendWithAnExistingPrefixIsRefused) {
 }
 
 TEST_F(WebhookE2E, WarningsAppearInKubectlOutput) {
-  json server = {{"apiVersion", "pubsub.switchboard.dev/v1alpha1"},
-                 {"kind", "NatsServer"},
-                 {"metadata", {{"name", "shared-e2e"}}},
-                 {"spec", {{"url", "nats://nats.example:4222"}}}};
-  ASSERT_EQ(Kubectl({"-n", env->ns_b, "apply", "-f", "-"}, server.dump()).exit_code, 0);
+  ASSERT_EQ(Kubectl({"-n", env->ns_b, "apply", "-f", "-"}, SharedServer().dump()).exit_code, 0);
   ASSERT_EQ(
       Kubectl({"-n", env->ns_b, "apply", "-f", "-"}, BackendOn("warned", "hatchet.warn").dump())
           .exit_code,
