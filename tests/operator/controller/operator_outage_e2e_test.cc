@@ -44,6 +44,7 @@
 #include "switchboard/kube/client.h"
 #include "switchboard/kube/config.h"
 #include "switchboard/testing/e2e_harness.h"
+#include "switchboard/testing/objects.h"
 #include "switchboard/testing/wait.h"
 
 namespace switchboard::e2e {
@@ -326,13 +327,9 @@ class OperatorOutageE2E : public ::testing::TestWithParam<Mode> {
     return ready;
   }
   void CreateBackend(const std::string& name) {
-    json b = {
-        {"apiVersion", "pubsub.switchboard.dev/v1alpha1"},
-        {"kind", "PubSubBackend"},
-        {"metadata", {{"name", name}, {"namespace", ns}}},
-        {"spec",
-         {{"kind", "nats"},
-          {"nats", {{"serverRef", {{"name", kServer}}}, {"subjectPrefix", "hatchet." + name}}}}}};
+    json b = ::switchboard::testing::BackendBuilder(ns, name)
+                 .Server("", kServer)
+                 .Prefix("hatchet." + name);
     auto r = client->Create(kube::resources::PubSubBackend(), b);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
   }

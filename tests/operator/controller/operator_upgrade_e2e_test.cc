@@ -19,6 +19,7 @@
 #include "switchboard/operator_logic/objects.h"
 #include "switchboard/operator_logic/render.h"
 #include "switchboard/testing/e2e_harness.h"
+#include "switchboard/testing/objects.h"
 #include "switchboard/testing/wait.h"
 
 namespace switchboard::e2e {
@@ -84,10 +85,7 @@ TEST(OperatorUpgradeE2E, OldObjectsAreAdoptedWithoutChangingAnything) {
   }
 
   // The NatsServer and the backends, with the old finalizer.
-  json server_obj = {{"apiVersion", "pubsub.switchboard.dev/v1alpha1"},
-                     {"kind", "NatsServer"},
-                     {"metadata", {{"name", "shared"}, {"namespace", ns}}},
-                     {"spec", {{"url", nats.url()}}}};
+  json server_obj = ::switchboard::testing::ServerBuilder(ns, "shared").Url(nats.url());
   auto created_server = client->Create(kube::resources::NatsServer(), server_obj);
   ASSERT_TRUE(created_server.ok()) << created_server.status().ToString();
 
@@ -96,25 +94,19 @@ TEST(OperatorUpgradeE2E, OldObjectsAreAdoptedWithoutChangingAnything) {
   render.server_name = "shared";
   std::vector<std::string> env_names;
   for (const auto& l : legacy) {
-    json spec = {
-        {"kind", "nats"},
-        {"nats", {{"serverRef", {{"name", "shared"}}}, {"subjectPrefix", "hatchet." + l.name}}}};
+    ::switchboard::testing::BackendBuilder backend(ns, l.name);
+    backend.Server("", "shared")
+        .Prefix("hatchet." + l.name)
+        .Set("/metadata/finalizers", {"pubsub.switchboard.dev/finalizer"});
     if (l.user_secret_password) {
-      spec["nats"]["credentials"] = {{"passwordSecretRef", {{"name", l.name + "-pw"}}}};
+      backend.Set("/spec/nats/credentials/passwordSecretRef", {{"name", l.name + "-pw"}});
       logic::SecretSpec us{
           .ns = ns, .name = l.name + "-pw", .data = {{"password", *l.user_secret_password}}};
       json user_secret = logic::BuildSecret(us);
       user_secret["metadata"].erase("labels");  // the user's, not ours
       ASSERT_TRUE(client->Create(kube::resources::Secret(), user_secret).ok());
     }
-    json b = {{"apiVersion", "pubsub.switchboard.dev/v1alpha1"},
-              {"kind", "PubSubBackend"},
-              {"metadata",
-               {{"name", l.name},
-                {"namespace", ns},
-                {"finalizers", {"pubsub.switchboard.dev/finalizer"}}}},
-              {"spec", spec}};
-    auto created = client->Create(kube::resources::PubSubBackend(), b);
+    auto created = client->Create(kube::resources::PubSubBackend(), backend.Json());
     ASSERT_TRUE(created.ok()) << created.status().ToString();
     const std::string uid = (*created)["metadata"]["uid"];
     auto owned = [&](const std::string& name, logic::SecretData data) {
