@@ -23,7 +23,6 @@ std::string Mi(int64_t bytes) {
 // spec.provisioning, after defaulting (mode is always there unless the
 // object was not defaulted).
 void CheckProvisioning(const nlohmann::json* provisioning,
-                       std::optional<std::string_view> isolation,
                        std::optional<std::string_view> config_secret, Sink& sink) {
   auto mode = api::String(Field(provisioning, "mode"));
   if (mode && *mode != api::kProvisioningIncludeFile && *mode != api::kProvisioningAuthCallout) {
@@ -150,7 +149,7 @@ void CheckServer(const nlohmann::json& object, Sink& sink) {
       sink.Error("name", "spec.config.secretName", Quote(*config_secret) + " " + err);
     }
   }
-  CheckProvisioning(Field(spec, "provisioning"), iso, config_secret, sink);
+  CheckProvisioning(Field(spec, "provisioning"), config_secret, sink);
   if (auto key = api::String(Field(config, "key"))) {
     if (std::string err = api::CheckSecretKey(*key); !err.empty()) {
       sink.Error("secret-ref", "spec.config.key", Quote(*key) + " " + err);
