@@ -91,6 +91,22 @@ TEST(ServedTest, NextRetirement) {
   EXPECT_FALSE(NextRetirement(Dir({{"a", 0, T(30)}}), T(30)).has_value());
 }
 
+// The callout Secret's data as the operator writes it for `issuer`: the
+// authorizer's password "pa", the system user's "ps", with their hashes
+// (DecodeCalloutKeys may check them).
+json CalloutSecretData(const natsauth::KeyPair& issuer) {
+  logic::CalloutKeys keys;
+  keys.issuer_seed = issuer.Seed();
+  keys.issuer = issuer.public_key();
+  keys.authorizer = {.username = "switchboard-authorizer", .password = "pa", .bcrypt = ""};
+  keys.system = {.username = "switchboard-system", .password = "ps", .bcrypt = ""};
+  keys.authorizer.bcrypt = *logic::BcryptHash("pa", 4);
+  keys.system.bcrypt = *logic::BcryptHash("ps", 4);
+  json data = json::object();
+  for (const auto& [k, v] : logic::EncodeCalloutKeys(keys)) data[k] = base64::Encode(v);
+  return data;
+}
+
 TEST(ServedTest, BuildNeedsAuthCalloutAndTheCalloutSecret) {
   auto none = [](std::string_view, std::string_view) -> const json* { return nullptr; };
   auto file = BuildServedServer(Server("nats", "a", "IncludeFile"), {}, none);
@@ -114,16 +130,7 @@ TEST(ServedTest, BuildNeedsAuthCalloutAndTheCalloutSecret) {
 TEST(ServedTest, BuildsFromTheOperatorsCalloutSecret) {
   auto issuer = natsauth::KeyPair::Generate(natsauth::KeyType::kAccount);
   ASSERT_TRUE(issuer.ok());
-  logic::CalloutKeys keys;
-  keys.issuer_seed = issuer->Seed();
-  keys.issuer = issuer->public_key();
-  keys.authorizer = {.username = "switchboard-authorizer", .password = "pa", .bcrypt = ""};
-  keys.system = {.username = "switchboard-system", .password = "ps", .bcrypt = ""};
-  // Hashes as the operator stores them (DecodeCalloutKeys may check them).
-  keys.authorizer.bcrypt = *logic::BcryptHash("pa", 4);
-  keys.system.bcrypt = *logic::BcryptHash("ps", 4);
-  json data = json::object();
-  for (const auto& [k, v] : logic::EncodeCalloutKeys(keys)) data[k] = base64::Encode(v);
+  json data = CalloutSecretData(*issuer);
   json secret = {{"metadata", {{"namespace", "nats"}, {"name", "a-auth-callout"}}}, {"data", data}};
   auto lookup = [&](std::string_view ns, std::string_view name) -> const json* {
     return ns == "nats" && name == "a-auth-callout" ? &secret : nullptr;
@@ -175,15 +182,7 @@ TEST(ServedTest, BuildsFromTheOperatorsCalloutSecret) {
 TEST(ServedTest, OperatorModeKeysComeDecodedWithTheCalloutSecret) {
   auto issuer = natsauth::KeyPair::Generate(natsauth::KeyType::kAccount);
   ASSERT_TRUE(issuer.ok());
-  logic::CalloutKeys keys;
-  keys.issuer_seed = issuer->Seed();
-  keys.issuer = issuer->public_key();
-  keys.authorizer = {.username = "switchboard-authorizer", .password = "pa", .bcrypt = ""};
-  keys.system = {.username = "switchboard-system", .password = "ps", .bcrypt = ""};
-  keys.authorizer.bcrypt = *logic::BcryptHash("pa", 4);
-  keys.system.bcrypt = *logic::BcryptHash("ps", 4);
-  json data = json::object();
-  for (const auto& [k, v] : logic::EncodeCalloutKeys(keys)) data[k] = base64::Encode(v);
+  json data = CalloutSecretData(*issuer);
   json secret = {{"metadata", {{"namespace", "nats"}, {"name", "a-auth-callout"}}}, {"data", data}};
   json accounts = Server("nats", "a", "AuthCallout");
   accounts["spec"]["isolation"] = "Accounts";
