@@ -17,21 +17,9 @@ release=sbc
 fn="$release-switchboard"
 nats="$fn-nats"
 
-if install "$release" "$ns" --set nats.enabled=true --set nats.replicas=3 \
-  --set nats.provisioning.mode=AuthCallout >"$WORK/install.log" 2>&1; then
-  pass "helm install --wait in AuthCallout mode"
-else
-  fail "helm install --wait: $(cat "$WORK/install.log")"
-  dump "$ns"
-fi
-
 # --- 1 operator, 2 webhook, 3 NATS, 2 authorizer pods, all Ready
-if wait_until 180 pods_ready "$ns" "$release"; then
-  pass "every pod Running and Ready"
-else
-  fail "pods not Ready"
-  dump "$ns"
-fi
+expect_installed "$release" "$ns" " in AuthCallout mode" --set nats.enabled=true --set nats.replicas=3 \
+  --set nats.provisioning.mode=AuthCallout
 count() { kubectl -n "$ns" get pods -l "app.kubernetes.io/instance=$release,app.kubernetes.io/component=$1" --no-headers 2>/dev/null | wc -l; }
 for want in operator=1 webhook=2 nats=3 authorizer=2; do
   n=$(count "${want%=*}")
@@ -57,14 +45,7 @@ wait_until 120 bash -c "[ \"\$(kubectl -n $ns get natssrv $nats -o jsonpath='{.s
 
 # Each NATS pod, from the node: routed to the two others, and its config
 # load time (compared at the end: nothing may reload it).
-mapfile -t ips < <(kubectl -n "$ns" get pods -l "app.kubernetes.io/instance=$release,app.kubernetes.io/component=nats" \
-  -o jsonpath='{range .items[*]}{.status.podIP}{"\n"}{end}')
-peers() { [ "$(curl -sf "http://$1:8222/routez" | jq '[.routes[].remote_name] | unique | length')" = 2 ]; }
-declare -A loaded
-for ip in "${ips[@]}"; do
-  wait_until 60 peers "$ip" && pass "NATS $ip routes to both other servers" || fail "NATS $ip routez: $(curl -s "http://$ip:8222/routez" | head -c 300)"
-  loaded[$ip]=$(curl -sf "http://$ip:8222/varz" | jq -r .config_load_time)
-done
+nats_cluster "$ns" "$release"
 
 # --- a backend connects through the callout at once
 apply_backend "$ns" team-a "$nats"
@@ -76,23 +57,8 @@ else
 fi
 
 # --- an engine-like pod, envFrom the env Secret: probe, then a round trip
-# from a subscriber on the first NATS server to a publisher on the last one
-# (the publish repeats until the subscription has crossed the route).
-[ "${#ips[@]}" = 3 ] || fail "NATS pod IPs: ${ips[*]}"
-roundtrip='set -e
-switchboard pubsub probe
-SERVER_MSGQUEUE_PUBSUB_NATS_URL=nats://'"${ips[0]}"':4222 switchboard pubsub sub --topic roundtrip --count 1 --timeout 60s >/dev/shm/got 2>/dev/shm/sub.err &
-sub=$!
-i=0
-until grep -q "subscribed to" /dev/shm/sub.err; do i=$((i+1)); [ $i -lt 300 ] || exit 3; sleep 0.1; done
-i=0
-while kill -0 $sub 2>/dev/null; do
-  SERVER_MSGQUEUE_PUBSUB_NATS_URL=nats://'"${ips[2]}"':4222 switchboard pubsub pub --topic roundtrip "hello across the cluster"
-  i=$((i+1)); [ $i -lt 100 ] || exit 4; sleep 0.2
-done
-wait $sub
-echo "received: $(cat /dev/shm/got)"'
-if out=$(engine_pod "$ns" engine-a team-a-pubsub-env "$roundtrip"); then
+# from a subscriber on the first NATS server to a publisher on the last one.
+if out=$(engine_pod "$ns" engine-a team-a-pubsub-env "$(roundtrip_script "${NATS_IPS[0]}" "${NATS_IPS[2]}")"); then
   pass "engine pod: probe and a round trip between two NATS servers succeed"
 else
   fail "engine pod failed: $out"
@@ -117,11 +83,7 @@ wait_until 120 pods_ready "$ns" "$release" && [ "$(count authorizer)" = 2 ] && p
   fail "authorizers after the deletion: $(count authorizer)"
 
 # --- no NATS server reloaded: two installations, their probes, three engines
-for ip in "${ips[@]}"; do
-  now=$(curl -sf "http://$ip:8222/varz" | jq -r .config_load_time)
-  [ -n "$now" ] && [ "$now" = "${loaded[$ip]}" ] && pass "NATS $ip never reloaded (config_load_time $now)" ||
-    fail "NATS $ip config_load_time moved: ${loaded[$ip]} -> $now"
-done
+expect_no_reload
 
 kubectl -n "$ns" delete pod engine-a engine-b engine-c --wait=false >/dev/null 2>&1 || true
 kubectl -n "$ns" delete psb team-a team-b --timeout=60s >/dev/null 2>&1 && pass "backends deleted (finalizers ran)" ||

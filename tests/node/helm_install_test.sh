@@ -17,20 +17,8 @@ ns=$NS
 release=sbi
 fn="$release-switchboard"
 
-if install "$release" "$ns" --set nats.enabled=true >"$WORK/install.log" 2>&1; then
-  pass "helm install --wait"
-else
-  fail "helm install --wait: $(cat "$WORK/install.log")"
-  dump "$ns"
-fi
-
 # --- every pod Running and Ready: 1 operator, 2 webhook, 1 NATS (+ reloader)
-if wait_until 120 pods_ready "$ns" "$release"; then
-  pass "every pod Running and Ready"
-else
-  fail "pods not Ready"
-  dump "$ns"
-fi
+expect_installed "$release" "$ns" "" --set nats.enabled=true
 n=$(kubectl -n "$ns" get pods -l "app.kubernetes.io/instance=$release" --no-headers | wc -l)
 [ "$n" = 4 ] && pass "4 pods (operator, 2 webhook, nats)" || fail "pod count $n, want 4"
 uid=$(kubectl -n "$ns" get pod -l app.kubernetes.io/component=operator -o jsonpath='{.items[0].spec.securityContext.runAsUser}')

@@ -14,9 +14,12 @@ RELEASES=()
 # node_namespace -> sets NS to a new namespace of this test
 node_namespace() { new_namespace NS node; }
 
-# apply_backend NS NAME SERVER -> a nats PubSubBackend NAME bound to the
-# NatsServer SERVER, prefix hatchet.NAME, env Secret NAME-pubsub-env
+# apply_backend NS NAME SERVER [MAX_CONNECTIONS] -> a nats PubSubBackend
+# NAME bound to the NatsServer SERVER, prefix hatchet.NAME, env Secret
+# NAME-pubsub-env; with MAX_CONNECTIONS, spec.nats.limits.maxConnections
 apply_backend() {
+  local limits=""
+  [ -n "${4:-}" ] && limits="limits: {maxConnections: $4}"
   kubectl -n "$1" apply -f - >/dev/null <<YAML
 apiVersion: pubsub.switchboard.dev/v1alpha1
 kind: PubSubBackend
@@ -26,6 +29,7 @@ spec:
   nats:
     serverRef: {name: $3}
     subjectPrefix: hatchet.$2
+    $limits
   output: {secretName: $2-pubsub-env}
 YAML
 }
@@ -61,6 +65,26 @@ install() {
   RELEASES+=("$ns/$release")
   # shellcheck disable=SC2046
   "$HELM" install "$release" "$CHART" -n "$ns" $(image_values) "$@" --wait --timeout 5m
+}
+
+# expect_installed RELEASE NS WHAT ARGS... -> install, then every pod of the
+# release Running and Ready (within 180 s); each a pass or a fail (with the
+# namespace dumped)
+expect_installed() {
+  local release=$1 ns=$2 what=$3
+  shift 3
+  if install "$release" "$ns" "$@" >"$WORK/install-$release.log" 2>&1; then
+    pass "helm install --wait$what"
+  else
+    fail "helm install --wait: $(cat "$WORK/install-$release.log")"
+    dump "$ns"
+  fi
+  if wait_until 180 pods_ready "$ns" "$release"; then
+    pass "every pod Running and Ready"
+  else
+    fail "pods not Ready"
+    dump "$ns"
+  fi
 }
 
 # image_values -> --set flags pointing the chart at the locally built images
@@ -150,4 +174,54 @@ echo "pub exit code $?"'
   expect_contains "$out" "sub on $victim got nothing" "$secret's subscription on $victim's subjects receives nothing"
   expect_contains "$out" "Permissions Violation for Subscription to \\\"hatchet.$victim.roundtrip\\\"" "NATS refuses $secret's subscription to $victim's subjects"
   expect_contains "$out" "Permissions Violation for Publish to \\\"hatchet.$victim.roundtrip\\\"" "NATS refuses $secret's publish to $victim's subjects"
+}
+
+# nats_cluster NS RELEASE -> NATS_IPS: the release's NATS pods' IPs, each
+# checked (from the node, /routez) to be routed to both others; LOADED: each
+# one's /varz config_load_time, for expect_no_reload
+declare -a NATS_IPS=()
+declare -A LOADED=()
+nats_cluster() {
+  local ip
+  mapfile -t NATS_IPS < <(kubectl -n "$1" get pods -l "app.kubernetes.io/instance=$2,app.kubernetes.io/component=nats" \
+    -o jsonpath='{range .items[*]}{.status.podIP}{"\n"}{end}')
+  [ "${#NATS_IPS[@]}" = 3 ] || fail "NATS pod IPs: ${NATS_IPS[*]}"
+  for ip in "${NATS_IPS[@]}"; do
+    wait_until 60 routed_to_both "$ip" && pass "NATS $ip routes to both other servers" ||
+      fail "NATS $ip routez: $(curl -s "http://$ip:8222/routez" | head -c 300)"
+    LOADED[$ip]=$(curl -sf "http://$ip:8222/varz" | jq -r .config_load_time)
+  done
+}
+routed_to_both() { [ "$(curl -sf "http://$1:8222/routez" | jq '[.routes[].remote_name] | unique | length')" = 2 ]; }
+
+# expect_no_reload -> no NATS pod of nats_cluster's reloaded since
+expect_no_reload() {
+  local ip now
+  for ip in "${NATS_IPS[@]}"; do
+    now=$(curl -sf "http://$ip:8222/varz" | jq -r .config_load_time)
+    [ -n "$now" ] && [ "$now" = "${LOADED[$ip]}" ] && pass "NATS $ip never reloaded (config_load_time $now)" ||
+      fail "NATS $ip config_load_time moved: ${LOADED[$ip]} -> $now"
+  done
+}
+
+# roundtrip_script FROM TO -> an engine_pod script: probe, a subscriber on
+# NATS server FROM, and publishes from TO until the subscriber got one (the
+# publish repeats until the subscription has crossed the route); prints
+# "received: <payload>"
+roundtrip_script() {
+  cat <<SCRIPT
+set -e
+switchboard pubsub probe
+SERVER_MSGQUEUE_PUBSUB_NATS_URL=nats://$1:4222 switchboard pubsub sub --topic roundtrip --count 1 --timeout 60s >/dev/shm/got 2>/dev/shm/sub.err &
+sub=\$!
+i=0
+until grep -q "subscribed to" /dev/shm/sub.err; do i=\$((i+1)); [ \$i -lt 300 ] || exit 3; sleep 0.1; done
+i=0
+while kill -0 \$sub 2>/dev/null; do
+  SERVER_MSGQUEUE_PUBSUB_NATS_URL=nats://$2:4222 switchboard pubsub pub --topic roundtrip "hello across the cluster" || true
+  i=\$((i+1)); [ \$i -lt 100 ] || exit 4; sleep 0.2
+done
+wait \$sub
+echo "received: \$(cat /dev/shm/got)"
+SCRIPT
 }

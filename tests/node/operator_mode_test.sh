@@ -19,20 +19,8 @@ release=sbo
 fn="$release-switchboard"
 nats="$fn-nats"
 
-if install "$release" "$ns" --set nats.enabled=true --set nats.replicas=3 \
-  --set nats.provisioning.mode=AuthCallout --set nats.isolation=Accounts >"$WORK/install.log" 2>&1; then
-  pass "helm install --wait in AuthCallout mode with isolation: Accounts"
-else
-  fail "helm install --wait: $(cat "$WORK/install.log")"
-  dump "$ns"
-fi
-
-if wait_until 180 pods_ready "$ns" "$release"; then
-  pass "every pod Running and Ready"
-else
-  fail "pods not Ready"
-  dump "$ns"
-fi
+expect_installed "$release" "$ns" " in AuthCallout mode with isolation: Accounts" --set nats.enabled=true \
+  --set nats.replicas=3 --set nats.provisioning.mode=AuthCallout --set nats.isolation=Accounts
 count() { kubectl -n "$ns" get pods -l "app.kubernetes.io/instance=$release,app.kubernetes.io/component=$1" --no-headers 2>/dev/null | wc -l; }
 for want in nats=3 authorizer=2; do
   n=$(count "${want%=*}")
@@ -48,32 +36,10 @@ condition() { kubectl -n "$ns" get natssrv "$nats" -o jsonpath="{.status.conditi
 wait_until 120 bash -c "[ \"\$(kubectl -n $ns get natssrv $nats -o jsonpath='{.status.conditions[?(@.type==\"Ready\")].reason}')\" = CalloutConfigured ]" &&
   pass "NatsServer Ready: CalloutConfigured" || fail "NatsServer Ready [$(condition Ready reason)]: $(condition Ready message)"
 
-mapfile -t ips < <(kubectl -n "$ns" get pods -l "app.kubernetes.io/instance=$release,app.kubernetes.io/component=nats" \
-  -o jsonpath='{range .items[*]}{.status.podIP}{"\n"}{end}')
-[ "${#ips[@]}" = 3 ] || fail "NATS pod IPs: ${ips[*]}"
-peers() { [ "$(curl -sf "http://$1:8222/routez" | jq '[.routes[].remote_name] | unique | length')" = 2 ]; }
-declare -A loaded
-for ip in "${ips[@]}"; do
-  wait_until 60 peers "$ip" && pass "NATS $ip routes to both other servers" || fail "NATS $ip routez: $(curl -s "http://$ip:8222/routez" | head -c 300)"
-  loaded[$ip]=$(curl -sf "http://$ip:8222/varz" | jq -r .config_load_time)
-done
+nats_cluster "$ns" "$release"
 
 # --- team-a with room for one connection, team-b without a limit
-apply_limited_backend() {
-  kubectl -n "$ns" apply -f - >/dev/null <<YAML
-apiVersion: pubsub.switchboard.dev/v1alpha1
-kind: PubSubBackend
-metadata: {name: $1}
-spec:
-  kind: nats
-  nats:
-    serverRef: {name: $nats}
-    subjectPrefix: hatchet.$1
-    limits: {maxConnections: $2}
-  output: {secretName: $1-pubsub-env}
-YAML
-}
-apply_limited_backend team-a 1
+apply_backend "$ns" team-a "$nats" 1
 apply_backend "$ns" team-b "$nats"
 for b in team-a team-b; do
   if wait_until 90 backend_ready "$ns" "$b"; then
@@ -91,11 +57,11 @@ wait_until 60 accounts && pass "NatsServer status: 2 installation accounts" ||
 # subscriber holds the installation's one connection, a publish (a second
 # connection) is refused with NATS's account limit error.
 roundtrip_then_limit='set -e
-SERVER_MSGQUEUE_PUBSUB_NATS_URL=nats://'"${ips[0]}"':4222 switchboard pubsub sub --topic roundtrip --count 2 --timeout 60s >/dev/shm/got 2>/dev/shm/sub.err &
+SERVER_MSGQUEUE_PUBSUB_NATS_URL=nats://'"${NATS_IPS[0]}"':4222 switchboard pubsub sub --topic roundtrip --count 2 --timeout 60s >/dev/shm/got 2>/dev/shm/sub.err &
 sub=$!
 i=0
 until grep -q "subscribed to" /dev/shm/sub.err; do i=$((i+1)); [ $i -lt 300 ] || exit 3; sleep 0.1; done
-if SERVER_MSGQUEUE_PUBSUB_NATS_URL=nats://'"${ips[2]}"':4222 switchboard pubsub pub --topic roundtrip "second connection" 2>/dev/shm/pub.err; then
+if SERVER_MSGQUEUE_PUBSUB_NATS_URL=nats://'"${NATS_IPS[2]}"':4222 switchboard pubsub pub --topic roundtrip "second connection" 2>/dev/shm/pub.err; then
   echo "SECOND CONNECTION ACCEPTED"
 else
   echo "second connection refused: $(cat /dev/shm/pub.err)"
@@ -121,19 +87,7 @@ observed() {
     backend_ready "$ns" team-a
 }
 wait_until 90 observed && pass "team-a Ready again with maxConnections 2" || fail "team-a after the patch: $(kubectl -n "$ns" get psb team-a -o jsonpath='{.status.conditions}')"
-roundtrip='set -e
-SERVER_MSGQUEUE_PUBSUB_NATS_URL=nats://'"${ips[0]}"':4222 switchboard pubsub sub --topic roundtrip --count 1 --timeout 60s >/dev/shm/got 2>/dev/shm/sub.err &
-sub=$!
-i=0
-until grep -q "subscribed to" /dev/shm/sub.err; do i=$((i+1)); [ $i -lt 300 ] || exit 3; sleep 0.1; done
-i=0
-while kill -0 $sub 2>/dev/null; do
-  SERVER_MSGQUEUE_PUBSUB_NATS_URL=nats://'"${ips[2]}"':4222 switchboard pubsub pub --topic roundtrip "hello across the cluster" || true
-  i=$((i+1)); [ $i -lt 100 ] || exit 4; sleep 0.2
-done
-wait $sub
-echo "received: $(cat /dev/shm/got)"'
-if out=$(engine_pod "$ns" engine-a2 team-a-pubsub-env "$roundtrip"); then
+if out=$(engine_pod "$ns" engine-a2 team-a-pubsub-env "$(roundtrip_script "${NATS_IPS[0]}" "${NATS_IPS[2]}")"); then
   pass "with maxConnections 2, two connections of team-a round-trip between two NATS servers"
 else
   fail "engine pod after raising the limit: $out"
@@ -145,11 +99,7 @@ expect_contains "$out" "$(printf '%s' 'hello across the cluster' | base64)" "rou
 expect_isolated "$ns" engine-b team-b-pubsub-env team-a
 
 # --- accounts created, a limit changed, four engines: no server reloaded
-for ip in "${ips[@]}"; do
-  now=$(curl -sf "http://$ip:8222/varz" | jq -r .config_load_time)
-  [ -n "$now" ] && [ "$now" = "${loaded[$ip]}" ] && pass "NATS $ip never reloaded (config_load_time $now)" ||
-    fail "NATS $ip config_load_time moved: ${loaded[$ip]} -> $now"
-done
+expect_no_reload
 
 kubectl -n "$ns" delete pod engine-a1 engine-a2 engine-b --wait=false >/dev/null 2>&1 || true
 kubectl -n "$ns" delete psb team-a team-b --timeout=60s >/dev/null 2>&1 && pass "backends deleted (finalizers ran)" ||
