@@ -3,8 +3,9 @@
 // (the authorizer exists only in AuthCallout mode, runs as several
 // replicas, and would each collect the same). Every
 // operator_logic::kUsageInterval, for every NatsServer whose system user
-// it knows (AuthCallout: the callout Secret's switchboard-system;
-// IncludeFile: the system Secret the render adds a user for), one round:
+// it knows (AuthCallout: the callout Secret's switchboard-system, in NATS
+// operator mode its user JWT from the keys there; IncludeFile: the system
+// Secret the render adds a user for), one round:
 // UsageSource asks, operator_logic::UsageLedger folds, UsageMetrics
 // exports, and each PubSubBackend's status.connections is written when it
 // changed (operator_logic::ShouldWriteConnections).
