@@ -83,7 +83,9 @@ std::optional<UsageTarget> PasswordTargetOf(const ReconcileContext& ctx, const n
 std::optional<UsageTarget> OperatorModeTargetOf(const ReconcileContext& ctx,
                                                 const nlohmann::json& obj,
                                                 const api::NatsServerView& sv, CachedInputs& cached,
-                                                const std::string& ca_file) {
+                                                const std::string& ca_file,
+                                                logic::InstallationAccountCache* account_keys,
+                                                std::set<std::string, std::less<>>& signing_keys) {
   kube::ObjectPtr secret = ctx.secrets->Get(sv.ns(), sv.callout_secret_name());
   if (!secret) return std::nullopt;
   auto data = logic::DecodeSecretData(*secret);
@@ -108,7 +110,9 @@ std::optional<UsageTarget> OperatorModeTargetOf(const ReconcileContext& ctx,
       limits.emplace(key, logic::InstallationLimitsOf(api::BackendView(*b->second), sv));
     }
   }
-  auto usage = logic::OperatorModeUsageDirectoryOf(*directory, keys->installation_signing, limits);
+  signing_keys.insert(keys->installation_signing.public_key());
+  auto usage = logic::OperatorModeUsageDirectoryOf(*directory, keys->installation_signing, limits,
+                                                   account_keys);
   if (!usage.ok()) return std::nullopt;
   auto connection = OperatorModeSystemConnection(sv.url(), ca_file, *keys,
                                                  static_cast<int64_t>(std::time(nullptr)));
@@ -126,9 +130,11 @@ std::optional<UsageTarget> OperatorModeTargetOf(const ReconcileContext& ctx,
 
 }  // namespace
 
-std::vector<UsageTarget> UsageTargetsOf(const ReconcileContext& ctx) {
+std::vector<UsageTarget> UsageTargetsOf(const ReconcileContext& ctx,
+                                        logic::InstallationAccountCache* account_keys) {
   std::vector<UsageTarget> out;
   CachedInputs cached(ctx);
+  std::set<std::string, std::less<>> signing_keys;
   for (const kube::ObjectPtr& obj : ctx.servers->List()) {
     const api::NatsServerView sv(*obj);
     if (api::IsDeleting(*obj)) continue;
@@ -137,7 +143,7 @@ std::vector<UsageTarget> UsageTargetsOf(const ReconcileContext& ctx) {
     const std::string ca_file = ca.ok() ? CaFileOf(ctx, sv, *ca) : "";
     std::optional<UsageTarget> target;
     if (api::OperatorMode(sv)) {
-      target = OperatorModeTargetOf(ctx, *obj, sv, cached, ca_file);
+      target = OperatorModeTargetOf(ctx, *obj, sv, cached, ca_file, account_keys, signing_keys);
     } else {
       target = PasswordTargetOf(ctx, *obj, sv, cached, ca_file);
     }
@@ -147,6 +153,7 @@ std::vector<UsageTarget> UsageTargetsOf(const ReconcileContext& ctx) {
     target->connection.connect_timeout = ctx.probe_timeout;
     out.push_back(std::move(*target));
   }
+  if (account_keys) account_keys->Retain(signing_keys);
   return out;
 }
 

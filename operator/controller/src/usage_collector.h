@@ -48,8 +48,11 @@ struct UsageTarget {
 };
 
 // The targets the caches describe now: every NatsServer whose system
-// user's password the operator can read.
-std::vector<UsageTarget> UsageTargetsOf(const ReconcileContext& ctx);
+// user's password (in operator mode: keys) the operator can read.
+// `account_keys` (operator mode's derived installation accounts) is kept
+// by the caller between calls; nullptr derives every key again.
+std::vector<UsageTarget> UsageTargetsOf(const ReconcileContext& ctx,
+                                        operator_logic::InstallationAccountCache* account_keys);
 
 class UsageCollector {
  public:

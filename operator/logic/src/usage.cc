@@ -305,17 +305,54 @@ UsageDirectory UsageDirectoryOf(const Directory& callout) {
   return d;
 }
 
+Result<std::string> InstallationAccountCache::Of(const natsauth::KeyPair& signing,
+                                                 std::string_view ns, std::string_view name) {
+  auto& under = by_signing_[signing.public_key()];
+  std::string key = std::string(ns) + "/" + std::string(name);
+  auto it = under.find(key);
+  if (it == under.end()) {
+    auto account = InstallationAccountKey(signing, ns, name);
+    if (!account.ok()) return account.status();
+    it = under.emplace(std::move(key), Entry{account->public_key(), false}).first;
+  }
+  it->second.asked = true;
+  return it->second.account;
+}
+
+void InstallationAccountCache::Retain(const std::set<std::string, std::less<>>& signing_keys) {
+  std::erase_if(by_signing_, [&](const auto& e) { return !signing_keys.count(e.first); });
+  for (auto& [signing, under] : by_signing_) {
+    std::erase_if(under, [](const auto& e) { return !e.second.asked; });
+    for (auto& [key, entry] : under) entry.asked = false;
+  }
+}
+
+size_t InstallationAccountCache::size() const {
+  size_t n = 0;
+  for (const auto& [signing, under] : by_signing_) n += under.size();
+  return n;
+}
+
 Result<UsageDirectory> OperatorModeUsageDirectoryOf(
     const Directory& callout, const natsauth::KeyPair& installation_signing,
-    const std::map<std::string, InstallationLimits, std::less<>>& limits) {
+    const std::map<std::string, InstallationLimits, std::less<>>& limits,
+    InstallationAccountCache* cache) {
   UsageDirectory d;
   d.isolation = Isolation::kAccounts;
   for (const auto& [user, entry] : callout.by_user) {
     const std::string key = entry.ns + "/" + entry.name;
-    auto account = InstallationAccountKey(installation_signing, entry.ns, entry.name);
-    if (!account.ok()) return account.status();
+    std::string account;
+    if (cache) {
+      auto cached = cache->Of(installation_signing, entry.ns, entry.name);
+      if (!cached.ok()) return cached.status();
+      account = std::move(cached).value();
+    } else {
+      auto derived = InstallationAccountKey(installation_signing, entry.ns, entry.name);
+      if (!derived.ok()) return derived.status();
+      account = derived->public_key();
+    }
     d.installations.insert(key);
-    d.by_account.emplace(account->public_key(), key);
+    d.by_account.emplace(account, key);
     if (auto l = limits.find(key); l != limits.end() && !l->second.empty()) {
       d.limits.emplace(key, l->second);
     }

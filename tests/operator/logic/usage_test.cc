@@ -227,6 +227,31 @@ TEST(OperatorModeUsageDirectoryOf, EachInstallationIsItsDerivedAccount) {
   EXPECT_EQ(InstallationOf(*d2, a, ""), nullptr);
 }
 
+// The cache gives the derivation's keys, keeps what was asked for since
+// the last Retain, and drops what a directory no longer has.
+TEST(InstallationAccountCache, RemembersOnlyWhatIsStillAskedFor) {
+  auto signing = natsauth::KeyPair::Generate(natsauth::KeyType::kAccount).value();
+  auto other = natsauth::KeyPair::Generate(natsauth::KeyType::kAccount).value();
+  Directory callout;
+  callout.by_user.emplace("a-user", DirectoryEntry{.ns = "ns", .name = "a", .username = "a-user"});
+  callout.by_user.emplace("b-user", DirectoryEntry{.ns = "ns", .name = "b", .username = "b-user"});
+  InstallationAccountCache cache;
+  auto d = OperatorModeUsageDirectoryOf(callout, signing, {}, &cache);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->by_account, OperatorModeUsageDirectoryOf(callout, signing, {}).value().by_account);
+  EXPECT_EQ(cache.size(), 2u);
+  ASSERT_TRUE(cache.Of(other, "ns", "a").ok());
+  EXPECT_EQ(cache.Of(other, "ns", "a").value(),
+            InstallationAccountKey(other, "ns", "a").value().public_key());
+  cache.Retain({signing.public_key(), other.public_key()});
+  EXPECT_EQ(cache.size(), 3u);
+  // b is gone from the directory; the other signing key is no server's now.
+  callout.by_user.erase("b-user");
+  ASSERT_TRUE(OperatorModeUsageDirectoryOf(callout, signing, {}, &cache).ok());
+  cache.Retain({signing.public_key()});
+  EXPECT_EQ(cache.size(), 1u);
+}
+
 TEST(UsageLedger, SharedAccountTotalsSurviveReconnects) {
   struct Step {
     const char* what;

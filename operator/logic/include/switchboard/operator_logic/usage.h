@@ -187,16 +187,43 @@ UsageDirectory UsageDirectoryOf(const RenderInput& rendered);
 // directory, by user name.
 UsageDirectory UsageDirectoryOf(const Directory& callout);
 
+// The installations' derived account keys (InstallationAccountKey),
+// remembered: a derivation generates a key pair, seconds of CPU at 10,000
+// installations every round (BENCHMARKS.md), while what it derives from
+// (the signing key, namespace/name) rarely changes. Memory is a cache: a
+// new one derives again. Not thread-safe: one owner (the collector).
+class InstallationAccountCache {
+ public:
+  // The public account key of installation ns/name under `signing`.
+  Result<std::string> Of(const natsauth::KeyPair& signing, std::string_view ns,
+                         std::string_view name);
+  // Drops what was derived with a signing key not in `signing_keys`
+  // (public keys), and under each kept key the installations a directory
+  // build did not ask for since the last Retain.
+  void Retain(const std::set<std::string, std::less<>>& signing_keys);
+  size_t size() const;
+
+ private:
+  struct Entry {
+    std::string account;
+    bool asked = false;
+  };
+  // signing public key -> "<ns>/<name>" -> entry
+  std::map<std::string, std::map<std::string, Entry, std::less<>>, std::less<>> by_signing_;
+};
+
 // Of an AuthCallout server in NATS operator mode (isolation: Accounts):
 // each installation of the authorizer's directory by its account, the key
 // derived from the installation signing key (InstallationAccountKey: the
 // key the operator pushes the account under and the authorizer places the
 // installation's users in), with `limits` ("<namespace>/<name>" ->
 // EffectiveLimits; installations without any are left out of them).
-// An error only when a key cannot be derived.
+// An error only when a key cannot be derived. With `cache`, keys derived
+// before are taken from it.
 Result<UsageDirectory> OperatorModeUsageDirectoryOf(
     const Directory& callout, const natsauth::KeyPair& installation_signing,
-    const std::map<std::string, InstallationLimits, std::less<>>& limits);
+    const std::map<std::string, InstallationLimits, std::less<>>& limits,
+    InstallationAccountCache* cache = nullptr);
 
 // The installation `account`/`user` belongs to, or nullptr.
 const std::string* InstallationOf(const UsageDirectory& directory, std::string_view account,
