@@ -10,6 +10,7 @@
 #include "switchboard/api/json_fields.h"
 #include "switchboard/api/names.h"
 #include "switchboard/api/quantity.h"
+#include "switchboard/api/usage.h"
 #include "switchboard/api/values.h"
 #include "switchboard/common/base64.h"
 
@@ -61,6 +62,8 @@ ClaimText TextOf(CrossIndex::ClaimKind kind) {
       return {"the config Secret", "spec.config.secretName", true};
     case K::kCallout:
       return {"the callout keys Secret", "spec.provisioning.authCallout.secretName", true};
+    case K::kUsageSystem:
+      return {"the usage system user's Secret", "spec.usage.systemUser", true};
     case K::kCa:
       return {"the CA Secret", "spec.tls.caSecretRef.name", false};
   }
@@ -125,6 +128,9 @@ CrossIndex::Facts CrossIndex::FactsOf(const nlohmann::json& object) {
     if (!f.key.name.empty()) {
       f.claims.push_back({ClaimKind::kConfig, v.config_secret_name()});
       if (v.auth_callout()) f.claims.push_back({ClaimKind::kCallout, v.callout_secret_name()});
+      if (api::WritesUsageSystemSecret(v)) {
+        f.claims.push_back({ClaimKind::kUsageSystem, api::UsageSystemSecretName(f.key.name)});
+      }
       if (auto ca = v.ca_secret(); ca && !ca->name.empty()) {
         f.claims.push_back({ClaimKind::kCa, ca->name});
       }

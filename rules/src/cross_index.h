@@ -40,6 +40,7 @@ class CrossIndex {
     kRabbitmqUrl,
     kConfig,
     kCallout,
+    kUsageSystem,
     kCa
   };
   struct Claim {

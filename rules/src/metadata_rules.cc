@@ -3,6 +3,7 @@
 #include "switchboard/api/constants.h"
 #include "switchboard/api/json_fields.h"
 #include "switchboard/api/names.h"
+#include "switchboard/api/usage.h"
 #include "switchboard/api/views.h"
 
 namespace switchboard::rules::internal {
@@ -48,6 +49,17 @@ void CheckMetadata(const nlohmann::json& object, Sink& sink) {
                    std::string(api::kConfigSecretSuffix) + ", <name>" +
                    std::string(api::kCalloutSecretSuffix) + ") stay within " +
                    std::to_string(api::kMaxDnsSubdomainLength) + "; use a shorter name");
+  }
+  if (name && api::KindOf(object) == api::kKindServer &&
+      name->size() > api::kMaxUsageSystemServerNameLength &&
+      name->size() <= api::kMaxServerNameLength && api::IsDnsSubdomain(*name) &&
+      api::UsageSystemUser(api::NatsServerView(object))) {
+    sink.Error("name", "metadata.name",
+               "must be at most " + std::to_string(api::kMaxUsageSystemServerNameLength) +
+                   " characters with spec.usage.systemUser: true so that its Secret (<name>" +
+                   std::string(api::kUsageSystemSecretSuffix) + ") stays within " +
+                   std::to_string(api::kMaxDnsSubdomainLength) +
+                   "; use a shorter name or turn spec.usage.systemUser off");
   }
   auto ns = api::String(api::Field(metadata, "namespace"));
   if (ns && !ns->empty()) {

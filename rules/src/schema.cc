@@ -14,7 +14,7 @@
 namespace switchboard::rules::internal {
 namespace {
 
-enum class Type { kString, kInt, kIntOrString, kObject, kStringList, kAnyObject, kAny };
+enum class Type { kString, kInt, kIntOrString, kBool, kObject, kStringList, kAnyObject, kAny };
 
 struct FieldSpec {
   std::string_view name;
@@ -94,6 +94,9 @@ constexpr FieldSpec kInstallationLimits[] = {
     {"maxPayload", Type::kIntOrString},
     {"overrides", Type::kString},
 };
+constexpr FieldSpec kUsage[] = {
+    {"systemUser", Type::kBool},
+};
 constexpr FieldSpec kServerSpec[] = {
     {"url", Type::kString, {}, true},
     {"maxPayload", Type::kIntOrString},
@@ -104,6 +107,7 @@ constexpr FieldSpec kServerSpec[] = {
     {"config", Type::kObject, kConfig},
     {"tls", Type::kObject, kTls},
     {"allowedNamespaces", Type::kObject, kAllowed},
+    {"usage", Type::kObject, kUsage},
 };
 
 constexpr FieldSpec kTopLevel[] = {
@@ -180,6 +184,9 @@ bool CheckType(const nlohmann::json& v, Type type, const std::string& path, Sink
     case Type::kIntOrString:
       if (v.is_number() || v.is_string()) return true;
       return bad("an integer or a quantity string", "write bytes like 16777216 or 16Mi");
+    case Type::kBool:
+      if (v.is_boolean()) return true;
+      return bad("true or false", "write true or false without quotes");
     case Type::kObject:
     case Type::kAnyObject:
       if (v.is_object()) return true;

@@ -8,6 +8,7 @@
 #include "switchboard/api/json_fields.h"
 #include "switchboard/api/names.h"
 #include "switchboard/api/quantity.h"
+#include "switchboard/api/usage.h"
 #include "switchboard/api/values.h"
 
 namespace switchboard::rules::internal {
@@ -150,6 +151,16 @@ void CheckServer(const nlohmann::json& object, Sink& sink) {
     }
   }
   CheckProvisioning(Field(spec, "provisioning"), config_secret, sink);
+  const api::NatsServerView view(object);
+  if (config_secret && api::WritesUsageSystemSecret(view) && !view.name().empty() &&
+      *config_secret == api::UsageSystemSecretName(view.name())) {
+    sink.Error("secret-collision", "spec.config.secretName",
+               "Secret " + Quote(*config_secret) +
+                   " is also the usage system user's Secret (spec.usage.systemUser); the "
+                   "operator writes the include file and the system user's password into two "
+                   "Secrets: use a different Secret name (the default is <name>" +
+                   std::string(api::kConfigSecretSuffix) + ")");
+  }
   if (auto key = api::String(Field(config, "key"))) {
     if (std::string err = api::CheckSecretKey(*key); !err.empty()) {
       sink.Error("secret-ref", "spec.config.key", Quote(*key) + " " + err);

@@ -40,7 +40,7 @@ out=$(bash "$SRC/scripts/sync-chart-crds.sh" --check 2>&1) && pass "chart CRDs m
 
 # --- lint with the value sets users will try
 for set in "" "nats.enabled=true" "nats.enabled=true,nats.replicas=3" "webhook.certificate.certManager=true" \
-  "nats.enabled=true,nats.replicas=3,nats.provisioning.mode=AuthCallout" \
+  "nats.enabled=true,nats.replicas=3,nats.provisioning.mode=AuthCallout" "nats.enabled=true,nats.usage.systemUser=true" \
   "authorizer.enabled=true,operator.watchNamespaces={team-a,team-b}" \
   "operator.watchNamespaces={team-a,team-b},webhook.replicas=1" "webhook.enabled=false" "operator.enabled=false" \
   "metrics.serviceMonitor.enabled=true,metrics.serviceMonitor.labels.release=prom"; do
@@ -67,6 +67,15 @@ out=$("$HELM" template "$release" "$chart" "${kv[@]}" --set nats.enabled=true,na
 expect_contains "$out" "grep -q default_sentinel" "AuthCallout with Accounts waits for the operator-mode config"
 expect_contains "$out" "mountPath: /data/resolver" "AuthCallout with Accounts mounts the resolver store"
 expect_contains "$out" "isolation: Accounts" "AuthCallout with Accounts: the NatsServer says Accounts"
+out=$("$HELM" template "$release" "$chart" "${kv[@]}" --set nats.usage.systemUser=yes 2>&1 || true)
+expect_contains "$out" "at '/nats/usage/systemUser'" "schema rejects a systemUser that is not a boolean"
+out=$("$HELM" template "$release" "$chart" "${kv[@]}" --set nats.enabled=true,nats.usage.systemUser=true --show-only templates/nats.yaml)
+expect_contains "$out" $'usage:\n    systemUser: true' "nats.usage.systemUser: the NatsServer asks for the system user"
+out=$("$HELM" template "$release" "$chart" "${kv[@]}" --set nats.enabled=true --show-only templates/nats.yaml)
+[[ "$out" != *"systemUser"* ]] && pass "no system user by default" || fail "the default NatsServer asks for a system user"
+out=$("$HELM" template "$release" "$chart" "${kv[@]}" --set nats.enabled=true,nats.usage.systemUser=true,nats.provisioning.mode=AuthCallout --show-only templates/nats.yaml)
+[[ "$out" != *"systemUser"* ]] && pass "AuthCallout: no spec.usage (its system user is in the callout Secret)" ||
+  fail "AuthCallout NatsServer with spec.usage.systemUser"
 
 # --- one nats-server version: the chart's default upstream tag names the
 # release the tools and the node's image are built at
@@ -225,14 +234,21 @@ done
 # both modes: the users' include file, and the static callout file
 nats_server="$tools/bin/nats-server-callout"
 [ -x "$nats_server" ] || fail "$nats_server missing: run scripts/build-tools.sh nats-server-callout"
-for mode in IncludeFile:switchboard.conf AuthCallout:switchboard-callout.conf; do
+# (and IncludeFile with nats.usage.systemUser: the file ends with the system
+# account, which the bundled nats.conf must not declare again)
+for mode in IncludeFile:switchboard.conf:false AuthCallout:switchboard-callout.conf:false \
+  IncludeFile:switchboard-system.conf:true; do
+  system_user=${mode##*:}
+  mode=${mode%:*}
   fixture=${mode#*:}
   mode=${mode%%:*}
+  [ "$system_user" = true ] && mode=$mode-system
   mkdir -p "$work/nats-$mode/switchboard"
   # Rendered to a file first: awk stops reading at the end of nats.conf, and
   # helm writing into a closed pipe would fail the pipeline (pipefail).
   "$HELM" template "$release" "$chart" -n "$ns" "${kv[@]}" --set nats.enabled=true,nats.replicas=3 \
-    --set nats.provisioning.mode="$mode" --show-only templates/nats.yaml >"$work/nats-$mode.yaml"
+    --set nats.provisioning.mode="${mode%-system}",nats.usage.systemUser="$system_user" \
+    --show-only templates/nats.yaml >"$work/nats-$mode.yaml"
   awk '/^  nats.conf: \|/{on=1; next} on && /^---/{exit} on && /^[^ ]/{exit} on {sub(/^    /, ""); print}' \
     "$work/nats-$mode.yaml" >"$work/nats-$mode/nats.conf"
   cp "$(dirname "$0")/testdata/$fixture" "$work/nats-$mode/switchboard/switchboard.conf"

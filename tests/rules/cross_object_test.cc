@@ -4,6 +4,7 @@
 
 #include <memory>
 
+#include "switchboard/rules/refusal.h"
 #include "switchboard/rules/validate.h"
 #include "test_objects.h"
 
@@ -261,6 +262,77 @@ TEST(CrossObject, CalloutSecretIsABackendsEnvSecret) {
   auto f = Find(Validate(server, ctx).errors, "secret-collision");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->field, "spec.provisioning.authCallout.secretName");
+}
+
+// spec.usage.systemUser: the operator writes <name>-switchboard-system, a
+// name no other object may write (IncludeFile; an AuthCallout server's
+// system user is in its callout Secret).
+TEST(CrossObject, UsageSystemSecretIsABackendsEnvSecret) {
+  json server = Server("team-a", "shared");
+  server["spec"]["usage"] = {{"systemUser", true}};
+  json b = Backend("team-a", "one", "p.one");
+  b["spec"]["output"] = {{"secretName", "shared-switchboard-system"}};
+  Context ctx;
+  ctx.backends.push_back(b);
+  auto f = Find(Validate(server, ctx).errors, "secret-collision");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->field, "spec.usage.systemUser");
+  EXPECT_NE(f->message.find("the usage system user's Secret"), std::string::npos) << f->message;
+  EXPECT_NE(f->message.find("team-a/shared-switchboard-system"), std::string::npos) << f->message;
+  // The backend is told too.
+  Context ctx2 = WithServer();
+  ctx2.servers.push_back(server);
+  f = Find(Validate(b, ctx2).errors, "secret-collision");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->field, "spec.output.secretName");
+  // Off, or in AuthCallout mode, nothing writes that Secret.
+  server["spec"]["usage"]["systemUser"] = false;
+  EXPECT_EQ(Find(Validate(server, ctx).errors, "secret-collision"), nullptr);
+  server["spec"]["usage"]["systemUser"] = true;
+  server["spec"]["provisioning"] = {{"mode", "AuthCallout"}};
+  EXPECT_EQ(Find(Validate(server, ctx).errors, "secret-collision"), nullptr);
+}
+
+TEST(CrossObject, UsageSystemSecretIsAnotherServersConfigSecret) {
+  json a = Server("nats", "a"), b = Server("nats", "b");
+  a["spec"]["usage"] = {{"systemUser", true}};
+  b["spec"]["config"] = {{"secretName", "a-switchboard-system"}};
+  Context ctx;
+  ctx.servers.push_back(b);
+  auto f = Find(Validate(a, ctx).errors, "secret-collision");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->field, "spec.usage.systemUser");
+  EXPECT_NE(f->message.find("the config Secret of NatsServer nats/b"), std::string::npos)
+      << f->message;
+}
+
+// What the operator reports as SecretConflict rather than InvalidSpec:
+// a refusal made only of Secret names claimed twice.
+TEST(CrossObject, OnlySecretCollisionsIsARefusalOfSecretNamesAlone) {
+  const Finding collision{"spec.output.secretName", "x", std::string(kSecretCollisionRule)};
+  const Finding prefix{"spec.nats.subjectPrefix", "x", "unique-prefix"};
+  struct Case {
+    std::vector<Finding> errors;
+    bool want;
+  };
+  for (const Case& c : std::vector<Case>{{{}, false},
+                                         {{collision}, true},
+                                         {{collision, collision}, true},
+                                         {{collision, prefix}, false},
+                                         {{prefix}, false}}) {
+    Report r;
+    r.errors = c.errors;
+    EXPECT_EQ(OnlySecretCollisions(r), c.want) << c.errors.size();
+  }
+  // What the rules say of a server whose usage system Secret a backend
+  // names: a refusal of that kind alone.
+  json server = Server("team-a", "shared");
+  server["spec"]["usage"] = {{"systemUser", true}};
+  json b = Backend("team-a", "one", "p.one");
+  b["spec"]["output"] = {{"secretName", "shared-switchboard-system"}};
+  Context ctx;
+  ctx.backends.push_back(b);
+  EXPECT_TRUE(OnlySecretCollisions(Validate(server, ctx)));
 }
 
 TEST(CrossObject, KnownSecretsAreChecked) {

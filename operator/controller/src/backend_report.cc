@@ -5,6 +5,7 @@
 #include "status_events.h"
 #include "switchboard/operator_logic/objects.h"
 #include "switchboard/operator_logic/time_util.h"
+#include "switchboard/rules/refusal.h"
 
 namespace switchboard::operator_controller {
 namespace logic = ::switchboard::operator_logic;
@@ -53,7 +54,9 @@ void BackendReconciler::Impl::Passed(Step step, std::string message) {
 Result<Action> BackendReconciler::Impl::Invalid(const rules::Report& report) {
   std::string msg;
   for (const auto& f : report.errors) msg += (msg.empty() ? "" : "; ") + f.ToString();
-  return Fail(Step::kValidate, reasons::kInvalidSpec, msg, Action::Terminal());
+  const std::string_view reason =
+      rules::OnlySecretCollisions(report) ? reasons::kSecretConflict : reasons::kInvalidSpec;
+  return Fail(Step::kValidate, reason, msg, Action::Terminal());
 }
 
 Result<Action> BackendReconciler::Impl::EnvConflict() {

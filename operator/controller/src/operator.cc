@@ -218,8 +218,9 @@ Status Operator::Impl::Run() {
   // Per-installation usage (usage_collector.h): the leader's, from once the
   // caches synced until shutdown.
   UsageMetrics usage_metrics(*metrics.registry());
+  operator_logic::InstallationAccountCache usage_account_keys;  // the collector thread only
   UsageCollector usage(
-      &usage_metrics, [&] { return UsageTargetsOf(rc); },
+      &usage_metrics, [&] { return UsageTargetsOf(rc, &usage_account_keys); },
       [&](const std::string& k) -> std::optional<int64_t> {
         const auto slash = k.find('/');
         kube::ObjectPtr b = backends.Get(k.substr(0, slash), k.substr(slash + 1));

@@ -6,6 +6,7 @@
 
 #include "account_syncs.h"
 #include "backend_step.h"
+#include "operator_mode_connection.h"
 #include "switchboard/api/constants.h"
 #include "switchboard/api/metadata.h"
 #include "switchboard/api/operator_mode.h"
@@ -251,17 +252,11 @@ Result<Action> OperatorModeProvisioner::Provision(const ServerCall& call) {
     AccountSyncJob job;
     job.server_key = key;
     job.fingerprint = fingerprint;
-    job.connection.urls = sv.url();
-    job.connection.ca_file = ca_file;
+    auto connection = OperatorModeSystemConnection(sv.url(), ca_file, *pairs, now);
+    if (!connection.ok()) return connection.status();
+    job.connection = std::move(connection).value();
     job.connection.name = "switchboard-operator";
     job.connection.connect_timeout = ctx_.probe_timeout;
-    auto sys_jwt = logic::SystemUserJwt(*pairs, now);
-    if (!sys_jwt.ok()) return sys_jwt.status();
-    auto signer = std::make_shared<natsauth::KeyPair>(
-        std::move(natsauth::KeyPair::FromSeed(seeds->seeds.system_user_seed).value()));
-    job.connection.user_jwt =
-        std::make_shared<pubsub::UserJwtCredentials>(pubsub::UserJwtCredentials{
-            *sys_jwt, [signer](std::string_view nonce) { return signer->Sign(nonce); }});
     job.operator_seed = seeds->seeds.operator_seed;
     job.desired = std::move(desired);
     job.keep = {pub.system_account, pub.auth_account};

@@ -9,6 +9,7 @@
 #include "switchboard/operator_controller/reconcilers.h"
 #include "switchboard/operator_logic/conditions.h"
 #include "switchboard/operator_logic/time_util.h"
+#include "switchboard/rules/refusal.h"
 #include "switchboard/rules/validate.h"
 #include "wake_table.h"
 
@@ -71,7 +72,9 @@ Result<Action> ServerReconciler::Reconcile(const std::string& key) {
   if (!report.ok()) {
     std::string msg;
     for (const auto& f : report.errors) msg += (msg.empty() ? "" : "; ") + f.ToString();
-    SB_RETURN_IF_ERROR(WriteServerReport(call, mine.Refused(call, reasons::kInvalidSpec, msg)));
+    const std::string_view reason =
+        rules::OnlySecretCollisions(report) ? reasons::kSecretConflict : reasons::kInvalidSpec;
+    SB_RETURN_IF_ERROR(WriteServerReport(call, mine.Refused(call, reason, msg)));
     return Action::Terminal();
   }
   return mine.Provision(call);

@@ -1,8 +1,10 @@
 #include "usage_collector.h"
 
+#include <ctime>
 #include <set>
 
 #include "backend_step.h"
+#include "operator_mode_connection.h"
 #include "provisioner.h"
 #include "switchboard/api/constants.h"
 #include "switchboard/api/metadata.h"
@@ -10,7 +12,9 @@
 #include "switchboard/common/log.h"
 #include "switchboard/operator_logic/callout.h"
 #include "switchboard/operator_logic/cluster_render.h"
+#include "switchboard/operator_logic/limits.h"
 #include "switchboard/operator_logic/objects.h"
+#include "switchboard/operator_logic/operator_mode_keys.h"
 #include "switchboard/operator_logic/render.h"
 #include "switchboard/operator_logic/secrets.h"
 
@@ -42,47 +46,114 @@ std::optional<std::string> SystemPassword(const ReconcileContext& ctx,
   return it->second;
 }
 
+// A server whose system user logs in with a password: the callout
+// Secret's switchboard-system (AuthCallout, one shared account) or the
+// system Secret (IncludeFile with spec.usage.systemUser).
+std::optional<UsageTarget> PasswordTargetOf(const ReconcileContext& ctx, const nlohmann::json& obj,
+                                            const api::NatsServerView& sv, CachedInputs& cached,
+                                            const std::string& ca_file) {
+  auto password = SystemPassword(ctx, sv);
+  if (!password) return std::nullopt;
+  UsageTarget t;
+  if (sv.auth_callout()) {
+    auto directory = logic::CollectDirectory(obj, cached.backends(), cached.Lookup());
+    if (!directory.ok()) return std::nullopt;
+    t.directory = logic::UsageDirectoryOf(*directory);
+    t.account = sv.callout_account();
+  } else {
+    auto collected = logic::CollectInstallations(obj, cached.backends(), cached.Lookup());
+    if (!collected.ok()) return std::nullopt;
+    t.directory = logic::UsageDirectoryOf(collected->input);
+    // The shared account of an IncludeFile server is the global one.
+    t.statz = t.directory.isolation == logic::Isolation::kAccounts;
+    t.account = t.statz ? "" : "$G";
+  }
+  t.connection.urls = sv.url();
+  t.connection.username = std::string(api::kCalloutSystemUsername);
+  t.connection.password = *password;
+  t.connection.ca_file = ca_file;
+  t.fingerprint = sv.url() + "|" + ca_file + "|" + logic::ConfigHash(*password);
+  return t;
+}
+
+// An AuthCallout server in NATS operator mode: the system user logs in
+// with its user JWT (the keys in the callout Secret), every account's
+// connections are listed, and each installation is its derived account.
+// nullopt while the keys cannot be read.
+std::optional<UsageTarget> OperatorModeTargetOf(const ReconcileContext& ctx,
+                                                const nlohmann::json& obj,
+                                                const api::NatsServerView& sv, CachedInputs& cached,
+                                                const std::string& ca_file,
+                                                logic::InstallationAccountCache* account_keys,
+                                                std::set<std::string, std::less<>>& signing_keys) {
+  kube::ObjectPtr secret = ctx.secrets->Get(sv.ns(), sv.callout_secret_name());
+  if (!secret) return std::nullopt;
+  auto data = logic::DecodeSecretData(*secret);
+  if (!data.ok()) return std::nullopt;
+  auto callout = logic::DecodeCalloutKeys(*data);
+  auto seeds = logic::DecodeOperatorModeSeeds(*data);
+  if (!callout.ok() || !seeds.ok()) return std::nullopt;
+  auto keys = logic::DecodeOperatorModeKeyPairs(*seeds, callout->issuer_seed);
+  if (!keys.ok()) return std::nullopt;
+  auto directory = logic::CollectDirectory(obj, cached.backends(), cached.Lookup());
+  if (!directory.ok()) return std::nullopt;
+  // The limits of the installations in the directory (as the account
+  // syncs push them: InstallationLimitsOf).
+  std::map<std::string, const nlohmann::json*> backend_by_key;
+  for (const nlohmann::json* b : cached.backends()) {
+    backend_by_key[api::NamespaceOf(*b) + "/" + api::NameOf(*b)] = b;
+  }
+  std::map<std::string, logic::InstallationLimits, std::less<>> limits;
+  for (const auto& [user, entry] : directory->by_user) {
+    const std::string key = entry.ns + "/" + entry.name;
+    if (auto b = backend_by_key.find(key); b != backend_by_key.end()) {
+      limits.emplace(key, logic::InstallationLimitsOf(api::BackendView(*b->second), sv));
+    }
+  }
+  signing_keys.insert(keys->installation_signing.public_key());
+  auto usage = logic::OperatorModeUsageDirectoryOf(*directory, keys->installation_signing, limits,
+                                                   account_keys);
+  if (!usage.ok()) return std::nullopt;
+  auto connection = OperatorModeSystemConnection(sv.url(), ca_file, *keys,
+                                                 static_cast<int64_t>(std::time(nullptr)));
+  if (!connection.ok()) return std::nullopt;
+  UsageTarget t;
+  t.directory = std::move(usage).value();
+  t.connection = std::move(connection).value();
+  t.account = "";  // every account's connections
+  t.statz = true;
+  // Public keys only: the JWT is issued anew each round.
+  t.fingerprint = sv.url() + "|" + ca_file + "|" + keys->system_account.public_key() + "|" +
+                  keys->system_user.public_key();
+  return t;
+}
+
 }  // namespace
 
-std::vector<UsageTarget> UsageTargetsOf(const ReconcileContext& ctx) {
+std::vector<UsageTarget> UsageTargetsOf(const ReconcileContext& ctx,
+                                        logic::InstallationAccountCache* account_keys) {
   std::vector<UsageTarget> out;
   CachedInputs cached(ctx);
+  std::set<std::string, std::less<>> signing_keys;
   for (const kube::ObjectPtr& obj : ctx.servers->List()) {
     const api::NatsServerView sv(*obj);
     if (api::IsDeleting(*obj)) continue;
     if (!sv.auth_callout() && !logic::UsageSystemUserOf(*obj)) continue;
-    // Operator mode (isolation: Accounts with AuthCallout) is not collected:
-    // its system user logs in with a user JWT, not the callout password,
-    // and its accounts are the installations' derived keys.
-    if (api::OperatorMode(sv)) continue;
-    auto password = SystemPassword(ctx, sv);
-    if (!password) continue;
-    UsageTarget t;
-    t.key = sv.ns() + "/" + sv.name();
-    if (sv.auth_callout()) {
-      auto directory = logic::CollectDirectory(*obj, cached.backends(), cached.Lookup());
-      if (!directory.ok()) continue;
-      t.directory = logic::UsageDirectoryOf(*directory);
-      t.account = sv.callout_account();
-    } else {
-      auto collected = logic::CollectInstallations(*obj, cached.backends(), cached.Lookup());
-      if (!collected.ok()) continue;
-      t.directory = logic::UsageDirectoryOf(collected->input);
-      // The shared account of an IncludeFile server is the global one.
-      t.statz = t.directory.isolation == logic::Isolation::kAccounts;
-      t.account = t.statz ? "" : "$G";
-    }
     auto ca = ReadCa(ctx, sv);
     const std::string ca_file = ca.ok() ? CaFileOf(ctx, sv, *ca) : "";
-    t.connection.urls = sv.url();
-    t.connection.username = std::string(api::kCalloutSystemUsername);
-    t.connection.password = *password;
-    t.connection.ca_file = ca_file;
-    t.connection.name = "switchboard-operator-usage";
-    t.connection.connect_timeout = ctx.probe_timeout;
-    t.fingerprint = sv.url() + "|" + ca_file + "|" + logic::ConfigHash(*password);
-    out.push_back(std::move(t));
+    std::optional<UsageTarget> target;
+    if (api::OperatorMode(sv)) {
+      target = OperatorModeTargetOf(ctx, *obj, sv, cached, ca_file, account_keys, signing_keys);
+    } else {
+      target = PasswordTargetOf(ctx, *obj, sv, cached, ca_file);
+    }
+    if (!target) continue;
+    target->key = sv.ns() + "/" + sv.name();
+    target->connection.name = "switchboard-operator-usage";
+    target->connection.connect_timeout = ctx.probe_timeout;
+    out.push_back(std::move(*target));
   }
+  if (account_keys) account_keys->Retain(signing_keys);
   return out;
 }
 

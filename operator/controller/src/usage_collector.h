@@ -3,8 +3,9 @@
 // (the authorizer exists only in AuthCallout mode, runs as several
 // replicas, and would each collect the same). Every
 // operator_logic::kUsageInterval, for every NatsServer whose system user
-// it knows (AuthCallout: the callout Secret's switchboard-system;
-// IncludeFile: the system Secret the render adds a user for), one round:
+// it knows (AuthCallout: the callout Secret's switchboard-system, in NATS
+// operator mode its user JWT from the keys there; IncludeFile: the system
+// Secret the render adds a user for), one round:
 // UsageSource asks, operator_logic::UsageLedger folds, UsageMetrics
 // exports, and each PubSubBackend's status.connections is written when it
 // changed (operator_logic::ShouldWriteConnections).
@@ -47,8 +48,11 @@ struct UsageTarget {
 };
 
 // The targets the caches describe now: every NatsServer whose system
-// user's password the operator can read.
-std::vector<UsageTarget> UsageTargetsOf(const ReconcileContext& ctx);
+// user's password (in operator mode: keys) the operator can read.
+// `account_keys` (operator mode's derived installation accounts) is kept
+// by the caller between calls; nullptr derives every key again.
+std::vector<UsageTarget> UsageTargetsOf(const ReconcileContext& ctx,
+                                        operator_logic::InstallationAccountCache* account_keys);
 
 class UsageCollector {
  public:

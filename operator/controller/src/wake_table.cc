@@ -184,7 +184,11 @@ void RefusedSet::Observe(const CacheEvent& e) {
   bool refused = false;
   if (e.after) {
     auto ready = ReadyOf(*e.after);
-    refused = ready && ready->status == "False" && ready->reason == reasons::kInvalidSpec;
+    // The rules' refusals: InvalidSpec, and SecretConflict for a Secret
+    // name another object claims (also a Secret that is not ours, which a
+    // wake costs one reconcile more).
+    refused = ready && ready->status == "False" &&
+              (ready->reason == reasons::kInvalidSpec || ready->reason == reasons::kSecretConflict);
   }
   std::lock_guard lock(mu_);
   if (refused) {

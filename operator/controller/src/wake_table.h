@@ -83,13 +83,14 @@ std::vector<std::string> OwnerServer(const CacheEvent& e, const WakeLookup& l);
 std::vector<std::string> BackendsAwaitingConfig(const CacheEvent& e, const WakeLookup& l);
 // PubSubBackend or NatsServer -> PubSubBackend: when an object appears,
 // goes, or changes what it claims, the other backends the shared rules
-// refused (Ready=False InvalidSpec; WakeLookup::refused_backends): a
+// refused (Ready=False InvalidSpec or SecretConflict;
+// WakeLookup::refused_backends): a
 // prefix, user name or Secret name the changed object held may be theirs
 // now.
 std::vector<std::string> RefusedBackends(const CacheEvent& e, const WakeLookup& l);
 // PubSubBackend or NatsServer -> NatsServer: the same for the servers the
-// shared rules refused (a config or callout Secret name another object
-// held).
+// shared rules refused (a config, callout or usage system Secret name
+// another object held).
 std::vector<std::string> RefusedServers(const CacheEvent& e, const WakeLookup& l);
 
 // The keys of those of `backends` bound to `server` (a
@@ -100,7 +101,7 @@ std::vector<std::string> BackendsBoundTo(const std::string& server,
                                          bool only_waiting);
 
 // The objects of one kind the shared rules refused (Ready=False
-// InvalidSpec), kept from that kind's cache events, so RefusedBackends and
+// InvalidSpec, or SecretConflict), kept from that kind's cache events, so RefusedBackends and
 // RefusedServers read one set rather than every object's status.
 // Thread-safe.
 class RefusedSet {

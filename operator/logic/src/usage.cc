@@ -6,6 +6,7 @@
 #include "switchboard/api/constants.h"
 #include "switchboard/operator_logic/callout.h"
 #include "switchboard/operator_logic/credentials.h"
+#include "switchboard/operator_logic/operator_mode_keys.h"
 
 namespace switchboard::operator_logic {
 
@@ -34,6 +35,24 @@ std::pair<int64_t, int64_t> MsgsBytes(const json& o, const char* key) {
   auto it = o.find(key);
   if (it == o.end() || !it->is_object()) return {0, 0};
   return {Int(*it, "msgs"), Int(*it, "bytes")};
+}
+
+// STATZ's {"msgs":N,"bytes":N,"routes":{...},"gateways":{...},"leafs":{...}}
+// (nats-server 2.10+) less what crossed routes, gateways and leaf nodes:
+// what the account's client connections on that server sent or received.
+// A message published on one server and delivered on another is then
+// counted once in and once out, not again on each server it crossed.
+// nats-server 2.9 has no breakdown: there the totals are taken as they are.
+std::pair<int64_t, int64_t> ClientMsgsBytes(const json& o, const char* key) {
+  auto [msgs, bytes] = MsgsBytes(o, key);
+  auto it = o.find(key);
+  if (it == o.end() || !it->is_object()) return {msgs, bytes};
+  for (const char* link : {"routes", "gateways", "leafs"}) {
+    auto [m, b] = MsgsBytes(*it, link);
+    msgs -= m;
+    bytes -= b;
+  }
+  return {std::max<int64_t>(msgs, 0), std::max<int64_t>(bytes, 0)};
 }
 
 // The answering server's id and name from a reply's "server" object.
@@ -67,17 +86,8 @@ Traffic& Traffic::operator+=(const Traffic& o) {
   return *this;
 }
 
-std::string UsageSystemSecretName(std::string_view server_name) {
-  return std::string(server_name) + "-switchboard-system";
-}
-
 bool UsageSystemUserOf(const json& server) {
-  const json* spec = server.is_object() && server.contains("spec") ? &server["spec"] : nullptr;
-  if (spec == nullptr || !spec->is_object() || !spec->contains("usage")) return false;
-  const json& usage = (*spec)["usage"];
-  if (!usage.is_object()) return false;
-  auto it = usage.find("systemUser");
-  return it != usage.end() && it->is_boolean() && it->get<bool>();
+  return server.is_object() && api::UsageSystemUser(api::NatsServerView(server));
 }
 
 namespace {
@@ -258,9 +268,10 @@ Result<std::vector<AccountStat>> ParseAccountStatz(std::string_view body) {
     s.server_name = name;
     s.account = a["acc"].get<std::string>();
     s.connections = Int(a, "conns");
-    // The server's view: it sent to the clients (out), received from them (in).
-    auto [sent_msgs, sent_bytes] = MsgsBytes(a, "sent");
-    auto [recv_msgs, recv_bytes] = MsgsBytes(a, "received");
+    // The server's view: it sent to the clients (out), received from them
+    // (in); the account's traffic over routes, gateways and leaf nodes left out.
+    auto [sent_msgs, sent_bytes] = ClientMsgsBytes(a, "sent");
+    auto [recv_msgs, recv_bytes] = ClientMsgsBytes(a, "received");
     s.traffic = {recv_msgs, sent_msgs, recv_bytes, sent_bytes};
     s.slow_consumers = Int(a, "slow_consumers");
     out.push_back(std::move(s));
@@ -290,6 +301,61 @@ UsageDirectory UsageDirectoryOf(const Directory& callout) {
     const std::string key = entry.ns() + "/" + entry.name();
     d.installations.insert(key);
     d.by_user.emplace(user, key);
+  }
+  return d;
+}
+
+Result<std::string> InstallationAccountCache::Of(const natsauth::KeyPair& signing,
+                                                 std::string_view ns, std::string_view name) {
+  auto& under = by_signing_[signing.public_key()];
+  std::string key = std::string(ns) + "/" + std::string(name);
+  auto it = under.find(key);
+  if (it == under.end()) {
+    auto account = InstallationAccountKey(signing, ns, name);
+    if (!account.ok()) return account.status();
+    it = under.emplace(std::move(key), Entry{account->public_key(), false}).first;
+  }
+  it->second.asked = true;
+  return it->second.account;
+}
+
+void InstallationAccountCache::Retain(const std::set<std::string, std::less<>>& signing_keys) {
+  std::erase_if(by_signing_, [&](const auto& e) { return !signing_keys.count(e.first); });
+  for (auto& [signing, under] : by_signing_) {
+    std::erase_if(under, [](const auto& e) { return !e.second.asked; });
+    for (auto& [key, entry] : under) entry.asked = false;
+  }
+}
+
+size_t InstallationAccountCache::size() const {
+  size_t n = 0;
+  for (const auto& [signing, under] : by_signing_) n += under.size();
+  return n;
+}
+
+Result<UsageDirectory> OperatorModeUsageDirectoryOf(
+    const Directory& callout, const natsauth::KeyPair& installation_signing,
+    const std::map<std::string, InstallationLimits, std::less<>>& limits,
+    InstallationAccountCache* cache) {
+  UsageDirectory d;
+  d.isolation = Isolation::kAccounts;
+  for (const auto& [user, entry] : callout.by_user) {
+    const std::string key = entry.ns + "/" + entry.name;
+    std::string account;
+    if (cache) {
+      auto cached = cache->Of(installation_signing, entry.ns, entry.name);
+      if (!cached.ok()) return cached.status();
+      account = std::move(cached).value();
+    } else {
+      auto derived = InstallationAccountKey(installation_signing, entry.ns, entry.name);
+      if (!derived.ok()) return derived.status();
+      account = derived->public_key();
+    }
+    d.installations.insert(key);
+    d.by_account.emplace(account, key);
+    if (auto l = limits.find(key); l != limits.end() && !l->second.empty()) {
+      d.limits.emplace(key, l->second);
+    }
   }
   return d;
 }

@@ -253,7 +253,9 @@ TEST_F(CalloutE2E, ACalloutSecretNameAnotherObjectClaimsIsReported) {
       },
       30s))
       << server.dump(2);
-  EXPECT_EQ(ConditionReason(server, "Ready"), "False/InvalidSpec") << server.dump(2);
+  // A Secret name another object claims: SecretConflict, as for a Secret
+  // that is not Switchboard's.
+  EXPECT_EQ(ConditionReason(server, "Ready"), "False/SecretConflict") << server.dump(2);
   const json* ready = Condition(server, "Ready");
   ASSERT_NE(ready, nullptr);
   EXPECT_THAT(ready->value("message", ""),
@@ -263,7 +265,7 @@ TEST_F(CalloutE2E, ACalloutSecretNameAnotherObjectClaimsIsReported) {
       << Get("secret", srv_ns, "shared-auth-callout").dump(2);
   auto events = Kubectl({"get", "events", "-n", srv_ns, "--field-selector",
                          "involvedObject.name=shared", "-o", "json"});
-  EXPECT_NE(events.out.find("InvalidSpec"), std::string::npos) << events.out;
+  EXPECT_NE(events.out.find("SecretConflict"), std::string::npos) << events.out;
 
   // The fix the message names: another name for the callout Secret.
   Apply(NatsServerYaml(srv_ns, "shared", "nats://127.0.0.1:1", {a_ns}) +
@@ -293,7 +295,7 @@ TEST_F(CalloutE2E, ARefusedServerIsProvisionedWhenTheClaimGoes) {
   ASSERT_TRUE(testing::WaitFor(
       [&] {
         server = Get("natsserver", srv_ns, "shared");
-        return ConditionReason(server, "Ready") == "False/InvalidSpec";
+        return ConditionReason(server, "Ready") == "False/SecretConflict";
       },
       30s))
       << server.dump(2);

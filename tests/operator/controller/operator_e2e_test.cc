@@ -334,6 +334,44 @@ TEST_F(OperatorE2E, InvalidObjectsAreReportedInStatus) {
       << Get("psb", a_ns, "taken").dump(2);
   EXPECT_EQ(SecretData(a_ns, "taken-pubsub-env"),
             (std::map<std::string, std::string>{{"keep", "me"}}));
+
+  // A NatsServer whose usage system Secret (spec.usage.systemUser) another
+  // object names for Switchboard to write: the rules refuse it and the
+  // operator reports SecretConflict naming the field, writing nothing. The
+  // holder's server does not exist, so it writes nothing either.
+  Apply(BackendYaml(srv_ns, "holder", srv_ns, "nope", "hatchet.holder") +
+        "  output: {secretName: usage-switchboard-system}\n");
+  ASSERT_TRUE(WaitReady(srv_ns, "holder", "False", "ServerNotFound"))
+      << Get("psb", srv_ns, "holder").dump(2);
+  Apply(NatsServerYaml(srv_ns, "usage", "nats://127.0.0.1:1", {a_ns}) +
+        "  usage: {systemUser: true}\n");
+  json usage;
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        usage = Get("natsserver", srv_ns, "usage");
+        return ReadyReason(usage) == "SecretConflict";
+      },
+      30s))
+      << usage.dump(2);
+  EXPECT_EQ(ReadyStatus(usage), "False");
+  std::string message;
+  for (const auto& c : usage["status"].value("conditions", json::array())) {
+    if (c.value("type", "") == "Ready") message = c.value("message", "");
+  }
+  EXPECT_NE(message.find("spec.usage.systemUser"), std::string::npos) << message;
+  EXPECT_NE(message.find("PubSubBackend " + srv_ns + "/holder"), std::string::npos) << message;
+  EXPECT_TRUE(Get("secret", srv_ns, "usage-switchboard-system").is_null());
+  // The claim goes: the server is provisioned with no change of its own,
+  // its system Secret written.
+  Kubectl({"delete", "psb", "-n", srv_ns, "holder", "--timeout=30s"});
+  ASSERT_TRUE(testing::WaitFor(
+      [&] {
+        usage = Get("natsserver", srv_ns, "usage");
+        return ReadyReason(usage) == "ConfigRendered";
+      },
+      30s))
+      << usage.dump(2);
+  EXPECT_FALSE(SecretData(srv_ns, "usage-switchboard-system")["password"].empty());
 }
 
 // Limits per installation, through the operator: the server's defaults

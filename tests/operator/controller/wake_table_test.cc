@@ -271,6 +271,12 @@ TEST(WakeTable, RefusedSetFollowsTheReadyReason) {
   s.Observe(Update(ready, refused));
   s.Observe(Delete(refused));
   EXPECT_EQ(s.Keys(), Keys{});
+  // A Secret name another object claims is refused as SecretConflict.
+  json conflict = WithReady(b, "False", "SecretConflict");
+  s.Observe(Add(conflict));
+  EXPECT_EQ(s.Keys(), Keys{"a/b"});
+  s.Observe(Update(conflict, WithReady(b, "False", "ServerUnreachable")));
+  EXPECT_EQ(s.Keys(), Keys{});
 }
 
 TEST(WakeTable, EveryRowHasAMapFunctionAndAReason) {

@@ -4,7 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "switchboard/operator_logic/callout.h"
 #include "switchboard/operator_logic/credentials.h"
+#include "switchboard/operator_logic/operator_mode_keys.h"
 
 namespace switchboard::operator_logic {
 namespace {
@@ -120,6 +122,30 @@ TEST(ParseAccountStatz, ReceivedIsWhatTheClientsPublished) {
   EXPECT_FALSE(ParseAccountStatz(R"json({"error":{"description":"x"}})json").ok());
 }
 
+// nats-server 2.10+ (2.15 wrote this, trimmed, in three routed servers):
+// the account's totals include what crossed the routes, and say how much.
+// Only the clients' part counts: 10 published on s1 and delivered to one
+// subscriber on each of three servers are 10 in, 30 out over the cluster.
+TEST(ParseAccountStatz, WhatCrossedRoutesIsLeftOut) {
+  constexpr const char* kS1 = R"json({"server":{"name":"s1","id":"N1"},"data":{"server_id":"N1",
+    "account_statz":[{"acc":"AAI","name":"team/a","conns":1,
+    "sent":{"msgs":30,"bytes":150,"gateways":{"msgs":0,"bytes":0},"routes":{"msgs":20,"bytes":100},"leafs":{"msgs":0,"bytes":0}},
+    "received":{"msgs":10,"bytes":50,"gateways":{"msgs":0,"bytes":0},"routes":{"msgs":0,"bytes":0},"leafs":{"msgs":0,"bytes":0}},
+    "slow_consumers":0}]}})json";
+  constexpr const char* kS2 = R"json({"server":{"name":"s2","id":"N2"},"data":{"server_id":"N2",
+    "account_statz":[{"acc":"AAI","name":"team/a","conns":1,
+    "sent":{"msgs":10,"bytes":50,"gateways":{"msgs":0,"bytes":0},"routes":{"msgs":0,"bytes":0},"leafs":{"msgs":0,"bytes":0}},
+    "received":{"msgs":10,"bytes":50,"gateways":{"msgs":0,"bytes":0},"routes":{"msgs":10,"bytes":50},"leafs":{"msgs":0,"bytes":0}},
+    "slow_consumers":0}]}})json";
+  auto s1 = ParseAccountStatz(kS1);
+  auto s2 = ParseAccountStatz(kS2);
+  ASSERT_TRUE(s1.ok() && s2.ok());
+  ASSERT_EQ(s1->size(), 1u);
+  ASSERT_EQ(s2->size(), 1u);
+  EXPECT_EQ((*s1)[0].traffic, (Traffic{10, 10, 50, 50}));
+  EXPECT_EQ((*s2)[0].traffic, (Traffic{0, 10, 0, 50}));
+}
+
 TEST(InstallationOf, ByUserOrByAccount) {
   UsageDirectory d;
   d.by_user = {{"a-user", "ns/a"}, {"a-user-r1", "ns/a"}, {"b-user", "ns/b"}};
@@ -168,6 +194,64 @@ UsageDirectory Shared() {
 
 // Steps of rounds in a shared account: the totals follow the connections
 // through reconnects, events and silent servers, and never go down.
+// Operator mode: each installation is its derived account, the key the
+// operator pushes and the authorizer places users in.
+TEST(OperatorModeUsageDirectoryOf, EachInstallationIsItsDerivedAccount) {
+  auto signing = natsauth::KeyPair::Generate(natsauth::KeyType::kAccount).value();
+  Directory callout;
+  callout.by_user.emplace("a-user", DirectoryEntry{.ns = "ns", .name = "a", .username = "a-user"});
+  callout.by_user.emplace("b-user", DirectoryEntry{.ns = "ns", .name = "b", .username = "b-user"});
+  auto d = OperatorModeUsageDirectoryOf(callout, signing,
+                                        {{"ns/a", {.max_connections = 5}}, {"ns/b", {}}});
+  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  EXPECT_EQ(d->isolation, Isolation::kAccounts);
+  EXPECT_EQ(d->installations, (std::set<std::string, std::less<>>{"ns/a", "ns/b"}));
+  const std::string a = InstallationAccountKey(signing, "ns", "a").value().public_key();
+  const std::string b = InstallationAccountKey(signing, "ns", "b").value().public_key();
+  ASSERT_NE(a, b);
+  ASSERT_NE(InstallationOf(*d, a, "a-user#0"), nullptr);
+  EXPECT_EQ(*InstallationOf(*d, a, "a-user#0"), "ns/a");
+  ASSERT_NE(InstallationOf(*d, b, ""), nullptr);
+  EXPECT_EQ(*InstallationOf(*d, b, ""), "ns/b");
+  // The user name says nothing here: another account's connection is not
+  // a's, whatever its user.
+  EXPECT_EQ(InstallationOf(*d, "$G", "a-user"), nullptr);
+  EXPECT_EQ(InstallationOf(*d, "ns/a", "a-user"), nullptr);
+  // Only limits that exist are kept.
+  ASSERT_EQ(d->limits.size(), 1u);
+  EXPECT_EQ(d->limits.at("ns/a").max_connections, 5);
+  // Another signing key: other accounts.
+  auto other = natsauth::KeyPair::Generate(natsauth::KeyType::kAccount).value();
+  auto d2 = OperatorModeUsageDirectoryOf(callout, other, {});
+  ASSERT_TRUE(d2.ok());
+  EXPECT_EQ(InstallationOf(*d2, a, ""), nullptr);
+}
+
+// The cache gives the derivation's keys, keeps what was asked for since
+// the last Retain, and drops what a directory no longer has.
+TEST(InstallationAccountCache, RemembersOnlyWhatIsStillAskedFor) {
+  auto signing = natsauth::KeyPair::Generate(natsauth::KeyType::kAccount).value();
+  auto other = natsauth::KeyPair::Generate(natsauth::KeyType::kAccount).value();
+  Directory callout;
+  callout.by_user.emplace("a-user", DirectoryEntry{.ns = "ns", .name = "a", .username = "a-user"});
+  callout.by_user.emplace("b-user", DirectoryEntry{.ns = "ns", .name = "b", .username = "b-user"});
+  InstallationAccountCache cache;
+  auto d = OperatorModeUsageDirectoryOf(callout, signing, {}, &cache);
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ(d->by_account, OperatorModeUsageDirectoryOf(callout, signing, {}).value().by_account);
+  EXPECT_EQ(cache.size(), 2u);
+  ASSERT_TRUE(cache.Of(other, "ns", "a").ok());
+  EXPECT_EQ(cache.Of(other, "ns", "a").value(),
+            InstallationAccountKey(other, "ns", "a").value().public_key());
+  cache.Retain({signing.public_key(), other.public_key()});
+  EXPECT_EQ(cache.size(), 3u);
+  // b is gone from the directory; the other signing key is no server's now.
+  callout.by_user.erase("b-user");
+  ASSERT_TRUE(OperatorModeUsageDirectoryOf(callout, signing, {}, &cache).ok());
+  cache.Retain({signing.public_key()});
+  EXPECT_EQ(cache.size(), 1u);
+}
+
 TEST(UsageLedger, SharedAccountTotalsSurviveReconnects) {
   struct Step {
     const char* what;

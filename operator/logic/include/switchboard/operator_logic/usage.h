@@ -18,7 +18,9 @@
 //    for its global account ($G; 2.15 does), so a connection that is gone
 //    from CONNZ without an event is folded in at its last sampled counters.
 //  - $SYS.REQ.ACCOUNT.PING.STATZ (Accounts): each account's counters on
-//    each server, kept across reconnects (reset when that server restarts).
+//    each server, kept across reconnects (reset when that server restarts);
+//    2.10+ also says which part crossed routes (checked against 2.15 in
+//    three routed servers in usage_operator_mode_nats_test).
 #pragma once
 
 #include <chrono>
@@ -32,7 +34,9 @@
 #include <utility>
 #include <vector>
 
+#include "switchboard/api/usage.h"
 #include "switchboard/common/status.h"
+#include "switchboard/natsauth/nkey.h"
 #include "switchboard/operator_logic/env.h"
 #include "switchboard/operator_logic/limits.h"
 #include "switchboard/operator_logic/render.h"
@@ -53,13 +57,14 @@ inline constexpr int kConnzPageSize = 1024;
 // IncludeFile mode: the Secret (owned by the NatsServer, in its
 // namespace) with the password of the system user the render adds
 // (api::kCalloutSystemUsername in account api::kCalloutSystemAccount, as
-// AuthCallout's static config has them): "<server>-switchboard-system",
-// keys "password" (the collector's) and "bcrypt" (the file's).
-std::string UsageSystemSecretName(std::string_view server_name);
+// AuthCallout's static config has them): api::UsageSystemSecretName,
+// "<server>-switchboard-system", keys "password" (the collector's) and
+// "bcrypt" (the file's).
+using api::UsageSystemSecretName;
 inline constexpr std::string_view kUsageSystemPasswordKey = "password";
 inline constexpr std::string_view kUsageSystemBcryptKey = "bcrypt";
 
-// spec.usage.systemUser of a NatsServer (default false).
+// spec.usage.systemUser of a NatsServer (default false): api::UsageSystemUser.
 bool UsageSystemUserOf(const nlohmann::json& server);
 
 // The include file with the system account: api::kCalloutSystemAccount
@@ -149,7 +154,13 @@ struct AccountStat {
   Traffic traffic;  // since the server started
   int64_t slow_consumers = 0;
 };
-// One server's STATZ reply, one entry per account it reports.
+// One server's STATZ reply, one entry per account it reports. Traffic is
+// the account's client connections' on that server: nats-server 2.10+
+// counts what crossed routes, gateways and leaf nodes into the account's
+// totals too and says how much; that part is left out, so a message is
+// counted where it was published and where it was delivered, once each
+// (2.9 says nothing of it: a cluster of 2.9 servers counts it again on
+// each server it crossed).
 Result<std::vector<AccountStat>> ParseAccountStatz(std::string_view body);
 
 // Which installation a connection is. "<namespace>/<name>".
@@ -175,6 +186,44 @@ UsageDirectory UsageDirectoryOf(const RenderInput& rendered);
 // Of an AuthCallout server (one shared account): the authorizer's
 // directory, by user name.
 UsageDirectory UsageDirectoryOf(const Directory& callout);
+
+// The installations' derived account keys (InstallationAccountKey),
+// remembered: a derivation generates a key pair, seconds of CPU at 10,000
+// installations every round (BENCHMARKS.md), while what it derives from
+// (the signing key, namespace/name) rarely changes. Memory is a cache: a
+// new one derives again. Not thread-safe: one owner (the collector).
+class InstallationAccountCache {
+ public:
+  // The public account key of installation ns/name under `signing`.
+  Result<std::string> Of(const natsauth::KeyPair& signing, std::string_view ns,
+                         std::string_view name);
+  // Drops what was derived with a signing key not in `signing_keys`
+  // (public keys), and under each kept key the installations a directory
+  // build did not ask for since the last Retain.
+  void Retain(const std::set<std::string, std::less<>>& signing_keys);
+  size_t size() const;
+
+ private:
+  struct Entry {
+    std::string account;
+    bool asked = false;
+  };
+  // signing public key -> "<ns>/<name>" -> entry
+  std::map<std::string, std::map<std::string, Entry, std::less<>>, std::less<>> by_signing_;
+};
+
+// Of an AuthCallout server in NATS operator mode (isolation: Accounts):
+// each installation of the authorizer's directory by its account, the key
+// derived from the installation signing key (InstallationAccountKey: the
+// key the operator pushes the account under and the authorizer places the
+// installation's users in), with `limits` ("<namespace>/<name>" ->
+// EffectiveLimits; installations without any are left out of them).
+// An error only when a key cannot be derived. With `cache`, keys derived
+// before are taken from it.
+Result<UsageDirectory> OperatorModeUsageDirectoryOf(
+    const Directory& callout, const natsauth::KeyPair& installation_signing,
+    const std::map<std::string, InstallationLimits, std::less<>>& limits,
+    InstallationAccountCache* cache = nullptr);
 
 // The installation `account`/`user` belongs to, or nullptr.
 const std::string* InstallationOf(const UsageDirectory& directory, std::string_view account,
