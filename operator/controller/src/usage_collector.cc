@@ -105,7 +105,7 @@ std::optional<UsageTarget> OperatorModeTargetOf(const ReconcileContext& ctx,
   }
   std::map<std::string, logic::InstallationLimits, std::less<>> limits;
   for (const auto& [user, entry] : directory->by_user) {
-    const std::string key = entry.ns + "/" + entry.name;
+    const std::string key = entry.ns() + "/" + entry.name();
     if (auto b = backend_by_key.find(key); b != backend_by_key.end()) {
       limits.emplace(key, logic::InstallationLimitsOf(api::BackendView(*b->second), sv));
     }

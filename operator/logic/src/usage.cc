@@ -340,14 +340,14 @@ Result<UsageDirectory> OperatorModeUsageDirectoryOf(
   UsageDirectory d;
   d.isolation = Isolation::kAccounts;
   for (const auto& [user, entry] : callout.by_user) {
-    const std::string key = entry.ns + "/" + entry.name;
+    const std::string key = entry.ns() + "/" + entry.name();
     std::string account;
     if (cache) {
-      auto cached = cache->Of(installation_signing, entry.ns, entry.name);
+      auto cached = cache->Of(installation_signing, entry.ns(), entry.name());
       if (!cached.ok()) return cached.status();
       account = std::move(cached).value();
     } else {
-      auto derived = InstallationAccountKey(installation_signing, entry.ns, entry.name);
+      auto derived = InstallationAccountKey(installation_signing, entry.ns(), entry.name());
       if (!derived.ok()) return derived.status();
       account = derived->public_key();
     }

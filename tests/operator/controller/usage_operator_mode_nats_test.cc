@@ -33,6 +33,7 @@
 #include "switchboard/operator_logic/usage.h"
 #include "switchboard/pubsub/nats_client.h"
 #include "switchboard/testing/callout_responder.h"
+#include "switchboard/testing/directory.h"
 #include "switchboard/testing/nats_client.h"
 #include "switchboard/testing/nats_cluster.h"
 #include "switchboard/testing/tool_path.h"
@@ -113,17 +114,17 @@ class UsageOperatorModeNatsTest : public testing::NatsLibraryTest {
     // Two installations, team/a and team/b, on one subject prefix: only
     // their accounts wall them off.
     for (const char* name : {"a", "b"}) {
-      logic::DirectoryEntry e{.ns = "team",
-                              .name = name,
-                              .username = std::string(name) + "-user",
-                              .subject_prefix = "hatchet.same"};
-      e.passwords.push_back({.password = std::string("pw-") + name, .generation = 0});
-      directory_.by_user.emplace(e.username, e);
+      logic::CredentialState state;
+      state.current = {.username = std::string(name) + "-user",
+                       .password = std::string("pw-") + name,
+                       .bcrypt = ""};
+      directory_.Add(
+          switchboard::testing::DirectoryEntryOf("team", name, "hatchet.same", std::move(state)));
     }
     directory_.server_ns = "nats";
     directory_.server_name = "main";
     for (const auto& [user, entry] : directory_.by_user) {
-      ASSERT_NO_FATAL_FAILURE(PushAccount(entry.ns, entry.name));
+      ASSERT_NO_FATAL_FAILURE(PushAccount(entry.ns(), entry.name()));
     }
 
     // The authorizer: its own answer code and operator-mode signer, as

@@ -7,6 +7,7 @@
 #include "switchboard/operator_logic/callout.h"
 #include "switchboard/operator_logic/credentials.h"
 #include "switchboard/operator_logic/operator_mode_keys.h"
+#include "switchboard/testing/directory.h"
 
 namespace switchboard::operator_logic {
 namespace {
@@ -199,8 +200,12 @@ UsageDirectory Shared() {
 TEST(OperatorModeUsageDirectoryOf, EachInstallationIsItsDerivedAccount) {
   auto signing = natsauth::KeyPair::Generate(natsauth::KeyType::kAccount).value();
   Directory callout;
-  callout.by_user.emplace("a-user", DirectoryEntry{.ns = "ns", .name = "a", .username = "a-user"});
-  callout.by_user.emplace("b-user", DirectoryEntry{.ns = "ns", .name = "b", .username = "b-user"});
+  for (const char* name : {"a", "b"}) {
+    CredentialState state;
+    state.current.username = std::string(name) + "-user";
+    callout.Add(switchboard::testing::DirectoryEntryOf("ns", name, "hatchet." + std::string(name),
+                                                       std::move(state)));
+  }
   auto d = OperatorModeUsageDirectoryOf(callout, signing,
                                         {{"ns/a", {.max_connections = 5}}, {"ns/b", {}}});
   ASSERT_TRUE(d.ok()) << d.status().ToString();
@@ -233,8 +238,12 @@ TEST(InstallationAccountCache, RemembersOnlyWhatIsStillAskedFor) {
   auto signing = natsauth::KeyPair::Generate(natsauth::KeyType::kAccount).value();
   auto other = natsauth::KeyPair::Generate(natsauth::KeyType::kAccount).value();
   Directory callout;
-  callout.by_user.emplace("a-user", DirectoryEntry{.ns = "ns", .name = "a", .username = "a-user"});
-  callout.by_user.emplace("b-user", DirectoryEntry{.ns = "ns", .name = "b", .username = "b-user"});
+  for (const char* name : {"a", "b"}) {
+    CredentialState state;
+    state.current.username = std::string(name) + "-user";
+    callout.Add(switchboard::testing::DirectoryEntryOf("ns", name, "hatchet." + std::string(name),
+                                                       std::move(state)));
+  }
   InstallationAccountCache cache;
   auto d = OperatorModeUsageDirectoryOf(callout, signing, {}, &cache);
   ASSERT_TRUE(d.ok());
