@@ -261,6 +261,11 @@ Result<Action> OperatorModeProvisioner::Provision(const ServerCall& call) {
     job.connection.user_jwt =
         std::make_shared<pubsub::UserJwtCredentials>(pubsub::UserJwtCredentials{
             *sys_jwt, [signer](std::string_view nonce) { return signer->Sign(nonce); }});
+    job.lookups_connection = job.connection;
+    job.lookups_connection.name = "switchboard-operator-lookups";
+    job.lookups_connection.reconnect_wait = logic::timing::kAccountLookupsReconnect;
+    job.lookups_fingerprint = logic::ConfigHash(sv.url() + "|" + ca_file + "|" + pub.operator_key +
+                                                "|" + pub.system_account);
     job.operator_seed = seeds->seeds.operator_seed;
     job.desired = std::move(desired);
     job.keep = {pub.system_account, pub.auth_account};
