@@ -8,6 +8,7 @@
 #include "switchboard/authorizer/answer.h"
 #include "switchboard/authorizer/connz.h"
 #include "switchboard/authorizer/members.h"
+#include "switchboard/authorizer/operator_mode.h"
 #include "switchboard/common/log.h"
 
 namespace switchboard::authorizer {
@@ -429,8 +430,13 @@ void ServerSession::Answer(const Request& r) {
 
 Status ServerSession::Sweep() {
   auto served = this->served();
-  auto replies = system_->RequestAll(PingConnzSubject(), ConnzRequest(served->account, 0),
-                                     options_.gather_wait);
+  // Operator mode: the installations' connections are in their own
+  // accounts, so every account's connections are listed (the system user
+  // sees them all) and judged by account.
+  const std::shared_ptr<const OperatorMode> mode = served->operator_mode;
+  const std::string account = mode ? std::string() : served->account;
+  auto replies =
+      system_->RequestAll(PingConnzSubject(), ConnzRequest(account, 0), options_.gather_wait);
   if (!replies.ok()) return replies.status().Annotate("CONNZ");
   if (replies->empty()) return Status::Unavailable("no server answered " + PingConnzSubject());
   std::vector<logic::LiveConnection> live;
@@ -444,17 +450,37 @@ Status ServerSession::Sweep() {
       for (auto& c : page->connections) live.push_back(std::move(c));
       offset += static_cast<int64_t>(got);
       if (got == 0 || offset >= page->total) break;
-      auto next = system_->Request(ServerConnzSubject(id),
-                                   ConnzRequest(served->account, static_cast<int>(offset)),
-                                   options_.connect_timeout);
+      auto next =
+          system_->Request(ServerConnzSubject(id), ConnzRequest(account, static_cast<int>(offset)),
+                           options_.connect_timeout);
       if (!next.ok()) return next.status().Annotate("CONNZ of " + id);
       page = ParseConnzReply(*next);
       if (!page.ok()) return page.status();
     }
   }
   const logic::Time now = options_.clock();
-  std::vector<logic::LiveConnection> close =
-      logic::ConnectionsToClose(*served->directory, live, now);
+  std::vector<logic::LiveConnection> close;
+  if (mode) {
+    if (account_keys_of_ != mode) {
+      account_keys_.clear();
+      account_keys_of_ = mode;
+    }
+    std::map<std::string, std::string> accounts;  // account key -> user name
+    for (const auto& [user, entry] : served->directory->by_user) {
+      const std::string installation = entry.ns() + "/" + entry.name();
+      auto known = account_keys_.find(installation);
+      if (known == account_keys_.end()) {
+        auto key = logic::InstallationAccountKey(mode->keys.installation_signing, entry.ns(),
+                                                 entry.name());
+        if (!key.ok()) continue;
+        known = account_keys_.emplace(installation, key->public_key()).first;
+      }
+      accounts.emplace(known->second, user);
+    }
+    close = logic::ConnectionsToCloseByAccount(*served->directory, accounts, live, now);
+  } else {
+    close = logic::ConnectionsToClose(*served->directory, live, now);
+  }
   std::map<std::pair<std::string, uint64_t>, logic::Time> suspects;
   std::vector<logic::LiveConnection> kick;
   for (auto& c : close) {

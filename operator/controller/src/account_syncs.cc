@@ -2,6 +2,7 @@
 
 #include <ctime>
 #include <nlohmann/json.hpp>
+#include <utility>
 
 #include "switchboard/common/log.h"
 #include "switchboard/natsauth/nkey.h"
@@ -59,12 +60,61 @@ AccountSyncs::AccountSyncs(std::function<void(const std::string&)> on_done)
           },
           std::move(on_done)) {}
 
-AccountSyncs::~AccountSyncs() { jobs_.Stop(); }
+AccountSyncs::~AccountSyncs() { Stop(); }
+
+void AccountSyncs::Submit(const std::string& key, AccountSyncJob job) {
+  {
+    std::lock_guard lock(lookups_mu_);
+    wanted_.insert(key);
+  }
+  jobs_.Submit(key, std::move(job));
+}
 
 void AccountSyncs::Forget(const std::string& key) {
   jobs_.Forget(key);
-  std::lock_guard lock(confirmed_->mu);
-  confirmed_->by_server.erase(key);
+  {
+    std::lock_guard lock(confirmed_->mu);
+    confirmed_->by_server.erase(key);
+  }
+  std::shared_ptr<AccountLookups> gone;  // closed outside the lock
+  std::lock_guard lock(lookups_mu_);
+  wanted_.erase(key);
+  if (auto it = lookups_.find(key); it != lookups_.end()) {
+    gone = std::move(it->second);
+    lookups_.erase(it);
+  }
+}
+
+void AccountSyncs::Stop() {
+  jobs_.Stop();
+  std::map<std::string, std::shared_ptr<AccountLookups>> gone;
+  std::lock_guard lock(lookups_mu_);
+  gone.swap(lookups_);
+  wanted_.clear();
+}
+
+std::shared_ptr<AccountLookups> AccountSyncs::LookupsFor(const AccountSyncJob& job) {
+  {
+    std::lock_guard lock(lookups_mu_);
+    auto it = lookups_.find(job.server_key);
+    if (it != lookups_.end() && it->second->fingerprint() == job.lookups_fingerprint) {
+      return it->second;
+    }
+  }
+  // Connected off the lock (it may take the connect timeout).
+  auto started =
+      AccountLookups::Start(job.lookups_connection, job.operator_seed, job.lookups_fingerprint);
+  if (!started.ok()) {
+    log::Warn("server", "account lookups not answered: cannot connect",
+              {{"key", job.server_key}, {"error", started.status().message()}});
+    return nullptr;
+  }
+  std::shared_ptr<AccountLookups> made = std::move(started).value();
+  std::shared_ptr<AccountLookups> replaced;  // closed outside the lock
+  std::lock_guard lock(lookups_mu_);
+  if (!wanted_.count(job.server_key)) return nullptr;
+  replaced = std::exchange(lookups_[job.server_key], made);
+  return made;
 }
 
 AccountSyncOutcome AccountSyncs::RunOnce(const AccountSyncJob& job) {
@@ -81,6 +131,16 @@ AccountSyncOutcome AccountSyncs::RunOnce(const AccountSyncJob& job) {
     return done(client.status());
   }
   pubsub::NatsClient& nc = **client;
+  if (auto lookups = LookupsFor(job)) {
+    if (Status s = lookups->Answer(job.desired); !s.ok()) {
+      log::Warn("server", "account lookups: cannot sign an answer",
+                {{"key", job.server_key}, {"error", s.message()}});
+    }
+    if (const uint64_t n = lookups->TakeAnswered(); n > 0) {
+      log::Info("server", "servers' account lookups answered",
+                {{"key", job.server_key}, {"lookups", std::to_string(n)}});
+    }
+  }
   if (!job.ping_subject.empty()) {
     out.authorizer_replies = nc.RequestAll(job.ping_subject, job.ping_body, job.window);
   }

@@ -10,6 +10,10 @@
 //   ($SYS.REQ.ACCOUNT.<key>.CLAIMS.LOOKUP) what the plan asks for, plans
 //   again, pushes ($SYS.REQ.CLAIMS.UPDATE) and deletes
 //   ($SYS.REQ.CLAIMS.DELETE, signed by the operator key).
+// - keeps a second connection open (AccountLookups, account_lookups.h)
+//   that answers the servers' own lookups of missing accounts from the
+//   run's desired accounts, so a client never waits for the next run after
+//   a whole-cluster restart emptied every store.
 // Level-based: a run needs nothing from earlier runs. What it remembers
 // (per server, the account contents a resolver confirmed) only spares
 // lookups: an account that every server lists with content this process
@@ -30,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "account_lookups.h"
 #include "keyed_jobs.h"
 #include "switchboard/common/status.h"
 #include "switchboard/natsauth/operator_jwt.h"
@@ -43,7 +48,11 @@ struct AccountSyncJob {
   // account's content (never a seed: a hash).
   std::string fingerprint;
   pubsub::NatsOptions connection;  // urls, TLS, the system user's JWT
-  std::string operator_seed;       // signs deletions; a secret, never logged
+  // The answering connection's (the same user, reconnecting sooner), and
+  // what it is for (URLs, CA, keys: never a seed).
+  pubsub::NatsOptions lookups_connection;
+  std::string lookups_fingerprint;
+  std::string operator_seed;  // signs deletions; a secret, never logged
   std::map<std::string, natsauth::AccountClaims> desired;  // by account key
   std::set<std::string> keep;  // never deleted: the system and auth accounts
   std::string ping_subject, ping_body;
@@ -69,18 +78,29 @@ class AccountSyncs {
   explicit AccountSyncs(std::function<void(const std::string&)> on_done);
   ~AccountSyncs();
 
-  void Submit(const std::string& key, AccountSyncJob job) { jobs_.Submit(key, std::move(job)); }
+  void Submit(const std::string& key, AccountSyncJob job);
   std::optional<AccountSyncOutcome> Latest(const std::string& key) const {
     return jobs_.Latest(key);
   }
+  // Drops the key's outcome, its confirmations and its AccountLookups.
   void Forget(const std::string& key);
-  void Stop() { jobs_.Stop(); }
+  // Joins the run thread, then closes every AccountLookups.
+  void Stop();
 
  private:
   struct Confirmed;  // per server key: account -> content last confirmed
   AccountSyncOutcome RunOnce(const AccountSyncJob& job);
+  // The key's AccountLookups for the job's fingerprint, connected now if
+  // there is none or it is for another; null when it cannot connect or the
+  // key was forgotten meanwhile.
+  std::shared_ptr<AccountLookups> LookupsFor(const AccountSyncJob& job);
 
   std::shared_ptr<Confirmed> confirmed_;
+  std::mutex lookups_mu_;
+  // By server key; guarded by lookups_mu_. Only keys submitted and not
+  // forgotten since (`wanted_`) get one.
+  std::map<std::string, std::shared_ptr<AccountLookups>> lookups_;
+  std::set<std::string> wanted_;
   KeyedJobs<AccountSyncJob, AccountSyncOutcome> jobs_;  // last: its threads use the above
 };
 

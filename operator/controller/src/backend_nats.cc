@@ -3,12 +3,15 @@
 // Secret, then the probe (backend_probe.cc).
 #include "backend_step.h"
 #include "config_index.h"
+#include "switchboard/api/metadata.h"
 #include "switchboard/api/names.h"
+#include "switchboard/api/operator_mode.h"
 #include "switchboard/api/values.h"
 #include "switchboard/operator_logic/backend_policy.h"
 #include "switchboard/operator_logic/env.h"
 #include "switchboard/operator_logic/limits.h"
 #include "switchboard/operator_logic/objects.h"
+#include "switchboard/operator_logic/operator_mode_keys.h"
 #include "switchboard/operator_logic/retry_timing.h"
 
 namespace switchboard::operator_controller {
@@ -43,6 +46,18 @@ Result<Action> BackendReconciler::Impl::Nats(const json& server_obj) {
   in.subject = api::AllowedSubject(view.subject_prefix());
   in.server = server_key;
   in.limits = logic::LimitsStatus(logic::InstallationLimitsOf(view, server));
+  if (api::OperatorMode(server)) {
+    // The key the operator pushes the account under and the authorizer
+    // places the engines in: derived from the callout Secret's
+    // installation signing seed (absent until the server wrote it).
+    kube::ObjectPtr keys = ctx.secrets->Get(server.ns(), server.callout_secret_name());
+    if (keys && logic::CheckOwnership(*keys, api::UidOf(server_obj)) == logic::Ownership::kOwned) {
+      if (auto data = logic::DecodeSecretData(*keys); data.ok()) {
+        auto account = logic::InstallationAccountOf(*data, view.ns(), view.name());
+        if (account.ok()) in.account = std::move(account).value();
+      }
+    }
+  }
 
   // 1. Credentials: the stored state (owned Secret, from the cache) and one
   //    step of the state machine.
@@ -91,6 +106,16 @@ Result<Action> BackendReconciler::Impl::Nats(const json& server_obj) {
   auto next_probe = ctx.probe_interval;
   if (plan->requeue_at) next_probe = std::min(next_probe, Until(*plan->requeue_at));
   if (server.auth_callout()) {
+    // Operator mode: the server's reconcile may have left this
+    // installation's account out (limits it cannot carry).
+    if (api::OperatorMode(server)) {
+      auto verdict =
+          ctx.configs->VerdictOn(ConfigIndex::AccountsKey(server_key), key, plan->probe.username);
+      if (verdict.left_out) {
+        return Fail(Step::kRenderConfig, verdict.left_out->reason, verdict.left_out->message,
+                    Action::AwaitChange());
+      }
+    }
     // No user goes into a file: the authorizer serves it from the
     // credentials Secret as soon as its cache has it. Probe at once.
     Passed(Step::kRenderConfig, "AuthCallout: authorized by the authorizer from Secret " +

@@ -79,34 +79,16 @@ Result<Action> CalloutProvisioner::Provision(const ServerCall& call) {
   //    servers' static config names it and cannot reload it). Someone
   //    else's Secret of that name is never read.
   const std::string callout_name = sv.callout_secret_name();
-  kube::ObjectPtr stored_secret = ctx_.secrets->Get(sv.ns(), callout_name);
-  if (auto conflict = ForeignSecretConflict(call, stored_secret.get(), kCalloutSecretField);
-      !conflict.empty()) {
-    return fail(reasons::kSecretConflict, conflict, Action::AwaitChange());
+  auto read = ReadCalloutKeys(call, kCalloutSecretField);
+  if (!read.ok()) return read.status();
+  if (!read->failure_reason.empty()) {
+    return fail(read->failure_reason, read->failure_message, Action::AwaitChange());
   }
-  std::optional<logic::SecretData> stored;
-  if (stored_secret) {
-    // Undecodable data counts as empty: the plan then generates what is
-    // missing, as for a Secret someone emptied.
-    auto data = logic::DecodeSecretData(*stored_secret);
-    stored = data.ok() ? std::move(data).value() : logic::SecretData{};
-  }
-  // The CA the authorizer verifies the servers with: spec.tls.caSecretRef's,
-  // copied into the callout Secret (the authorizer reads managed Secrets
-  // only). Read on every reconcile, so a rotated CA reaches the authorizer
-  // with the next one; while it cannot be read, the stored copy stays.
-  auto ca = ReadCa(ctx_, sv);
-  if (!ca.ok() && ca.status().code() != StatusCode::kNotFound &&
-      ca.status().code() != StatusCode::kFailedPrecondition) {
-    return ca.status();
-  }
-  auto plan =
-      logic::PlanCalloutKeys(stored, {}, ca.ok() ? std::optional<std::string>(*ca) : std::nullopt);
-  if (!plan.ok()) {
-    return fail(reasons::kInvalidSpec, plan.status().message(), Action::AwaitChange());
-  }
+  kube::ObjectPtr stored_secret = read->stored_secret;
+  const Result<std::string>& ca = read->ca;
+  const logic::CalloutKeysPlan& plan = read->plan;
   json callout_secret = logic::CalloutSecret({sv.ns(), sv.name(), call.uid}, callout_name,
-                                             logic::EncodeCalloutKeys(plan->keys));
+                                             logic::EncodeCalloutKeys(plan.keys));
   auto wrote = WriteServerSecret(call, callout_secret, stored_secret.get(), kCalloutSecretField);
   if (!wrote.ok()) return wrote.status();
   if (!wrote->conflict.empty()) {
@@ -114,9 +96,9 @@ Result<Action> CalloutProvisioner::Provision(const ServerCall& call) {
   }
   if (wrote->wrote) {
     log::Info("server", "callout keys written",
-              {{"key", key}, {"secret", callout_name}, {"note", plan->note}});
+              {{"key", key}, {"secret", callout_name}, {"note", plan.note}});
   }
-  in.issuer = plan->keys.issuer;
+  in.issuer = plan.keys.issuer;
 
   // 2. The directory's size (the authorizer builds the same from its caches).
   CachedInputs cached(ctx_);
@@ -138,9 +120,9 @@ Result<Action> CalloutProvisioner::Provision(const ServerCall& call) {
   }
   ci.max_payload = *max_payload;
   ci.account = sv.callout_account();
-  ci.issuer = plan->keys.issuer;
-  ci.authorizer_bcrypt = plan->keys.authorizer.bcrypt;
-  ci.system_bcrypt = plan->keys.system.bcrypt;
+  ci.issuer = plan.keys.issuer;
+  ci.authorizer_bcrypt = plan.keys.authorizer.bcrypt;
+  ci.system_bcrypt = plan.keys.system.bcrypt;
   auto text = logic::RenderCalloutConfig(ci);
   if (!text.ok()) return fail(reasons::kInvalidSpec, text.status().message(), Action::Terminal());
   logic::RenderedConfig rendered;
@@ -173,7 +155,7 @@ Result<Action> CalloutProvisioner::Provision(const ServerCall& call) {
   if (ctx_.authorizer_checks) {
     const std::string ca_file = CaFileOf(ctx_, sv, *ca);
     const std::string fingerprint =
-        sv.url() + "|" + ca_file + "|" + plan->keys.system.bcrypt + "|" + plan->keys.issuer;
+        sv.url() + "|" + ca_file + "|" + plan.keys.system.bcrypt + "|" + plan.keys.issuer;
     auto last = ctx_.authorizer_checks->Latest(key);
     if (last && last->fingerprint != fingerprint) last.reset();
     auto age = last ? std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -184,7 +166,7 @@ Result<Action> CalloutProvisioner::Provision(const ServerCall& call) {
       PingRequest g;
       g.connection.urls = sv.url();
       g.connection.username = std::string(api::kCalloutSystemUsername);
-      g.connection.password = plan->keys.system.password;
+      g.connection.password = plan.keys.system.password;
       g.connection.ca_file = ca_file;
       g.connection.name = "switchboard-operator";
       g.connection.connect_timeout = ctx_.probe_timeout;

@@ -56,6 +56,11 @@ class ConfigIndex {
                                         const std::vector<operator_logic::Rejected>& rejected);
   // The server is gone: its verdicts too.
   void ForgetRender(const std::string& server_key);
+  // What stands for `server_key` in RecordRender, ForgetRender and
+  // VerdictOn when the "render" is the installations' accounts (AuthCallout
+  // with isolation: Accounts) rather than the config file: its own key, so
+  // IncludeFile retiring the server's file verdicts never clears it.
+  static std::string AccountsKey(const std::string& server_key) { return server_key + "#accounts"; }
   struct Verdict {
     bool rendered = false;  // this process has rendered the server
     std::optional<operator_logic::LeftOut> left_out;

@@ -3,9 +3,11 @@
 #include <ctime>
 #include <map>
 #include <memory>
+#include <vector>
 
 #include "account_syncs.h"
 #include "backend_step.h"
+#include "config_index.h"
 #include "operator_mode_connection.h"
 #include "switchboard/api/constants.h"
 #include "switchboard/api/metadata.h"
@@ -101,31 +103,20 @@ Result<Action> OperatorModeProvisioner::Provision(const ServerCall& call) {
   // 1. The keys: the callout's and operator mode's, in one owned Secret.
   //    What is stored and valid stays (the static config names them).
   const std::string callout_name = sv.callout_secret_name();
-  kube::ObjectPtr stored_secret = ctx_.secrets->Get(sv.ns(), callout_name);
-  if (auto conflict = ForeignSecretConflict(call, stored_secret.get(), kCalloutSecretField);
-      !conflict.empty()) {
-    return fail(reasons::kSecretConflict, conflict, Action::AwaitChange());
+  auto read = ReadCalloutKeys(call, kCalloutSecretField);
+  if (!read.ok()) return read.status();
+  if (!read->failure_reason.empty()) {
+    return fail(read->failure_reason, read->failure_message, Action::AwaitChange());
   }
-  std::optional<logic::SecretData> stored;
-  if (stored_secret) {
-    auto data = logic::DecodeSecretData(*stored_secret);
-    stored = data.ok() ? std::move(data).value() : logic::SecretData{};
-  }
-  auto ca = ReadCa(ctx_, sv);
-  if (!ca.ok() && ca.status().code() != StatusCode::kNotFound &&
-      ca.status().code() != StatusCode::kFailedPrecondition) {
-    return ca.status();
-  }
-  auto callout =
-      logic::PlanCalloutKeys(stored, {}, ca.ok() ? std::optional<std::string>(*ca) : std::nullopt);
-  if (!callout.ok()) {
-    return fail(reasons::kInvalidSpec, callout.status().message(), Action::AwaitChange());
-  }
+  kube::ObjectPtr stored_secret = read->stored_secret;
+  const std::optional<logic::SecretData>& stored = read->stored;
+  const Result<std::string>& ca = read->ca;
+  const logic::CalloutKeysPlan& callout = read->plan;
   auto seeds = logic::PlanOperatorModeSeeds(stored, UnixNow());
   if (!seeds.ok()) {
     return fail(reasons::kInvalidSpec, seeds.status().message(), Action::AwaitChange());
   }
-  logic::SecretData data = logic::EncodeCalloutKeys(callout->keys);
+  logic::SecretData data = logic::EncodeCalloutKeys(callout.keys);
   data.merge(logic::EncodeOperatorModeSeeds(seeds->seeds));
   json keys_secret = logic::CalloutSecret({sv.ns(), sv.name(), call.uid}, callout_name, data);
   auto wrote = WriteServerSecret(call, keys_secret, stored_secret.get(), kCalloutSecretField);
@@ -134,12 +125,12 @@ Result<Action> OperatorModeProvisioner::Provision(const ServerCall& call) {
     return fail(reasons::kSecretConflict, wrote->conflict, Action::AwaitChange());
   }
   if (wrote->wrote) {
-    std::string note = callout->note;
+    std::string note = callout.note;
     if (!seeds->note.empty()) note += (note.empty() ? "" : "; ") + seeds->note;
     log::Info("server", "operator-mode keys written",
               {{"key", key}, {"secret", callout_name}, {"note", note}});
   }
-  auto pairs = logic::DecodeOperatorModeKeyPairs(seeds->seeds, callout->keys.issuer_seed);
+  auto pairs = logic::DecodeOperatorModeKeyPairs(seeds->seeds, callout.keys.issuer_seed);
   if (!pairs.ok()) return fail(reasons::kInvalidSpec, pairs.status().message(), Action::Terminal());
   const logic::OperatorModeKeys pub = pairs->Public();
   in.issuer = pub.auth_account;
@@ -180,6 +171,7 @@ Result<Action> OperatorModeProvisioner::Provision(const ServerCall& call) {
   }
   const int64_t now = UnixNow();
   std::map<std::string, natsauth::AccountClaims> desired;
+  std::vector<logic::Rejected> rejected;
   std::string content;
   for (const auto& [user, entry] : directory->by_user) {
     auto account =
@@ -192,15 +184,30 @@ Result<Action> OperatorModeProvisioner::Provision(const ServerCall& call) {
     auto claims = logic::InstallationAccountClaims(
         {entry.ns(), entry.name(), account->public_key(), limits}, pub, now);
     if (!claims.ok()) {
-      // The rules refuse such limits; this installation's account waits.
-      log::Warn("server", "installation account left out",
-                {{"key", key},
-                 {"installation", entry.ns() + "/" + entry.name()},
-                 {"error", claims.status().message()}});
+      // The rules refuse such limits; this installation's account waits,
+      // and its backend says why (ConfigIndex verdict, read by its flow).
+      logic::Rejected r;
+      r.ns = entry.ns();
+      r.name = entry.name();
+      r.field = "spec.nats.limits";
+      r.message = claims.status().message();
+      r.reason = reasons::kAccountRejected;
+      rejected.push_back(std::move(r));
       continue;
     }
     content += AccountContent(*claims) + "\n";
     desired.emplace(account->public_key(), std::move(claims).value());
+  }
+
+  // Each backend whose verdict changed looks again; an unchanged verdict
+  // wakes nobody and logs nothing.
+  for (const auto& b : ctx_.configs->RecordRender(ConfigIndex::AccountsKey(key), rejected)) {
+    std::string why = "account made again";
+    for (const auto& r : rejected) {
+      if (r.ns + "/" + r.name == b) why = r.ToString();
+    }
+    log::Info("server", "account verdict changed", {{"key", key}, {"backend", b}, {"why", why}});
+    ctx_.enqueue_backend(b);
   }
 
   logic::RenderedConfig rendered;
@@ -257,6 +264,11 @@ Result<Action> OperatorModeProvisioner::Provision(const ServerCall& call) {
     job.connection = std::move(connection).value();
     job.connection.name = "switchboard-operator";
     job.connection.connect_timeout = ctx_.probe_timeout;
+    job.lookups_connection = job.connection;
+    job.lookups_connection.name = "switchboard-operator-lookups";
+    job.lookups_connection.reconnect_wait = logic::timing::kAccountLookupsReconnect;
+    job.lookups_fingerprint = logic::ConfigHash(sv.url() + "|" + ca_file + "|" + pub.operator_key +
+                                                "|" + pub.system_account);
     job.operator_seed = seeds->seeds.operator_seed;
     job.desired = std::move(desired);
     job.keep = {pub.system_account, pub.auth_account};
@@ -277,11 +289,16 @@ Result<Action> OperatorModeProvisioner::Provision(const ServerCall& call) {
 
 void OperatorModeProvisioner::Retire(const std::string& key) {
   spacing_.Forget(key);
+  // The verdicts no longer hold anyone back: their backends look again.
+  for (const auto& b : ctx_.configs->RecordRender(ConfigIndex::AccountsKey(key), {})) {
+    ctx_.enqueue_backend(b);
+  }
   if (ctx_.account_syncs) ctx_.account_syncs->Forget(key);
 }
 
 void OperatorModeProvisioner::Forget(const std::string& key) {
   Retire(key);
+  ctx_.configs->ForgetRender(ConfigIndex::AccountsKey(key));
   if (const auto slash = key.find('/'); ctx_.metrics && slash != std::string::npos) {
     ctx_.metrics->ForgetAuthorizers(key.substr(0, slash), key.substr(slash + 1));
   }

@@ -1,5 +1,6 @@
 #include "provisioner.h"
 
+#include "backend_step.h"
 #include "secret_io.h"
 #include "status_events.h"
 #include "switchboard/api/metadata.h"
@@ -64,6 +65,36 @@ std::string ForeignSecretConflict(const ServerCall& call, const json* cached,
   if (!cached || logic::CheckOwnership(*cached, call.uid) == logic::Ownership::kOwned) return "";
   return ConflictMessage(
       logic::ForeignSecretMessage(api::NamespaceOf(*cached), api::NameOf(*cached)), name_field);
+}
+
+Result<CalloutKeysRead> ReadCalloutKeys(const ServerCall& call, std::string_view name_field) {
+  const api::NatsServerView& sv = call.view;
+  CalloutKeysRead out;
+  out.stored_secret = call.ctx.secrets->Get(sv.ns(), sv.callout_secret_name());
+  if (auto conflict = ForeignSecretConflict(call, out.stored_secret.get(), name_field);
+      !conflict.empty()) {
+    out.failure_reason = std::string(logic::reasons::kSecretConflict);
+    out.failure_message = std::move(conflict);
+    return out;
+  }
+  if (out.stored_secret) {
+    auto data = logic::DecodeSecretData(*out.stored_secret);
+    out.stored = data.ok() ? std::move(data).value() : logic::SecretData{};
+  }
+  out.ca = ReadCa(call.ctx, sv);
+  if (!out.ca.ok() && out.ca.status().code() != StatusCode::kNotFound &&
+      out.ca.status().code() != StatusCode::kFailedPrecondition) {
+    return out.ca.status();
+  }
+  auto plan = logic::PlanCalloutKeys(
+      out.stored, {}, out.ca.ok() ? std::optional<std::string>(*out.ca) : std::nullopt);
+  if (!plan.ok()) {
+    out.failure_reason = std::string(logic::reasons::kInvalidSpec);
+    out.failure_message = plan.status().message();
+    return out;
+  }
+  out.plan = std::move(plan).value();
+  return out;
 }
 
 CachedInputs::CachedInputs(const ReconcileContext& ctx) : ctx_(ctx), held_(ctx.backends->List()) {

@@ -20,8 +20,10 @@
 #include "k8s_util.h"
 #include "switchboard/api/views.h"
 #include "switchboard/operator_controller/reconcilers.h"
+#include "switchboard/operator_logic/callout.h"
 #include "switchboard/operator_logic/cluster_render.h"
 #include "switchboard/operator_logic/conditions.h"
+#include "switchboard/operator_logic/secrets.h"
 
 namespace switchboard::operator_controller {
 
@@ -97,6 +99,28 @@ Result<OwnedSecretWrite> WriteServerSecret(const ServerCall& call, const json& d
 // that name that this server does not own; "" when it is ours or absent.
 std::string ForeignSecretConflict(const ServerCall& call, const json* cached,
                                   std::string_view name_field);
+
+// The callout keys as both AuthCallout provisioners read them: the stored
+// callout Secret (never read when someone else owns it), its data
+// (undecodable data counts as empty: the plan then generates what is
+// missing, as for a Secret someone emptied), the CA of spec.tls.caSecretRef
+// (copied into the callout Secret for the authorizer; while it cannot be
+// read the stored copy stays) and the plan of the callout keys over them
+// (what is stored and valid stays: the servers' static config names the
+// issuer and cannot reload it).
+struct CalloutKeysRead {
+  kube::ObjectPtr stored_secret;  // null when there is none
+  std::optional<operator_logic::SecretData> stored;
+  // The CA's PEM; kNotFound or kFailedPrecondition when it cannot be read
+  // (the caller reports CaSecretUnusable once the rest is written).
+  Result<std::string> ca = Status::NotFound("");
+  operator_logic::CalloutKeysPlan plan;
+  // Not empty when the keys cannot be planned: SecretConflict (someone
+  // else's Secret of that name) or InvalidSpec, with the message to report.
+  std::string failure_reason, failure_message;
+};
+// Errors are those of reading the CA (retried by the controller).
+Result<CalloutKeysRead> ReadCalloutKeys(const ServerCall& call, std::string_view name_field);
 
 // Spaces a server's reconciles while its generation stays the same: at
 // least `interval` apart; a wake-up inside the interval is deferred to its

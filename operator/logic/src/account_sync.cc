@@ -51,4 +51,19 @@ AccountSyncPlan PlanAccountSync(const AccountSyncInput& in) {
   return plan;
 }
 
+std::optional<std::string> ServerAccountLookup(std::string_view subject, std::string_view reply) {
+  constexpr std::string_view kPrefix = "$SYS.REQ.ACCOUNT.", kSuffix = ".CLAIMS.LOOKUP",
+                             kServerInbox = "$SYS._INBOX.";
+  if (!reply.starts_with(kServerInbox)) return std::nullopt;
+  if (!subject.starts_with(kPrefix) || !subject.ends_with(kSuffix)) return std::nullopt;
+  if (subject.size() <= kPrefix.size() + kSuffix.size()) return std::nullopt;
+  std::string_view key =
+      subject.substr(kPrefix.size(), subject.size() - kPrefix.size() - kSuffix.size());
+  // One token, an account public key: 56 characters starting with 'A'.
+  if (key.size() != 56 || key[0] != 'A' || key.find('.') != std::string_view::npos) {
+    return std::nullopt;
+  }
+  return std::string(key);
+}
+
 }  // namespace switchboard::operator_logic

@@ -542,27 +542,53 @@ std::string CalloutConnectionName(std::string_view username, int generation) {
   return std::string(username) + "#" + std::to_string(generation);
 }
 
+namespace {
+
+// Whether `name` is a currently accepted (username, generation) of a user
+// (of `only_user` when it is not empty).
+bool StillAccepted(const Directory& directory, std::string_view name, std::string_view only_user,
+                   Time now) {
+  std::string_view user;
+  int generation = 0;
+  if (!ParseConnectionName(name, user, generation)) return false;
+  if (!only_user.empty() && user != only_user) return false;
+  auto it = directory.by_user.find(user);
+  if (it == directory.by_user.end()) return false;
+  for (const AcceptedPassword& p : it->second.passwords()) {
+    if (p.generation == generation && Accepted(p, now)) return true;
+  }
+  return false;
+}
+
+void SortByServerAndCid(std::vector<LiveConnection>& out) {
+  std::sort(out.begin(), out.end(), [](const LiveConnection& a, const LiveConnection& b) {
+    return std::tie(a.server_id, a.cid) < std::tie(b.server_id, b.cid);
+  });
+}
+
+}  // namespace
+
 std::vector<LiveConnection> ConnectionsToClose(const Directory& directory,
                                                const std::vector<LiveConnection>& live, Time now) {
   std::vector<LiveConnection> out;
   for (const LiveConnection& c : live) {
     if (c.account != directory.account) continue;
-    std::string_view user;
-    int generation = 0;
-    bool keep = false;
-    if (ParseConnectionName(c.name, user, generation)) {
-      auto it = directory.by_user.find(user);
-      if (it != directory.by_user.end()) {
-        for (const AcceptedPassword& p : it->second.passwords()) {
-          keep = keep || (p.generation == generation && Accepted(p, now));
-        }
-      }
-    }
-    if (!keep) out.push_back(c);
+    if (!StillAccepted(directory, c.name, "", now)) out.push_back(c);
   }
-  std::sort(out.begin(), out.end(), [](const LiveConnection& a, const LiveConnection& b) {
-    return std::tie(a.server_id, a.cid) < std::tie(b.server_id, b.cid);
-  });
+  SortByServerAndCid(out);
+  return out;
+}
+
+std::vector<LiveConnection> ConnectionsToCloseByAccount(
+    const Directory& directory, const std::map<std::string, std::string>& accounts,
+    const std::vector<LiveConnection>& live, Time now) {
+  std::vector<LiveConnection> out;
+  for (const LiveConnection& c : live) {
+    auto owner = accounts.find(c.account);
+    if (owner == accounts.end()) continue;
+    if (!StillAccepted(directory, c.name, owner->second, now)) out.push_back(c);
+  }
+  SortByServerAndCid(out);
   return out;
 }
 

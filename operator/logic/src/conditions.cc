@@ -246,6 +246,7 @@ nlohmann::json ComputeBackendStatus(const nlohmann::json& previous, const Backen
   }
   if (!input.rotation.is_null()) status["rotation"] = input.rotation;
   if (!input.limits.is_null()) status["limits"] = input.limits;
+  if (!input.account.empty()) status["account"] = input.account;
   // Written by the usage collector alone (ShouldWriteConnections); a
   // reconcile keeps it.
   if (prev.contains("connections")) status["connections"] = prev["connections"];

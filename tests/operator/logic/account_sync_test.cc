@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -181,6 +182,29 @@ TEST(AccountSyncTest, SameContentIgnoresTimeAndOrder) {
   y = x;
   y.authorization.auth_users = {Key(KeyType::kUser).public_key()};
   EXPECT_FALSE(SameAccountContent(x, y));
+}
+
+TEST(AccountSyncTest, ServerAccountLookup) {
+  const std::string key = Key(KeyType::kAccount).public_key();
+  const std::string lookup = "$SYS.REQ.ACCOUNT." + key + ".CLAIMS.LOOKUP";
+  const std::string server_inbox = "$SYS._INBOX.QOWg2Nqq.Zx3vU9";
+  struct Row {
+    std::string name, subject, reply;
+    std::optional<std::string> want;
+  };
+  const std::vector<Row> rows = {
+      {"a server's fetch", lookup, server_inbox, key},
+      {"a client's lookup: only servers know what they store", lookup, "_INBOX.abc.1", {}},
+      {"no reply subject", lookup, "", {}},
+      {"another request", "$SYS.REQ.ACCOUNT." + key + ".CLAIMS.UPDATE", server_inbox, {}},
+      {"the list", "$SYS.REQ.CLAIMS.LIST", server_inbox, {}},
+      {"not an account key", "$SYS.REQ.ACCOUNT.PING.CLAIMS.LOOKUP", server_inbox, {}},
+      {"a user key", "$SYS.REQ.ACCOUNT.U" + key.substr(1) + ".CLAIMS.LOOKUP", server_inbox, {}},
+      {"more than one token", "$SYS.REQ.ACCOUNT.a." + key + ".CLAIMS.LOOKUP", server_inbox, {}},
+  };
+  for (const auto& r : rows) {
+    EXPECT_EQ(ServerAccountLookup(r.subject, r.reply), r.want) << r.name;
+  }
 }
 
 }  // namespace

@@ -915,5 +915,46 @@ TEST(ConnectionsToClose, Table) {
   EXPECT_EQ(cids, (std::vector<uint64_t>{4, 5, 6, 7, 8, 9, 10}));
 }
 
+TEST(ConnectionsToCloseByAccount, Table) {
+  const Directory d = TestDirectory();
+  // Operator mode: an account per installation; the directory's own
+  // account name is not where they are.
+  const std::map<std::string, std::string> accounts = {{"AA", "a-h"}, {"AB", "b-h"}};
+  struct Case {
+    const char* name;
+    LiveConnection conn;
+    int now;
+    bool close;
+  } cases[] = {
+      {"current generation in its account", {"S1", 1, "AA", "a-h#4"}, 0, false},
+      {"retiring generation before retiresAt", {"S1", 2, "AA", "a-h#3"}, 99, false},
+      {"retiring generation at retiresAt", {"S1", 3, "AA", "a-h#3"}, 100, true},
+      {"an older generation", {"S1", 4, "AA", "a-h#2"}, 0, true},
+      {"another installation's user in this account", {"S1", 5, "AB", "a-h#4"}, 0, true},
+      {"name without a generation", {"S2", 6, "AB", "b-h"}, 0, true},
+      {"hash-only entry", {"S2", 7, "AB", "b-h#0"}, 0, false},
+      {"the shared account of config mode: not this mode's",
+       {"S2", 8, "HATCHET", "gone#0"},
+       0,
+       false},
+      {"an account that is no installation's (auth, system, deleted)",
+       {"S3", 9, "AZ", "x#0"},
+       0,
+       false},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto got = ConnectionsToCloseByAccount(d, accounts, {c.conn}, T(c.now));
+    EXPECT_EQ(got.size(), c.close ? 1u : 0u);
+  }
+  std::vector<LiveConnection> all;
+  for (const auto& c : cases) all.push_back(c.conn);
+  std::reverse(all.begin(), all.end());
+  auto got = ConnectionsToCloseByAccount(d, accounts, all, T(0));
+  std::vector<uint64_t> cids;
+  for (const auto& c : got) cids.push_back(c.cid);
+  EXPECT_EQ(cids, (std::vector<uint64_t>{4, 5, 6}));
+}
+
 }  // namespace
 }  // namespace switchboard::operator_logic

@@ -72,6 +72,9 @@ TEST(BackendStatus, ReadyNatsHasEveryField) {
   EXPECT_FALSE(s.contains("limits")) << "no limits apply: none shown";
   in.limits = {{"maxConnections", 10}};
   EXPECT_EQ(ComputeBackendStatus(nullptr, in, "T1")["limits"], (json{{"maxConnections", 10}}));
+  EXPECT_FALSE(s.contains("account")) << "not in operator mode: no account shown";
+  in.account = "ACZSWBJ4SYILK7QVDELO64VX3EFWB6CXCPMEBN3A4C6WTQA4OZTQGHU2";
+  EXPECT_EQ(ComputeBackendStatus(nullptr, in, "T1")["account"], in.account);
   auto cs = ConditionsFromJson(s["conditions"]);
   ASSERT_EQ(cs.size(), 5u);
   EXPECT_EQ(cs[0].type, "Ready");

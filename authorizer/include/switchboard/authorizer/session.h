@@ -130,8 +130,13 @@ class ServerSession {
   std::unique_ptr<pubsub::NatsClient> system_;                                 // loop thread only
   std::chrono::steady_clock::time_point next_system_connect_{};                // loop thread only
   std::map<std::pair<std::string, uint64_t>, operator_logic::Time> suspects_;  // loop thread only
-  SessionHealth health_;                                                       // guarded by mu_
-  int sweeps_ = 0, kicks_ = 0;                                                 // guarded by mu_
+  // Operator mode: "<ns>/<name>" -> the installation's account key, as
+  // derived for the keys of `account_keys_of_` (a derivation is an HMAC
+  // and a key pair: done once per installation). Loop thread only.
+  std::map<std::string, std::string> account_keys_;
+  std::shared_ptr<const OperatorMode> account_keys_of_;
+  SessionHealth health_;        // guarded by mu_
+  int sweeps_ = 0, kicks_ = 0;  // guarded by mu_
 
   std::mutex qmu_;
   std::condition_variable qcv_;

@@ -14,6 +14,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "switchboard/natsauth/operator_jwt.h"
@@ -67,5 +68,16 @@ AccountSyncPlan PlanAccountSync(const AccountSyncInput& input);
 // limits, signing keys (as sets) and authorization; iat, jti and the
 // issuer are not compared.
 bool SameAccountContent(const natsauth::AccountClaims& a, const natsauth::AccountClaims& b);
+
+// A NATS server's own lookup of an account it cannot resolve: a full
+// resolver that lacks an account JWT (a client, or an auth callout answer,
+// names it) sends $SYS.REQ.ACCOUNT.<key>.CLAIMS.LOOKUP with a reply subject
+// in the server's own inbox ("$SYS._INBOX.<server hash>.<id>") and takes
+// the first reply with a JWT it can verify (signed by the operator), from
+// any responder. The account key when `subject` and `reply` are such a
+// lookup; nullopt for anything else, a client's lookup (its reply subject
+// is a client inbox, "_INBOX.") included: those ask what the servers
+// store, which only the servers can answer.
+std::optional<std::string> ServerAccountLookup(std::string_view subject, std::string_view reply);
 
 }  // namespace switchboard::operator_logic

@@ -247,5 +247,16 @@ struct LiveConnection {
 };
 std::vector<LiveConnection> ConnectionsToClose(const Directory& directory,
                                                const std::vector<LiveConnection>& live, Time now);
+// The same with an account per installation (AuthCallout with isolation:
+// Accounts, NATS operator mode): `accounts` maps each installation's
+// account key to its user name (the directory's by_user key). Connections
+// that must go are in one of those accounts and not named as a currently
+// accepted (username, generation) of that account's user; connections in
+// any other account (the system and auth accounts, an account no longer
+// desired, which its deletion closes) are left alone. Sorted by
+// (server_id, cid).
+std::vector<LiveConnection> ConnectionsToCloseByAccount(
+    const Directory& directory, const std::map<std::string, std::string>& accounts,
+    const std::vector<LiveConnection>& live, Time now);
 
 }  // namespace switchboard::operator_logic

@@ -82,6 +82,15 @@ inline constexpr std::string_view kNoAuthorizer = "NoAuthorizer";
 // within the authorizer's sync window after the credentials Secret was
 // written (its caches may not have seen the Secret yet).
 inline constexpr std::string_view kAuthorizerPending = "AuthorizerPending";
+// NatsServer Ready=False, AuthCallout with isolation: Accounts: the account
+// resolvers could not be brought in line with the installations (no server
+// reachable, the system user refused, a push refused); retried.
+inline constexpr std::string_view kAccountSyncFailed = "AccountSyncFailed";
+// PubSubBackend Ready=False, AuthCallout with isolation: Accounts: its
+// server's reconcile could not make its account (InstallationAccountClaims
+// refused the installation's limits; the message names the field and the
+// fix). The server's next reconcile that changes this wakes it.
+inline constexpr std::string_view kAccountRejected = "AccountRejected";
 }  // namespace reasons
 
 struct Condition {
@@ -142,6 +151,10 @@ struct BackendStatusInput {
   std::string last_probe_time;                // RFC 3339, "" if never
   nlohmann::json rotation;                    // RotationStatus(), null when none
   nlohmann::json limits;                      // LimitsStatus() (limits.h), null when none apply
+  // The installation's account public key (A...) in AuthCallout with
+  // isolation: Accounts (InstallationAccountOf); "" elsewhere, or while
+  // the server has not written its keys.
+  std::string account;
   // Ready=True reason/message when every step passed; empty: Probed (nats)
   // or EnvSecretWritten. E.g. kRotationStaged.
   std::string ready_reason;

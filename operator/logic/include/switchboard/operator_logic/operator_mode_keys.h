@@ -28,14 +28,6 @@
 
 namespace switchboard::operator_logic {
 
-namespace reasons {
-// NatsServer Ready=False, AuthCallout with isolation: Accounts: the account
-// resolvers could not be brought in line with the installations (no server
-// reachable, the system user refused, a push refused); retried. (Beside
-// the other reasons in conditions.h once this mode settles.)
-inline constexpr std::string_view kAccountSyncFailed = "AccountSyncFailed";
-}  // namespace reasons
-
 // The callout Secret's further keys in operator mode. Seeds are secrets.
 namespace operator_mode_keys {
 inline constexpr std::string_view kOperatorSeed = "operator-seed";                         // SO...

@@ -36,6 +36,12 @@ inline constexpr milliseconds kCalloutRetryMax{2000};
 // server restarted with an empty store, so this bounds how long an account
 // can be missing after one (plus the comparison's own round trips).
 inline constexpr milliseconds kAccountResync{5000};
+// How long the operator's connection that answers the servers' account
+// lookups waits between passes over the servers while it reconnects: a
+// restarted server's first clients are answered only once it is back, so
+// it should be back before them (nats.c and nats.go wait 2 s between
+// passes).
+inline constexpr milliseconds kAccountLookupsReconnect{250};
 }  // namespace timing
 
 // What the retry timing depends on, as the operator is configured.
