@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 
 #include "switchboard/kube/config.h"
@@ -57,6 +60,25 @@ void CalloutClusterE2E::SetUp() {
 }
 
 void CalloutClusterE2E::TearDown() {
+  // SWITCHBOARD_E2E_LOG_DIR: every log of the test, whole, into that
+  // folder (the tails below are cut short).
+  if (const char* dir = std::getenv("SWITCHBOARD_E2E_LOG_DIR"); dir && *dir) {
+    const std::string base = std::string(dir) + "/" + ns;
+    std::filesystem::create_directories(base);
+    auto keep = [&](const std::string& name, const std::string& text) {
+      std::ofstream(base + "/" + name) << text;
+    };
+    if (op) keep("operator.log", op->Log());
+    for (size_t i = 0; i < authorizers.size(); i++) {
+      if (authorizers[i]) keep("authorizer-" + std::to_string(i) + ".log", authorizers[i]->Log());
+    }
+    for (size_t i = 0; i < engines.size(); i++) {
+      keep("engine-" + engines[i]->backend() + "-" + std::to_string(i) + ".log", engines[i]->Log());
+    }
+    for (int i = 0; cluster && i < cluster->size(); i++) {
+      keep(cluster->server_name(i) + ".log", cluster->Log(i));
+    }
+  }
   if (HasFailure()) {
     if (op) std::cerr << "operator log (tail):\n" << LogTail(op->Log()) << "\n";
     for (auto& e : engines) {
