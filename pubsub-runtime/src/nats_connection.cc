@@ -133,6 +133,13 @@ natsStatus OnUserJwt(char** jwt, char** error, void* closure) {
 natsStatus OnSignNonce(char** error, unsigned char** signature, int* length, const char* nonce,
                        void* closure) {
   const auto* creds = static_cast<const UserJwtCredentials*>(closure);
+  // nats.c asks for a signature even when the server's INFO carried no
+  // nonce: a server that takes no JWTs (not in operator mode, e.g. one
+  // still on a static config of another mode).
+  if (nonce == nullptr) {
+    *error = strdup(std::string(kNoNonceRefusal).c_str());
+    return NATS_ERR;
+  }
   Result<std::string> sig = Status::Internal("no signer");
   try {
     if (creds->sign) sig = creds->sign(nonce);
@@ -228,7 +235,12 @@ Result<std::shared_ptr<Connection>> OpenConnection(const NatsOptions& options) {
       holder.release();  // a connection was made after all: its closed callback frees it
       natsConnection_Destroy(nc);
     }
-    return FromNats(s, "connect to " + options.urls);
+    Status failed = FromNats(s, "connect to " + options.urls);
+    if (failed.message().find(kNoNonceRefusal) != std::string::npos) {
+      return Status::FailedPrecondition("connect to " + options.urls + ": " +
+                                        std::string(kNoNonceRefusal));
+    }
+    return failed;
   }
   holder.release();
   return std::make_shared<Connection>(std::move(library), nc, state);

@@ -47,9 +47,17 @@ void CheckBackendUpdate(const nlohmann::json& object, const nlohmann::json& old,
 void CheckServerUpdate(const nlohmann::json& object, const nlohmann::json& old, Sink& sink) {
   api::NatsServerView now(object), before(old);
   if (now.isolation() != before.isolation()) {
+    // In AuthCallout mode the two isolations are two static configs (NATS
+    // operator mode for Accounts), which nats-server cannot reload.
+    const bool restart = now.auth_callout() && before.auth_callout();
     sink.Warn("update-isolation", "spec.isolation",
               "changes from " + before.isolation() + " to " + now.isolation() +
-                  "; every installation's user is re-rendered and connected engines reconnect");
+                  (restart ? "; the static config changes (Accounts runs NATS in operator mode), "
+                             "which nats-server cannot reload: restart the NATS servers one at a "
+                             "time on the new config; engines reconnect with the credentials "
+                             "they have: follow \"Switching isolation\" in docs/auth-callout.md"
+                           : "; every installation's user is re-rendered and connected engines "
+                             "reconnect"));
   }
   if (now.provisioning_mode() != before.provisioning_mode()) {
     sink.Warn("update-provisioning", "spec.provisioning.mode",

@@ -22,32 +22,20 @@
 // Everything is real: kube-apiserver + etcd (fixture "cluster"), the
 // binaries of this build. Waits are conditions with deadlines.
 #include <gtest/gtest.h>
-#include <httplib.h>
-#include <signal.h>
-#include <unistd.h>
 
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
-#include <thread>
 #include <vector>
 
-#include "switchboard/kube/client.h"
-#include "switchboard/kube/config.h"
-#include "switchboard/testing/e2e_harness.h"
-#include "switchboard/testing/nats_cluster.h"
-#include "switchboard/testing/net.h"
-#include "switchboard/testing/tool_path.h"
+#include "switchboard/testing/callout_cluster.h"
 #include "switchboard/testing/wait.h"
 
 namespace switchboard::e2e {
 namespace {
 
 using namespace std::chrono_literals;
-
-constexpr char kServer[] = "callout";
-constexpr char kAccount[] = "HATCHET";
 
 int Backends() {
   const char* n = std::getenv("SWITCHBOARD_CALLOUT_BACKENDS");
@@ -56,163 +44,18 @@ int Backends() {
 
 std::string Name(int i) { return "b" + std::to_string(i); }
 
-std::string Tail(const std::string& s, size_t n = 6000) {
-  return s.size() > n ? s.substr(s.size() - n) : s;
-}
-
-// The condition `type` of obj: {status, reason, message}; empty when absent.
-json Condition(const json& obj, const std::string& type) {
-  if (!obj.is_object() || !obj.contains("status")) return json::object();
-  for (const auto& c : obj["status"].value("conditions", json::array())) {
-    if (c.value("type", "") == type) return c;
-  }
-  return json::object();
-}
-
-// switchboard-authorizer serving the test's NatsServer.
-std::unique_ptr<AuthorizerProcess> NewAuthorizer(const std::string& ns) {
-  return std::make_unique<AuthorizerProcess>(std::vector<std::string>{ns},
-                                             ns + "/" + std::string(kServer));
-}
-
-// A CLI run with an installation's env Secret as its environment.
-std::map<std::string, std::string> WithUrl(std::map<std::string, std::string> env,
-                                           const std::string& url) {
-  env["SERVER_MSGQUEUE_PUBSUB_NATS_URL"] = url;
-  return env;
-}
-
-testing::RunResult Cli(const std::vector<std::string>& args,
-                       const std::map<std::string, std::string>& env) {
-  std::vector<std::string> argv = {BinDir() + "/switchboard", "pubsub"};
-  argv.insert(argv.end(), args.begin(), args.end());
-  return testing::Run(argv, env, "", 60s);
-}
-
-// An engine-like connection: `switchboard pubsub sub` running until the
-// test stops it, reconnecting forever like the engine.
-class Engine {
- public:
-  Engine(const std::string& dir, const std::string& backend,
-         const std::map<std::string, std::string>& env)
-      : backend_(backend), log_(dir + "/engine-" + backend + ".log") {
-    testing::Process::Options o;
-    o.argv = {BinDir() + "/switchboard", "pubsub", "sub", "--topic", "engine"};
-    o.env = env;
-    o.log_path = log_;
-    proc_ = testing::Process(o);
-  }
-  ~Engine() { proc_.Stop(); }
-  bool Subscribed() const {
-    return testing::ReadFile(log_).find("subscribed to") != std::string::npos;
-  }
-  bool running() { return proc_.running(); }
-  const std::string& backend() const { return backend_; }
-  std::string Log() const { return testing::ReadFile(log_); }
-
- private:
-  std::string backend_;
-  std::string log_;
-  testing::Process proc_;
-};
-
-class CalloutE2E : public ::testing::Test {
+class CalloutE2E : public CalloutClusterE2E {
  protected:
-  void SetUp() override {
-    ASSERT_FALSE(Kubeconfig().empty()) << "run through ctest (fixture cluster)";
-    const std::string tool = switchboard::testing::ToolPath("nats-server-callout");
-    ASSERT_EQ(access(tool.c_str(), X_OK), 0) << tool << " is missing (make tools)";
-    ASSERT_EQ(access((BinDir() + "/switchboard-authorizer").c_str(), X_OK), 0)
-        << "build switchboard-authorizer first";
-    auto cfg = kube::Config::FromKubeconfig(Kubeconfig());
-    ASSERT_TRUE(cfg.ok()) << cfg.status().ToString();
-    auto c = kube::Client::New(*cfg);
-    ASSERT_TRUE(c.ok());
-    client = std::move(c).value();
-    ns = UniqueName("callout");
-    CreateNamespace(ns);
-    cluster = std::make_unique<testing::NatsCluster>(
-        testing::NatsCluster::Options{.size = 3, .binary = tool});
-  }
-
-  void TearDown() override {
-    if (HasFailure()) {
-      if (op) std::cerr << "operator log (tail):\n" << Tail(op->Log()) << "\n";
-      for (auto& a : authorizers) {
-        if (a) std::cerr << "authorizer log (tail):\n" << Tail(a->Log(), 3000) << "\n";
-      }
-      for (int i = 0; cluster && i < cluster->size(); i++) {
-        std::cerr << cluster->server_name(i) << " log (tail):\n"
-                  << Tail(cluster->Log(i), 2000) << "\n";
-      }
-    }
-    engines.clear();
-    if (!ns.empty()) DeleteNamespace(ns);
-    authorizers.clear();
-    op.reset();
-    cluster.reset();
-  }
-
-  std::string ServerYaml(bool callout = true) const {
-    return "apiVersion: pubsub.switchboard.dev/v1alpha1\nkind: NatsServer\nmetadata: {name: " +
-           std::string(kServer) + ", namespace: \"" + ns + "\"}\nspec:\n  url: \"" +
-           cluster->urls() + "\"\n  provisioning:\n" +
-           (callout ? "    mode: AuthCallout\n    authCallout: {account: " + std::string(kAccount) +
-                          "}\n"
-                    : "    mode: IncludeFile\n");
-  }
-  std::string ConfigBody() {
-    return SecretData(ns, std::string(kServer) + "-switchboard")["switchboard.conf"];
-  }
-
-  json Server() { return Get("natsserver", ns, kServer); }
-
-  std::vector<json> ListBackends() {
-    auto list = client->ListAll(kube::resources::PubSubBackend(), ns);
-    if (!list.ok()) return {};
-    return (*list)["items"].get<std::vector<json>>();
-  }
-  int ReadyCount() {
-    int ready = 0;
-    for (const auto& b : ListBackends()) {
-      ready += Condition(b, "Ready").value("status", "") == "True" ? 1 : 0;
-    }
-    return ready;
-  }
-  void CreateBackend(const std::string& name) {
-    json b = {{"apiVersion", "pubsub.switchboard.dev/v1alpha1"},
-              {"kind", "PubSubBackend"},
-              {"metadata", {{"name", name}, {"namespace", ns}}},
-              {"spec",
-               {{"kind", "nats"},
-                {"nats", {{"serverRef", {{"name", kServer}}}, {"subjectPrefix", Prefix(name)}}}}}};
-    auto r = client->Create(kube::resources::PubSubBackend(), b);
-    ASSERT_TRUE(r.ok()) << r.status().ToString();
-  }
-  static std::string Prefix(const std::string& backend) { return "hatchet." + backend; }
-  std::map<std::string, std::string> Env(const std::string& backend) {
-    return SecretData(ns, backend + "-pubsub-env");
-  }
-
-  // The engines' connections (authorized_user, the user name or
-  // "<user>#<generation>", in the callout account) on each server:
-  // user -> (server index, cid). The operator's probes are not counted.
+  // The engines' connections in `account` on each server: user ->
+  // (server index, cid). The operator's probes are not counted.
   // `account`: HATCHET in callout mode; "" for the global account, where
-  // an include file with Permissions isolation puts its users (connz names
-  // no account for it).
+  // an include file with Permissions isolation puts its users.
   std::map<std::string, std::pair<int, uint64_t>> Connections(
       const std::string& account = kAccount) {
     std::map<std::string, std::pair<int, uint64_t>> out;
     const auto users = EngineUsers();
-    for (int i = 0; i < cluster->size(); i++) {
-      if (!cluster->running(i)) continue;
-      json connz = cluster->Monitor(i, "connz?auth=true&limit=10000");
-      for (const auto& c : connz.value("connections", json::array())) {
-        if (c.value("account", "") != account) continue;
-        std::string user = c.value("authorized_user", "");
-        user = user.substr(0, user.find('#'));
-        if (users.count(user)) out[user] = {i, c.value("cid", uint64_t{0})};
-      }
+    for (const auto& c : Clients()) {
+      if (c.account == account && users.count(c.user)) out[c.user] = {c.server, c.cid};
     }
     return out;
   }
@@ -229,24 +72,13 @@ class CalloutE2E : public ::testing::Test {
     }
     return true;
   }
-  std::vector<std::optional<std::string>> LoadTimes() {
-    std::vector<std::optional<std::string>> t;
-    for (int i = 0; i < cluster->size(); i++) t.push_back(cluster->ConfigLoadTime(i));
-    return t;
-  }
   // A fresh connect with an installation's env Secret (own prefix).
   testing::RunResult Publish(const std::map<std::string, std::string>& env, int server) {
-    return Cli({"pub", "--topic", "probe", "{}"}, WithUrl(env, cluster->url(server)));
+    return CalloutClusterE2E::Publish(WithUrl(env, cluster->url(server)));
   }
-
-  std::unique_ptr<kube::Client> client;
-  std::string ns;
-  std::unique_ptr<testing::NatsCluster> cluster;
-  std::unique_ptr<OperatorProcess> op;
-  std::vector<std::unique_ptr<AuthorizerProcess>> authorizers;
-  std::vector<std::unique_ptr<Engine>> engines;
-  std::map<std::string, std::string> engine_user;  // backend -> user name
-  testing::TempDir engine_dir;
+  std::string ServerYaml(bool callout = true) const {
+    return CalloutClusterE2E::ServerYaml({.mode = callout ? "AuthCallout" : "IncludeFile"});
+  }
 };
 
 TEST_F(CalloutE2E, LifecycleWithoutReloadsIsolationAndAuthorizerFaults) {
@@ -254,27 +86,14 @@ TEST_F(CalloutE2E, LifecycleWithoutReloadsIsolationAndAuthorizerFaults) {
 
   // The operator renders the static config before any NATS server runs:
   // the server needs auth_callout at start.
-  op = std::make_unique<OperatorProcess>(
-      std::vector<std::string>{ns},
-      std::vector<std::string>{"--workers", "8", "--probe-interval", "5m"});
+  StartOperator({"--workers", "8", "--probe-interval", "5m"});
   Apply(ServerYaml());
-  std::string body;
-  ASSERT_TRUE(testing::WaitFor(
-      [&] {
-        body = SecretData(ns, std::string(kServer) + "-switchboard")["switchboard.conf"];
-        return body.find("auth_callout") != std::string::npos;
-      },
-      60s, 200ms))
-      << "no callout config written: " << Server().dump(2);
-  ASSERT_TRUE(cluster->Start(body)) << cluster->error();
-  authorizers.push_back(NewAuthorizer(ns));
-  authorizers.push_back(NewAuthorizer(ns));
-  for (auto& a : authorizers) {
-    ASSERT_TRUE(testing::WaitFor([&] { return a->Ready(); }, 60s, 100ms)) << Tail(a->Log());
-  }
+  const std::string body = WaitConfigBody(IsCalloutConfig, "callout config");
+  ASSERT_NO_FATAL_FAILURE(StartNats(body));
+  StartAuthorizers(2);
   EXPECT_TRUE(testing::WaitFor(
-      [&] { return Condition(Server(), "AuthorizerAvailable").value("status", "") == "True"; }, 60s,
-      200ms))
+      [&] { return ConditionOf(Server(), "AuthorizerAvailable").value("status", "") == "True"; },
+      60s, 200ms))
       << Server().dump(2);
   const json status = Server()["status"];
   EXPECT_EQ(status["authCallout"].value("account", ""), kAccount) << status.dump(2);
@@ -297,13 +116,9 @@ TEST_F(CalloutE2E, LifecycleWithoutReloadsIsolationAndAuthorizerFaults) {
   for (int i = 0; i < n; i += 10) {
     auto env = Env(Name(i));
     ASSERT_FALSE(env.empty()) << Name(i);
-    engine_user[Name(i)] = env["SERVER_MSGQUEUE_PUBSUB_NATS_USERNAME"];
-    engines.push_back(std::make_unique<Engine>(engine_dir.path(), Name(i),
-                                               WithUrl(env, cluster->url((i / 10) % 3))));
+    StartEngine(Name(i), WithUrl(env, cluster->url((i / 10) % 3)));
   }
-  for (auto& e : engines) {
-    ASSERT_TRUE(testing::WaitFor([&] { return e->Subscribed(); }, 30s)) << e->Log();
-  }
+  WaitEnginesSubscribed();
   ASSERT_TRUE(AllEnginesConnected());
   {
     auto conns = Connections();
@@ -366,10 +181,8 @@ TEST_F(CalloutE2E, LifecycleWithoutReloadsIsolationAndAuthorizerFaults) {
         << "the engine on the retired password is still connected";
     EXPECT_EQ(Publish(after, 1).exit_code, 0) << "the new password after the retirement";
     // The engine restarts with the new env Secret, as a rollout would.
-    for (auto& e : engines) {
-      if (e->backend() == b)
-        e = std::make_unique<Engine>(engine_dir.path(), b, WithUrl(after, cluster->url(0)));
-    }
+    std::erase_if(engines, [&](const auto& e) { return e->backend() == b; });
+    StartEngine(b, WithUrl(after, cluster->url(0)));
     EXPECT_TRUE(testing::WaitFor([&] { return AllEnginesConnected(); }, 30s));
   }
   EXPECT_EQ(LoadTimes(), load_times) << "a rotation reloaded a server";
@@ -406,7 +219,7 @@ TEST_F(CalloutE2E, LifecycleWithoutReloadsIsolationAndAuthorizerFaults) {
   const auto before = Connections();
   authorizers[1]->Kill();
   EXPECT_TRUE(testing::WaitFor(
-      [&] { return Condition(Server(), "AuthorizerAvailable").value("status", "") == "False"; },
+      [&] { return ConditionOf(Server(), "AuthorizerAvailable").value("status", "") == "False"; },
       60s, 200ms))
       << Server().dump(2);
   EXPECT_NE(Publish(Env(Name(1)), 0).exit_code, 0) << "a new connect passed with no authorizer";
@@ -414,12 +227,12 @@ TEST_F(CalloutE2E, LifecycleWithoutReloadsIsolationAndAuthorizerFaults) {
   for (auto& e : engines) EXPECT_TRUE(e->running()) << e->backend();
 
   // One authorizer returns: new connects pass, the condition recovers.
-  authorizers[0] = NewAuthorizer(ns);
+  authorizers[0] = NewAuthorizer();
   ASSERT_TRUE(testing::WaitFor([&] { return authorizers[0]->Ready(); }, 60s, 100ms))
-      << Tail(authorizers[0]->Log());
+      << LogTail(authorizers[0]->Log());
   EXPECT_TRUE(testing::WaitFor(
-      [&] { return Condition(Server(), "AuthorizerAvailable").value("status", "") == "True"; }, 60s,
-      200ms))
+      [&] { return ConditionOf(Server(), "AuthorizerAvailable").value("status", "") == "True"; },
+      60s, 200ms))
       << Server().dump(2);
   EXPECT_TRUE(
       testing::WaitFor([&] { return Publish(Env(Name(1)), 0).exit_code == 0; }, 30s, 200ms));
@@ -432,9 +245,7 @@ TEST_F(CalloutE2E, LifecycleWithoutReloadsIsolationAndAuthorizerFaults) {
 TEST_F(CalloutE2E, SwitchingModesEnginesReconnectWithTheirCredentials) {
   constexpr int n = 6;
   constexpr char kGlobal[] = "";  // connz: no account named
-  op = std::make_unique<OperatorProcess>(
-      std::vector<std::string>{ns},
-      std::vector<std::string>{"--workers", "4", "--probe-interval", "5m"});
+  StartOperator({"--workers", "4", "--probe-interval", "5m"});
   Apply(ServerYaml(false));
   for (int i = 0; i < n; i++) CreateBackend(Name(i));
 
@@ -450,30 +261,19 @@ TEST_F(CalloutE2E, SwitchingModesEnginesReconnectWithTheirCredentials) {
     }
     return body.find("auth_callout") == std::string::npos;
   };
-  std::string body;
-  ASSERT_TRUE(testing::WaitFor([&] { return all_rendered(body = ConfigBody()); }, 60s, 200ms))
-      << "include file:\n"
-      << body << "\n"
-      << Server().dump(2);
-  ASSERT_TRUE(cluster->Start(body)) << cluster->error();
+  ASSERT_NO_FATAL_FAILURE(StartNats(WaitConfigBody(all_rendered, "include file with every user")));
   ASSERT_TRUE(testing::WaitFor([&] { return ReadyCount() == n; }, 120s, 500ms))
       << ReadyCount() << " of " << n << " Ready; " << Get("psb", ns, Name(0)).dump(2);
   for (int i = 0; i < n; i += 2) {
-    engine_user[Name(i)] = envs[Name(i)]["SERVER_MSGQUEUE_PUBSUB_NATS_USERNAME"];
-    engines.push_back(std::make_unique<Engine>(engine_dir.path(), Name(i),
-                                               WithUrl(envs[Name(i)], cluster->url((i / 2) % 3))));
+    StartEngine(Name(i), WithUrl(envs[Name(i)], cluster->url((i / 2) % 3)));
   }
-  for (auto& e : engines) {
-    ASSERT_TRUE(testing::WaitFor([&] { return e->Subscribed(); }, 30s)) << e->Log();
-  }
+  WaitEnginesSubscribed();
   ASSERT_TRUE(testing::WaitFor([&] { return AllEnginesConnected(kGlobal); }, 30s));
 
   // Rolling restart onto the current config Secret; after each server the
   // engines are all connected again (on any server) and none gave up.
   auto rolling_restart = [&](const std::string& account_after) {
-    cluster->SetConfigBody(ConfigBody());
-    for (int i = 0; i < cluster->size(); i++) {
-      ASSERT_TRUE(cluster->RestartServer(i)) << cluster->error();
+    RollingRestart(ConfigBody(), [&](int i) {
       EXPECT_TRUE(testing::WaitFor(
           [&] {
             auto in_old = Connections(account_after == kGlobal ? kAccount : kGlobal);
@@ -487,7 +287,7 @@ TEST_F(CalloutE2E, SwitchingModesEnginesReconnectWithTheirCredentials) {
           << "after restarting " << cluster->server_name(i);
       for (auto& e : engines)
         EXPECT_TRUE(e->running()) << e->backend() << " gave up:\n" << e->Log();
-    }
+    });
     EXPECT_TRUE(testing::WaitFor([&] { return AllEnginesConnected(account_after); }, 60s, 200ms))
         << "engines not all back in account '" << account_after << "'";
   };
@@ -499,20 +299,17 @@ TEST_F(CalloutE2E, SwitchingModesEnginesReconnectWithTheirCredentials) {
 
   // IncludeFile -> AuthCallout: authorizers first (they get in once a
   // server runs the static config), then the mode, then the restart.
-  authorizers.push_back(NewAuthorizer(ns));
-  authorizers.push_back(NewAuthorizer(ns));
+  StartAuthorizers(2, /*wait_ready=*/false);
   Apply(ServerYaml(true));
-  ASSERT_TRUE(testing::WaitFor(
-      [&] { return ConfigBody().find("auth_callout") != std::string::npos; }, 60s, 200ms))
-      << Server().dump(2);
+  ASSERT_FALSE(WaitConfigBody(IsCalloutConfig, "callout config").empty());
   rolling_restart(kAccount);
   for (auto& a : authorizers) {
-    EXPECT_TRUE(testing::WaitFor([&] { return a->Ready(); }, 60s, 100ms)) << Tail(a->Log());
+    EXPECT_TRUE(testing::WaitFor([&] { return a->Ready(); }, 60s, 100ms)) << LogTail(a->Log());
   }
   EXPECT_TRUE(testing::WaitFor(
       [&] {
-        return Condition(Server(), "Ready").value("reason", "") == "CalloutConfigured" &&
-               Condition(Server(), "AuthorizerAvailable").value("status", "") == "True";
+        return ConditionOf(Server(), "Ready").value("reason", "") == "CalloutConfigured" &&
+               ConditionOf(Server(), "AuthorizerAvailable").value("status", "") == "True";
       },
       60s, 200ms))
       << Server().dump(2);
@@ -523,15 +320,13 @@ TEST_F(CalloutE2E, SwitchingModesEnginesReconnectWithTheirCredentials) {
 
   // AuthCallout -> IncludeFile: the users rendered again, then the restart.
   Apply(ServerYaml(false));
-  ASSERT_TRUE(testing::WaitFor([&] { return all_rendered(body = ConfigBody()); }, 60s, 200ms))
-      << "include file:\n"
-      << body << "\n"
-      << Server().dump(2);
+  ASSERT_FALSE(WaitConfigBody(all_rendered, "include file with every user").empty());
   rolling_restart(kGlobal);
   credentials_unchanged();
   EXPECT_TRUE(testing::WaitFor([&] { return ReadyCount() == n; }, 60s, 500ms))
       << ReadyCount() << " of " << n << " Ready";
-  EXPECT_EQ(Condition(Server(), "Ready").value("reason", ""), "ConfigRendered") << Server().dump(2);
+  EXPECT_EQ(ConditionOf(Server(), "Ready").value("reason", ""), "ConfigRendered")
+      << Server().dump(2);
   for (int i = 0; i < n; i++) {
     EXPECT_EQ(Publish(envs[Name(i)], (i + 1) % 3).exit_code, 0) << Name(i) << " from the file";
   }

@@ -503,6 +503,24 @@ TEST(NatsPubSubTest, ConnectionClosedForGoodIsReported) {
   EXPECT_EQ(ps->Publish(*Topic::TenantStream(kTenant), m).code(), StatusCode::kUnavailable);
 }
 
+TEST(NatsPubSubTest, UserJwtToAServerOutsideOperatorModeFailsToConnect) {
+  // A server with users in its config (no operator) sends no nonce: the
+  // connect fails with a reason, and the signer is never asked.
+  NatsServer server(R"(authorization { users = [ { user: "u", password: "pw" } ] })");
+  ASSERT_TRUE(server.ok()) << server.Log();
+  std::atomic<int> signed_nonces{0};
+  auto opts = Options(server.url());
+  opts.user_jwt = std::make_shared<UserJwtCredentials>(UserJwtCredentials{
+      "eyJ0eXAiOiJKV1QiLCJhbGciOiJlZDI1NTE5LW5rZXkifQ.e30.c2ln", [&](std::string_view) {
+        signed_nonces++;
+        return Result<std::string>(std::string(64, 'x'));
+      }});
+  auto r = NatsPubSub::Connect(opts);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(IsNoNonceRefusal(r.status())) << r.status().ToString();
+  EXPECT_EQ(signed_nonces.load(), 0);
+}
+
 TEST(NatsPubSubTest, HandlerErrorsAndExceptionsAreContained) {
   NatsServer server;
   ASSERT_TRUE(server.ok()) << server.Log();

@@ -491,7 +491,25 @@ TEST(Update, ServerIsolationChangeWarns) {
   json old = Server(), now = Server();
   now["spec"]["isolation"] = "Accounts";
   Report r = Validate(now, Context{}, Operation::kUpdate, &old);
-  EXPECT_NE(Find(r.warnings, "update-isolation"), nullptr);
+  auto f = Find(r.warnings, "update-isolation");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->message.find("restart"), std::string::npos) << f->message;
+}
+
+TEST(Update, CalloutServerIsolationChangeAsksForARollingRestart) {
+  json old = Server(), now = Server();
+  old["spec"]["provisioning"] = {{"mode", "AuthCallout"}};
+  now["spec"]["provisioning"] = {{"mode", "AuthCallout"}};
+  now["spec"]["isolation"] = "Accounts";
+  auto f = Find(Validate(now, Context{}, Operation::kUpdate, &old).warnings, "update-isolation");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->message.find("restart the NATS servers one at a time"), std::string::npos)
+      << f->message;
+  EXPECT_NE(f->message.find("Switching isolation"), std::string::npos) << f->message;
+  // And back.
+  f = Find(Validate(old, Context{}, Operation::kUpdate, &now).warnings, "update-isolation");
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->message.find("restart the NATS servers"), std::string::npos) << f->message;
 }
 
 }  // namespace

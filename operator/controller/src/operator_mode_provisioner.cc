@@ -282,7 +282,12 @@ Result<Action> OperatorModeProvisioner::Provision(const ServerCall& call) {
     next = Action::RequeueAfter(due - age);
   }
   if (last && !last->status.ok()) {
-    return fail(reasons::kAccountSyncFailed, last->status.message(), next);
+    return fail(
+        reasons::kAccountSyncFailed,
+        pubsub::IsNoNonceRefusal(last->status)
+            ? logic::NotOnStaticConfigMessage(sv.ns() + "/" + secret_name, last->status.message())
+            : last->status.message(),
+        next);
   }
   return report(next);
 }

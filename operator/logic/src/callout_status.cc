@@ -56,6 +56,13 @@ std::string AuthorizerPingBody(std::string_view account) {
       .dump();
 }
 
+std::string NotOnStaticConfigMessage(std::string_view config_secret, std::string_view error) {
+  return "the NATS servers do not run the static config in Secret " + std::string(config_secret) +
+         " yet (nats-server cannot reload into or out of operator mode): restart them one at a "
+         "time on it, as a rolling restart; until then they keep serving the previous config (" +
+         std::string(error) + ")";
+}
+
 AuthorizerAvailability DecideAuthorizerAvailability(
     const Result<std::vector<std::string>>& replies) {
   AuthorizerAvailability a;

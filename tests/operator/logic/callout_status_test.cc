@@ -123,6 +123,13 @@ const json* Find(const json& status, std::string_view type) {
   return nullptr;
 }
 
+TEST(NotOnStaticConfigMessage, NamesTheSecretTheFixAndTheError) {
+  const std::string m = NotOnStaticConfigMessage("nats/shared-switchboard", "connect: no nonce");
+  EXPECT_NE(m.find("Secret nats/shared-switchboard"), std::string::npos) << m;
+  EXPECT_NE(m.find("restart them one at a time"), std::string::npos) << m;
+  EXPECT_NE(m.find("(connect: no nonce)"), std::string::npos) << m;
+}
+
 TEST(ComputeCalloutServerStatus, ReadyAuthCalloutAndNoConfigFits) {
   json previous = {{"configHash", "sha256:old"},
                    {"conditions",

@@ -43,6 +43,21 @@ std::string NatsCluster::server_name(int i) const { return "s" + std::to_string(
 
 void NatsCluster::SetConfigBody(const std::string& config_body) {
   std::ofstream(body_path_) << config_body << "\n";
+  for (Server& s : servers_) s.body_name = "body.conf";
+}
+
+bool NatsCluster::SetConfigBodies(const std::vector<std::string>& bodies) {
+  if (static_cast<int>(bodies.size()) != size()) {
+    error_ = "one body per server: " + std::to_string(bodies.size()) + " for " +
+             std::to_string(size()) + " servers";
+    return false;
+  }
+  for (int i = 0; i < size(); i++) {
+    Server& s = servers_.at(i);
+    s.body_name = "body-" + server_name(i) + ".conf";
+    std::ofstream(dir_.path() + "/" + s.body_name) << bodies[i] << "\n";
+  }
+  return true;
 }
 
 void NatsCluster::WriteConfig(int i) {
@@ -83,16 +98,7 @@ bool NatsCluster::Start(const std::string& config_body) {
 }
 
 bool NatsCluster::Start(const std::vector<std::string>& bodies) {
-  if (static_cast<int>(bodies.size()) != size()) {
-    error_ = "one body per server: " + std::to_string(bodies.size()) + " for " +
-             std::to_string(size()) + " servers";
-    return false;
-  }
-  for (int i = 0; i < size(); i++) {
-    Server& s = servers_.at(i);
-    s.body_name = "body-" + server_name(i) + ".conf";
-    std::ofstream(dir_.path() + "/" + s.body_name) << bodies[i] << "\n";
-  }
+  if (!SetConfigBodies(bodies)) return false;
   for (int i = 0; i < size(); i++) {
     if (!Launch(i)) return false;
   }

@@ -28,10 +28,20 @@ inline constexpr size_t kDefaultMaxDecompressedBytes = 128 * 1024 * 1024;
 // mode): the JWT is sent on every connect and reconnect, and `sign` returns
 // the 64-byte ed25519 signature of the server's nonce by the JWT's subject
 // key (nkey.h KeyPair::Sign). Called on nats.c's threads; must not throw.
+// A server that sends no nonce (not in operator mode) refuses the connect:
+// Connect fails with FailedPrecondition naming kNoNonceRefusal
+// (IsNoNonceRefusal), and `sign` is not called.
 struct UserJwtCredentials {
   std::string jwt;
   std::function<Result<std::string>(std::string_view nonce)> sign;
 };
+inline constexpr std::string_view kNoNonceRefusal =
+    "the server sent no nonce to sign: it does not accept user JWTs (not in NATS operator mode)";
+// Whether a connect failed because the server takes no user JWTs.
+inline bool IsNoNonceRefusal(const Status& s) {
+  return s.code() == StatusCode::kFailedPrecondition &&
+         s.message().find(kNoNonceRefusal) != std::string_view::npos;
+}
 
 struct NatsOptions {
   std::string urls;  // comma-separated seeds, nats:// or tls://, no credentials inside

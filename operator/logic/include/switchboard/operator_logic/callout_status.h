@@ -45,6 +45,14 @@ struct AuthorizerAvailability {
 AuthorizerAvailability DecideAuthorizerAvailability(
     const Result<std::vector<std::string>>& replies);
 
+// Ready's message when the NATS servers refused the operator's connection
+// because they do not run the static config the NatsServer asks for yet:
+// isolation: Accounts needs NATS operator mode, which nats-server cannot
+// reload into or out of, so after a switch the servers keep the config they
+// started on until each is restarted. `config_secret` is "<ns>/<name>" of
+// the config Secret; `error` the connection's own error.
+std::string NotOnStaticConfigMessage(std::string_view config_secret, std::string_view error);
+
 struct CalloutServerStatusInput {
   int64_t generation = 0;
   int installations = 0;    // CollectDirectory's entries

@@ -46,9 +46,14 @@ class NatsCluster {
   // configs that must differ between servers, e.g. each its own resolver
   // directory. Each server keeps its own body across restarts.
   bool Start(const std::vector<std::string>& bodies);
-  // Replaces the include file; a running server sees it only when it is
-  // started again (nothing here sends SIGHUP).
+  // Replaces the include file of every server (one body for all, also
+  // after Start with one body per server); a running server sees it only
+  // when it is started again (nothing here sends SIGHUP).
   void SetConfigBody(const std::string& config_body);
+  // The same with one body per server (bodies.size() == size()), e.g. a
+  // rolling restart onto a config whose resolver store differs by server.
+  // False (with the reason in error()) on a wrong count.
+  bool SetConfigBodies(const std::vector<std::string>& bodies);
 
   // Server i (0-based) alone, on its own ports.
   void StopServer(int i);
