@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -163,13 +164,15 @@ int main(int argc, char** argv) {
   if (!signing.ok()) return 1;
   if (operator_mode) {
     for (int i = 0; i < installations; ++i) {
-      logic::DirectoryEntry e;
-      e.ns = "team-" + std::to_string(i);
-      e.name = "hatchet";
-      e.username = e.ns + "-" + e.name;
-      callout.by_user.emplace(e.username, e);
+      auto record = std::make_shared<logic::InstallationRecord>();
+      record->ns = "team-" + std::to_string(i);
+      record->name = "hatchet";
+      logic::CredentialState state;
+      state.current.username = record->ns + "-" + record->name;
+      record->credentials = std::make_shared<const logic::CredentialState>(state);
+      callout.Add(logic::DirectoryEntry(record, state.current.username));
       accounts.push_back(
-          logic::InstallationAccountKey(*signing, e.ns, e.name).value().public_key());
+          logic::InstallationAccountKey(*signing, record->ns, record->name).value().public_key());
     }
   }
   prometheus::Registry registry;
