@@ -203,13 +203,21 @@ TEST_F(SwitchingE2E, PermissionsToAccountsAndBack) {
     RestartEnginesThatGaveUp("after restarting " + cluster->server_name(i));
     Report("accounts: " + cluster->server_name(i) + " restarted");
   }));
+  // Each installation's two engines in one account key, the two
+  // installations' keys apart. Waited for, not read once: one run read
+  // both installations' engines in the same key right after the roll,
+  // while engines refused in it were reconnecting.
   std::map<std::string, std::string> account;
   EXPECT_TRUE(testing::WaitFor(
       [&] {
-        return EnginesIn([&](const std::string& b, const std::string& a) {
-          account[b] = a;
+        account.clear();
+        bool consistent = true;
+        const bool keys = EnginesIn([&](const std::string& b, const std::string& a) {
+          auto [it, fresh] = account.emplace(b, a);
+          consistent = consistent && (fresh || it->second == a);
           return IsAccountKey(a);
         });
+        return keys && consistent && account["alpha"] != account["beta"];
       },
       60s, 200ms))
       << "engines not in their own accounts: " << json(EngineAccounts()).dump();
@@ -311,13 +319,21 @@ TEST_F(SwitchingE2E, IncludeFileToAccounts) {
   for (auto& a : authorizers) {
     EXPECT_TRUE(testing::WaitFor([&] { return a->Ready(); }, 60s, 100ms)) << LogTail(a->Log());
   }
+  // Each installation's two engines in one account key, the two
+  // installations' keys apart. Waited for, not read once: one run read
+  // both installations' engines in the same key right after the roll,
+  // while engines refused in it were reconnecting.
   std::map<std::string, std::string> account;
   EXPECT_TRUE(testing::WaitFor(
       [&] {
-        return EnginesIn([&](const std::string& b, const std::string& a) {
-          account[b] = a;
+        account.clear();
+        bool consistent = true;
+        const bool keys = EnginesIn([&](const std::string& b, const std::string& a) {
+          auto [it, fresh] = account.emplace(b, a);
+          consistent = consistent && (fresh || it->second == a);
           return IsAccountKey(a);
         });
+        return keys && consistent && account["alpha"] != account["beta"];
       },
       60s, 200ms))
       << "engines not in their own accounts: " << json(EngineAccounts()).dump();
