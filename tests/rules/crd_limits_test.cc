@@ -17,6 +17,7 @@
 #include "switchboard/api/limits.h"
 #include "switchboard/api/names.h"
 #include "switchboard/api/quantity.h"
+#include "switchboard/api/usage.h"
 
 namespace switchboard::api {
 namespace {
@@ -197,11 +198,12 @@ TEST(CrdLimits, NatsServerBoundsAreTheRulesConstants) {
           {"spec.installationLimits.maxSubscriptions minimum", kMinInstallationSubscriptions},
           {"spec.installationLimits.maxSubscriptions maximum", kMaxInstallationSubscriptions},
       });
-  ExpectCelNumbers(rules, {
-                              {".", {S(I(kMaxServerNameLength))}},
-                              {"spec.maxPayload", PayloadBounds()},
-                              {"spec.installationLimits.maxPayload", PayloadBounds()},
-                          });
+  ExpectCelNumbers(rules,
+                   {
+                       {".", {S(I(kMaxServerNameLength)), S(I(kMaxUsageSystemServerNameLength))}},
+                       {"spec.maxPayload", PayloadBounds()},
+                       {"spec.installationLimits.maxPayload", PayloadBounds()},
+                   });
 }
 
 json SchemaAt(const json& crd, std::initializer_list<const char*> path) {
