@@ -6,8 +6,10 @@ fixture cluster):
   - the operator, two switchboard-authorizer replicas, the webhook (this
     build's binaries) against the fixture's kube-apiserver;
   - three routed nats-server-callout servers on the operator's static
-    AuthCallout config, each with a prometheus-nats-exporter run as the
-    official NATS chart runs it (tools cache);
+    AuthCallout config, and one more in NATS operator mode (AuthCallout
+    with isolation: Accounts: an account per installation, with limits),
+    each with a prometheus-nats-exporter run as the official NATS chart
+    runs it (tools cache);
   - prometheus on 127.0.0.1 scraping them every second, with the rules of
     the chart's PrometheusRule (helm template, tools cache) as its rule
     file.
@@ -16,7 +18,8 @@ Asserts: every rule loads and evaluates without error; every metric name a
 rule or a dashboard query uses has a series (except the names in
 MAY_BE_MISSING, each with its reason); two engines of one installation show
 as its two connections in the operator's usage series and its
-status.connections, and as none of another's; every dashboard variable lists
+status.connections, and as none of another's; an installation with limits
+shows each limit and its use; every dashboard variable lists
 values and every panel query evaluates without error and returns data
 (except the panels named in MAY_BE_EMPTY, each with its reason); the
 certificate expiry gauge follows a rotated webhook certificate; stopping
@@ -76,17 +79,14 @@ MAY_BE_EMPTY = {
         "result=error only for reviews the webhook cannot judge; every review here is judged",
     ("usage.json", "Slow consumers"):
         "shows installations with a slow consumer in the last hour; no engine here is slow",
-    ("usage.json", "Use of limits"):
-        "limits exist only with isolation: Accounts; the NatsServers here share one account",
 }
 
 # Metric names a rule or panel uses that this cluster cannot produce, and
-# why. Every other name must have a series.
-MAY_BE_MISSING = {
-    "switchboard_installation_limit":
-        "limits exist only with an account per installation (isolation: Accounts); the NatsServers "
-        "here share one account (usage_nats_test covers Accounts against a real server)",
-}
+# why. Every other name must have a series: none is exempt today.
+MAY_BE_MISSING = {}
+# The operator-mode NatsServer's defaults for its installations: the limit
+# series and the "Use of limits" panel (connections and subscriptions).
+ACCOUNT_LIMITS = {"maxConnections": 10, "maxSubscriptions": 100}
 
 failures = []
 
@@ -243,14 +243,19 @@ def main():
         kubectl("label", "namespace", ns, f"switchboard.dev/obs-e2e={token}")
 
         # 1. The operator; the NatsServers: one in AuthCallout mode for the
-        # cluster below, one in IncludeFile mode with no backend (its file
-        # is rendered all the same: the include file's size gauge).
+        # cluster below, one in AuthCallout mode with an account per
+        # installation (NATS operator mode, one server: its limits), one in
+        # IncludeFile mode with no backend (its file is rendered all the
+        # same: the include file's size gauge).
         op_port, op_health = free_port(), free_port()
         start("operator", [f"{BIN}/switchboard-operator", "--kubeconfig", KUBECONFIG, "--namespaces", ns,
                            "--health-addr", f"127.0.0.1:{op_health}", "--metrics-addr",
                            f"127.0.0.1:{op_port}", "--probe-interval", "2s", "--probe-timeout", "2s"])
         servers = [{"client": free_port(), "monitor": free_port(), "cluster": free_port()} for _ in range(3)]
         urls = ",".join(f"nats://127.0.0.1:{s['client']}" for s in servers)
+        acc = {"client": free_port(), "monitor": free_port()}
+        resolver = os.path.join(tmp, "resolver")
+        os.makedirs(resolver)
         kubectl("apply", "-f", "-", stdin=f"""
 apiVersion: pubsub.switchboard.dev/v1alpha1
 kind: NatsServer
@@ -261,6 +266,15 @@ spec:
 ---
 apiVersion: pubsub.switchboard.dev/v1alpha1
 kind: NatsServer
+metadata: {{name: accounts, namespace: {ns}}}
+spec:
+  url: "nats://127.0.0.1:{acc['client']}"
+  isolation: Accounts
+  installationLimits: {json.dumps(ACCOUNT_LIMITS)}
+  provisioning: {{mode: AuthCallout, authCallout: {{resolverDir: "{resolver}"}}}}
+---
+apiVersion: pubsub.switchboard.dev/v1alpha1
+kind: NatsServer
 metadata: {{name: file, namespace: {ns}}}
 spec:
   url: "nats://127.0.0.1:{free_port()}"
@@ -268,7 +282,10 @@ spec:
         body = wait_for("the operator's static AuthCallout config in Secret callout-switchboard",
                         lambda: (lambda t: t if "auth_callout" in t else None)(
                             secret_data(ns, "callout-switchboard").get("switchboard.conf", "")), 60)
-        if not body:
+        acc_body = wait_for("the operator's operator-mode config in Secret accounts-switchboard",
+                            lambda: (lambda t: t if "resolver" in t else None)(
+                                secret_data(ns, "accounts-switchboard").get("switchboard.conf", "")), 60)
+        if not body or not acc_body:
             return
 
         # 2. Three routed servers on it, each with its exporter.
@@ -289,11 +306,23 @@ spec:
                             lambda: json.loads(http_get(f"http://127.0.0.1:{s['monitor']}/routez")[1])
                             .get("num_routes", 0) >= 2, 30):
                 return
+        # The operator-mode server: one, so no routes; its resolver store
+        # is the NatsServer's resolverDir.
+        with open(os.path.join(tmp, "accounts.conf"), "w") as f:
+            f.write(acc_body + "\n")
+        with open(os.path.join(tmp, "acc.conf"), "w") as f:
+            f.write(f'server_name: acc\nlisten: "127.0.0.1:{acc["client"]}"\n'
+                    f'http: "127.0.0.1:{acc["monitor"]}"\ninclude "accounts.conf"\n')
+        start("nats-acc", [callout, "-c", os.path.join(tmp, "acc.conf")])
+        if not wait_for("the operator-mode nats-server serving",
+                        lambda: http_get(f"http://127.0.0.1:{acc['monitor']}/healthz")[0] == 200, 30):
+            return
+        for name, s in [(f"s{i + 1}", s) for i, s in enumerate(servers)] + [("acc", acc)]:
             s["exporter"] = free_port()
             # As the official chart's prom-exporter container runs it.
-            start(f"exporter-s{i + 1}", [exporter, "-connz", "-routez", "-subz", "-varz", "-prefix=nats",
-                                         "-use_internal_server_id", "-a", "127.0.0.1", "-p",
-                                         str(s["exporter"]), f"http://127.0.0.1:{s['monitor']}"])
+            start(f"exporter-{name}", [exporter, "-connz", "-routez", "-subz", "-varz", "-prefix=nats",
+                                       "-use_internal_server_id", "-a", "127.0.0.1", "-p",
+                                       str(s["exporter"]), f"http://127.0.0.1:{s['monitor']}"])
 
         # 3. Two authorizers.
         auth_ports = [free_port(), free_port()]
@@ -301,7 +330,7 @@ spec:
         def start_authorizers():
             for i, p in enumerate(auth_ports):
                 start(f"authorizer-{i}", [f"{BIN}/switchboard-authorizer", "--kubeconfig", KUBECONFIG,
-                                          "--namespaces", ns, "--servers", f"{ns}/callout",
+                                          "--namespaces", ns, "--servers", f"{ns}/callout,{ns}/accounts",
                                           "--health-addr", f"127.0.0.1:{p}", "--metrics-addr",
                                           f"127.0.0.1:{p}", "--sweep-interval", "2s"])
             for i, p in enumerate(auth_ports):
@@ -385,7 +414,7 @@ spec:
             "scrape_configs": [job("switchboard-operator", [op_port], "operator"),
                                job("switchboard-authorizer", auth_ports, "authorizer"),
                                job("switchboard-webhook", [wh_metrics], "webhook"),
-                               job("nats", [s["exporter"] for s in servers], "nats")]}
+                               job("nats", [s["exporter"] for s in servers + [acc]], "nats")]}
         with open(os.path.join(tmp, "prometheus.yml"), "w") as f:
             yaml.safe_dump(prom_config, f)
         prom_port = free_port()
@@ -400,35 +429,38 @@ spec:
         if not wait_for(f"all {targets} targets up", lambda: prom.value("count(up == 1)") == targets, 30):
             print(json.dumps(prom.api("targets"), indent=1)[:4000], file=sys.stderr)
             return
-        ok(f"all {targets} targets up: operator, 2 authorizers, webhook, 3 NATS exporters")
+        ok(f"all {targets} targets up: operator, 2 authorizers, webhook, 4 NATS exporters")
 
         # 6. Installations, and traffic every panel shows: probes (every 2 s,
         # through the authorizers), a review the webhook denies (a second
         # claim on b0's prefix), a connect the authorizers deny (a wrong
         # password), a request refused before any review (an unknown path),
-        # and an engine whose connection the sweep closes (b2 deleted).
-        for b in ["b0", "b1", "b2"]:
+        # and an engine whose connection the sweep closes (b2 deleted); lim,
+        # on the operator-mode server, in an account of its own with limits.
+        backends = {"b0": "callout", "b1": "callout", "b2": "callout", "lim": "accounts"}
+        for b, server in backends.items():
             kubectl("apply", "-f", "-", stdin=f"""
 apiVersion: pubsub.switchboard.dev/v1alpha1
 kind: PubSubBackend
 metadata: {{name: {b}, namespace: {ns}}}
-spec: {{kind: nats, nats: {{serverRef: {{name: callout}}, subjectPrefix: hatchet.{b}}}}}
+spec: {{kind: nats, nats: {{serverRef: {{name: {server}}}, subjectPrefix: hatchet.{b}}}}}
 """)
 
         def all_ready():
             items = json.loads(kubectl("get", "psb", "-n", ns, "-o", "json").stdout)["items"]
-            return len(items) == 3 and all(ready_of(i)[0] == "True" for i in items)
+            return len(items) == len(backends) and all(ready_of(i)[0] == "True" for i in items)
 
-        if not wait_for("b0, b1, b2 Ready", all_ready, 90):
+        if not wait_for(f"{', '.join(backends)} Ready", all_ready, 90):
             print(kubectl("get", "psb", "-n", ns, "-o", "yaml").stdout, file=sys.stderr)
             return
-        ok("three PubSubBackends Ready through the authorizers")
+        ok(f"{len(backends)} PubSubBackends Ready through the authorizers, one in its own account")
 
         # The operator's gauges against what the API says.
-        if wait_for("switchboard_pubsubbackends{ready=\"True\",reason=\"Probed\"} at 3",
-                    lambda: prom.value('sum(switchboard_pubsubbackends{ready="True", reason="Probed"})') == 3
+        n = len(backends)
+        if wait_for(f"switchboard_pubsubbackends{{ready=\"True\",reason=\"Probed\"}} at {n}",
+                    lambda: prom.value('sum(switchboard_pubsubbackends{ready="True", reason="Probed"})') == n
                     and prom.value('sum(switchboard_pubsubbackends{ready!="True"})') == 0, 30):
-            ok("switchboard_pubsubbackends: 3 Ready with reason Probed, none not Ready")
+            ok(f"switchboard_pubsubbackends: {n} Ready with reason Probed, none not Ready")
         file_conf = secret_data(ns, "file-switchboard").get("switchboard.conf", "")
         size = lambda: prom.value(  # noqa: E731
             f'switchboard_natsserver_config_bytes{{exported_namespace="{ns}", name="file"}}')
@@ -493,6 +525,18 @@ spec: {{kind: nats, nats: {{serverRef: {{name: callout}}, subjectPrefix: hatchet
         if wait_for("b0's status.connections at 2", lambda: status_conns() == "2", 75):
             ok("kubectl get psb shows b0's 2 connections")
 
+        # An installation in an account of its own: its engine is one
+        # connection of it, against the limits its NatsServer gives it.
+        lim_env = dict(os.environ)
+        lim_env.update(secret_data(ns, "lim-pubsub-env"))
+        start("engine-lim", [f"{BIN}/switchboard", "pubsub", "sub", "--topic", "usage"], lim_env)
+        limit = lambda which: prom.value(  # noqa: E731
+            f'max(switchboard_installation_limit{{exported_namespace="{ns}", name="lim", limit="{which}"}})')
+        if wait_for("lim's connections at 1 and its limits in the scrape",
+                    lambda: conns("lim") == 1 and limit("connections") == ACCOUNT_LIMITS["maxConnections"]
+                    and limit("subscriptions") == ACCOUNT_LIMITS["maxSubscriptions"], 75):
+            ok(f"lim's engine is one connection of its account, against its limits {ACCOUNT_LIMITS}")
+
         engine_env = dict(os.environ)
         engine_env.update(secret_data(ns, "b2-pubsub-env"))
         engine = start("engine-b2", [f"{BIN}/switchboard", "pubsub", "sub", "--topic", "engine"], engine_env)
@@ -500,8 +544,8 @@ spec: {{kind: nats, nats: {{serverRef: {{name: callout}}, subjectPrefix: hatchet
             kubectl("delete", "psb", "-n", ns, "b2", "--timeout=30s")
             wait_for("the sweep closing the deleted installation's connection",
                      lambda: (prom.value("sum(switchboard_authorizer_kicks_total)") or 0) >= 1, 30)
-            if wait_for("switchboard_pubsubbackends{ready=\"True\"} at 2 after b2's deletion",
-                        lambda: prom.value('sum(switchboard_pubsubbackends{ready="True"})') == 2, 30):
+            if wait_for(f"switchboard_pubsubbackends{{ready=\"True\"}} at {n - 1} after b2's deletion",
+                        lambda: prom.value('sum(switchboard_pubsubbackends{ready="True"})') == n - 1, 30):
                 ok("switchboard_pubsubbackends follows a deletion")
 
         # The webhook's certificate rotated on disk: the expiry gauge moves
@@ -612,22 +656,26 @@ spec: {{kind: nats, nats: {{serverRef: {{name: callout}}, subjectPrefix: hatchet
                 fail(f"{board}: panel {title!r} returns no data: {q}")
         ok(f"{len(queries)} panel queries evaluate; without data, as allowed: {empty or 'none'}")
 
-        # 10. Both authorizers stopped: SwitchboardNoAuthorizer fires.
+        # 10. Both authorizers stopped: SwitchboardNoAuthorizer fires, for
+        # each AuthCallout NatsServer.
         t0 = time.monotonic()
         for i in range(len(auth_ports)):
             procs[f"authorizer-{i}"].stop()
-        firing = wait_for("SwitchboardNoAuthorizer firing in /api/v1/alerts",
-                          lambda: [a for a in prom.alerts("SwitchboardNoAuthorizer") if a["state"] == "firing"],
+        callout_servers = {"callout", "accounts"}
+        firing = wait_for("SwitchboardNoAuthorizer firing in /api/v1/alerts for both AuthCallout servers",
+                          lambda: (lambda f: f if {a["labels"].get("name") for a in f} == callout_servers
+                                   else None)(
+                              [a for a in prom.alerts("SwitchboardNoAuthorizer") if a["state"] == "firing"]),
                           90)
         if firing:
-            a = firing[0]
-            labels = a["labels"]
-            if labels.get("name") != "callout" or labels.get("exported_namespace") != ns \
-                    or labels.get("severity") != "critical":
-                fail(f"SwitchboardNoAuthorizer fired with labels {labels}")
+            bad = [a["labels"] for a in firing
+                   if a["labels"].get("exported_namespace") != ns or a["labels"].get("severity") != "critical"]
+            if bad:
+                fail(f"SwitchboardNoAuthorizer fired with labels {bad}")
             else:
-                ok(f"SwitchboardNoAuthorizer firing {time.monotonic() - t0:.0f} s after both authorizers "
-                   f"stopped: {a['annotations'].get('summary')}")
+                ok(f"SwitchboardNoAuthorizer firing for {sorted(callout_servers)} "
+                   f"{time.monotonic() - t0:.0f} s after both authorizers stopped: "
+                   f"{firing[0]['annotations'].get('summary')}")
         # ... and resolves once they are back.
         t0 = time.monotonic()
         if start_authorizers() and wait_for("SwitchboardNoAuthorizer resolved (gone from /api/v1/alerts)",
