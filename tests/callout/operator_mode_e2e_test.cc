@@ -17,25 +17,18 @@
 // by the authorizers' sweep.
 //
 // Everything is real: kube-apiserver + etcd (fixture "cluster"), the
-// binaries of this build. Waits are conditions with deadlines.
+// binaries of this build, on CalloutClusterE2E (tests/support). Waits are
+// conditions with deadlines.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <iostream>
 #include <map>
-#include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "switchboard/kube/client.h"
-#include "switchboard/kube/config.h"
-#include "switchboard/testing/e2e_harness.h"
-#include "switchboard/testing/nats_cluster.h"
-#include "switchboard/testing/process.h"
-#include "switchboard/testing/temp_dir.h"
-#include "switchboard/testing/tool_path.h"
+#include "switchboard/testing/callout_cluster.h"
 #include "switchboard/testing/wait.h"
 
 namespace switchboard::e2e {
@@ -44,206 +37,47 @@ namespace {
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
-constexpr char kServer[] = "accounts";
 constexpr char kMaxConnectionsError[] = "maximum account active connections exceeded";
 constexpr int kRestarts = 3;
 
-std::string Tail(const std::string& s, size_t n = 6000) {
-  return s.size() > n ? s.substr(s.size() - n) : s;
-}
-
-// `switchboard pubsub sub` with an installation's env: an engine's
-// connection, reconnecting forever, until the test stops it.
-class Engine {
- public:
-  Engine(const std::string& log, const std::map<std::string, std::string>& env) : log_(log) {
-    testing::Process::Options o;
-    o.argv = {BinDir() + "/switchboard", "pubsub", "sub", "--topic", "engine"};
-    o.env = env;
-    o.log_path = log_;
-    proc_ = testing::Process(o);
-  }
-  ~Engine() { proc_.Stop(); }
-  bool Subscribed() const {
-    return testing::ReadFile(log_).find("subscribed to") != std::string::npos;
-  }
-  std::string Log() const { return testing::ReadFile(log_); }
-
- private:
-  std::string log_;
-  testing::Process proc_;
-};
-
-class OperatorModeE2E : public ::testing::Test {
+class OperatorModeE2E : public CalloutClusterE2E {
  protected:
-  void SetUp() override {
-    ASSERT_FALSE(Kubeconfig().empty()) << "run through ctest (fixture cluster)";
-    const std::string tool = switchboard::testing::ToolPath("nats-server-callout");
-    ASSERT_EQ(access(tool.c_str(), X_OK), 0) << tool << " is missing (make tools)";
-    ASSERT_EQ(access((BinDir() + "/switchboard-authorizer").c_str(), X_OK), 0)
-        << "build switchboard-authorizer first";
-    auto cfg = kube::Config::FromKubeconfig(Kubeconfig());
-    ASSERT_TRUE(cfg.ok()) << cfg.status().ToString();
-    auto c = kube::Client::New(*cfg);
-    ASSERT_TRUE(c.ok());
-    client = std::move(c).value();
-    ns = UniqueName("opmode");
-    CreateNamespace(ns);
-    cluster = std::make_unique<testing::NatsCluster>(
-        testing::NatsCluster::Options{.size = 3, .binary = tool});
-  }
-
-  void TearDown() override {
-    if (HasFailure()) {
-      if (op) std::cerr << "operator log (tail):\n" << Tail(op->Log()) << "\n";
-      for (auto& e : engines) {
-        if (e) std::cerr << "engine log (tail):\n" << Tail(e->Log(), 2000) << "\n";
-      }
-      for (auto& a : authorizers) {
-        if (a) std::cerr << "authorizer log (tail):\n" << Tail(a->Log(), 3000) << "\n";
-      }
-      for (int i = 0; cluster && i < cluster->size(); i++) {
-        std::cerr << cluster->server_name(i) << " log (tail):\n"
-                  << Tail(cluster->Log(i), 2000) << "\n";
-      }
-    }
-    engines.clear();
-    if (!ns.empty()) DeleteNamespace(ns);
-    authorizers.clear();
-    op.reset();
-    cluster.reset();
-  }
-
-  // The resolver store the NatsServer names; each server gets its own
-  // directory beside it (one config body, three local processes).
-  std::string ResolverDir() const { return cluster->dir() + "/resolver"; }
-  std::string StoreOf(int i) const { return ResolverDir() + "-" + std::to_string(i); }
-
-  std::string ServerYaml() const {
-    return "apiVersion: pubsub.switchboard.dev/v1alpha1\nkind: NatsServer\nmetadata: {name: " +
-           std::string(kServer) + ", namespace: \"" + ns + "\"}\nspec:\n  url: \"" +
-           cluster->urls() +
-           "\"\n  isolation: Accounts\n  provisioning:\n    mode: AuthCallout\n"
-           "    authCallout: {resolverDir: \"" +
-           ResolverDir() + "\"}\n";
-  }
-  std::vector<std::string> Bodies(const std::string& body) const {
-    const std::string quoted = "\"" + ResolverDir() + "\"";
-    std::vector<std::string> out;
-    for (int i = 0; i < cluster->size(); i++) {
-      std::string b = body;
-      auto at = b.find(quoted);
-      if (at != std::string::npos) b.replace(at, quoted.size(), "\"" + StoreOf(i) + "\"");
-      out.push_back(std::move(b));
-    }
-    return out;
-  }
-
-  void CreateBackend(const std::string& name, std::optional<int> max_connections) {
-    json nats = {{"serverRef", {{"name", kServer}}}, {"subjectPrefix", "hatchet." + name}};
-    if (max_connections) nats["limits"] = {{"maxConnections", *max_connections}};
-    json b = {{"apiVersion", "pubsub.switchboard.dev/v1alpha1"},
-              {"kind", "PubSubBackend"},
-              {"metadata", {{"name", name}, {"namespace", ns}}},
-              {"spec", {{"kind", "nats"}, {"nats", nats}}}};
-    auto r = client->Create(kube::resources::PubSubBackend(), b);
-    ASSERT_TRUE(r.ok()) << r.status().ToString();
-  }
-  std::map<std::string, std::string> Env(const std::string& backend, int server) {
-    auto env = SecretData(ns, backend + "-pubsub-env");
-    env["SERVER_MSGQUEUE_PUBSUB_NATS_URL"] = cluster->url(server);
-    return env;
-  }
-  std::string User(const std::string& backend) {
-    return SecretData(ns, backend + "-pubsub-env")["SERVER_MSGQUEUE_PUBSUB_NATS_USERNAME"];
-  }
-  json Server() { return Get("natsserver", ns, kServer); }
-
-  // The accounts of `user`'s client connections on every running server.
-  std::multiset<std::string> AccountsOf(const std::string& user) {
-    std::multiset<std::string> out;
-    for (int i = 0; i < cluster->size(); i++) {
-      if (!cluster->running(i)) continue;
-      json connz = cluster->Monitor(i, "connz?auth=true&limit=10000");
-      for (const auto& c : connz.value("connections", json::array())) {
-        std::string u = c.value("authorized_user", "");
-        if (u.substr(0, u.find('#')) == user) out.insert(c.value("account", ""));
-      }
-    }
-    return out;
-  }
   // Whether every server's resolver store holds `account`'s JWT.
-  bool EveryStoreHolds(const std::string& account) {
+  bool EveryStoreHolds(const std::string& account) const {
     for (int i = 0; i < cluster->size(); i++) {
       if (!fs::exists(StoreOf(i) + "/" + account + ".jwt")) return false;
     }
     return true;
   }
-  bool NoStoreHolds(const std::string& account) {
+  bool NoStoreHolds(const std::string& account) const {
     for (int i = 0; i < cluster->size(); i++) {
       if (fs::exists(StoreOf(i) + "/" + account + ".jwt")) return false;
     }
     return true;
   }
-  std::vector<std::optional<std::string>> LoadTimes() {
-    std::vector<std::optional<std::string>> t;
-    for (int i = 0; i < cluster->size(); i++) t.push_back(cluster->ConfigLoadTime(i));
-    return t;
-  }
-  testing::RunResult Publish(const std::map<std::string, std::string>& env) {
-    return testing::Run({BinDir() + "/switchboard", "pubsub", "pub", "--topic", "probe", "{}"}, env,
-                        "", 60s);
-  }
-  std::unique_ptr<Engine> StartEngine(const std::string& backend, int server) {
-    return std::make_unique<Engine>(
-        engine_dir.path() + "/engine-" + backend + "-" + std::to_string(engines_started++) + ".log",
-        Env(backend, server));
-  }
-
-  std::unique_ptr<kube::Client> client;
-  std::string ns;
-  std::unique_ptr<testing::NatsCluster> cluster;
-  std::unique_ptr<OperatorProcess> op;
-  std::vector<std::unique_ptr<AuthorizerProcess>> authorizers;
-  std::vector<std::unique_ptr<Engine>> engines;
-  int engines_started = 0;  // names each engine's log
-  testing::TempDir engine_dir;
 };
 
 TEST_F(OperatorModeE2E, AccountPerInstallationLimitsDeleteAndWholeClusterRestart) {
   // Probes only on changes: a probe is a connection of the installation's
   // account too, and would take "capped"'s one slot now and then.
-  op = std::make_unique<OperatorProcess>(std::vector<std::string>{ns},
-                                         std::vector<std::string>{"--probe-interval", "5m"});
-  Apply(ServerYaml());
-  std::string body;
-  ASSERT_TRUE(testing::WaitFor(
-      [&] {
-        body = SecretData(ns, std::string(kServer) + "-switchboard")["switchboard.conf"];
-        return body.find("default_sentinel") != std::string::npos;
-      },
-      60s, 200ms))
-      << "no operator-mode config written: " << Server().dump(2);
+  StartOperator({"--probe-interval", "5m"});
+  Apply(ServerYaml({.isolation = "Accounts"}));
+  const std::string body = WaitConfigBody(IsOperatorModeConfig, "operator-mode config");
+  ASSERT_FALSE(body.empty());
   // The static config holds no seed (the callout Secret does).
   for (const auto& [key, value] : SecretData(ns, std::string(kServer) + "-auth-callout")) {
     if (key.find("seed") != std::string::npos) {
       EXPECT_EQ(body.find(value), std::string::npos);
     }
   }
-  ASSERT_TRUE(cluster->Start(Bodies(body))) << cluster->error();
-  for (int i = 0; i < 2; i++) {
-    authorizers.push_back(std::make_unique<AuthorizerProcess>(std::vector<std::string>{ns},
-                                                              ns + "/" + std::string(kServer)));
-  }
-  for (auto& a : authorizers) {
-    ASSERT_TRUE(testing::WaitFor([&] { return a->Ready(); }, 60s, 100ms)) << Tail(a->Log());
-  }
+  ASSERT_NO_FATAL_FAILURE(StartNats(body));
+  ASSERT_NO_FATAL_FAILURE(StartAuthorizers(2));
   const std::string auth_account = Server()["status"]["authCallout"].value("issuer", "");
   ASSERT_FALSE(auth_account.empty()) << Server().dump(2);
 
   // Two installations, each Ready in an account of its own.
-  CreateBackend("free", std::nullopt);
-  CreateBackend("capped", 1);
+  ASSERT_NO_FATAL_FAILURE(CreateBackend("free"));
+  ASSERT_NO_FATAL_FAILURE(CreateBackend("capped", {{"maxConnections", 1}}));
   ASSERT_TRUE(WaitReady(ns, "free", "True", "", 60)) << Get("psb", ns, "free").dump(2);
   ASSERT_TRUE(WaitReady(ns, "capped", "True", "", 60)) << Get("psb", ns, "capped").dump(2);
   EXPECT_TRUE(testing::WaitFor(
@@ -257,11 +91,9 @@ TEST_F(OperatorModeE2E, AccountPerInstallationLimitsDeleteAndWholeClusterRestart
   const auto load_times = LoadTimes();
   for (const auto& t : load_times) ASSERT_TRUE(t.has_value());
 
-  engines.push_back(StartEngine("free", 0));
-  engines.push_back(StartEngine("capped", 1));
-  for (auto& e : engines) {
-    ASSERT_TRUE(testing::WaitFor([&] { return e->Subscribed(); }, 30s)) << e->Log();
-  }
+  StartEngine("free", EnvAt("free", 0));
+  StartEngine("capped", EnvAt("capped", 1));
+  ASSERT_NO_FATAL_FAILURE(WaitEnginesSubscribed());
   std::string free_account, capped_account;
   ASSERT_TRUE(testing::WaitFor(
       [&] {
@@ -299,10 +131,10 @@ TEST_F(OperatorModeE2E, AccountPerInstallationLimitsDeleteAndWholeClusterRestart
   // "capped" holds its one connection (the engine): a second is refused
   // with the server's error, while "free" still connects.
   {
-    auto r = Publish(Env("capped", 2));
+    auto r = Publish(EnvAt("capped", 2));
     EXPECT_NE(r.exit_code, 0) << r.out;
     EXPECT_NE((r.err + r.out).find(kMaxConnectionsError), std::string::npos) << r.err << r.out;
-    auto ok = Publish(Env("free", 2));
+    auto ok = Publish(EnvAt("free", 2));
     EXPECT_EQ(ok.exit_code, 0) << ok.err;
   }
 
@@ -312,8 +144,8 @@ TEST_F(OperatorModeE2E, AccountPerInstallationLimitsDeleteAndWholeClusterRestart
                     json{{"spec", {{"nats", {{"limits", {{"maxConnections", 2}}}}}}}});
   ASSERT_TRUE(patched.ok()) << patched.status().ToString();
   EXPECT_TRUE(
-      testing::WaitFor([&] { return Publish(Env("capped", 2)).exit_code == 0; }, 30s, 500ms))
-      << Publish(Env("capped", 2)).err;
+      testing::WaitFor([&] { return Publish(EnvAt("capped", 2)).exit_code == 0; }, 30s, 500ms))
+      << Publish(EnvAt("capped", 2)).err;
   EXPECT_EQ(LoadTimes(), load_times) << "no server reloaded";
 
   // Every server stopped, its store emptied, started again, kRestarts
@@ -326,12 +158,9 @@ TEST_F(OperatorModeE2E, AccountPerInstallationLimitsDeleteAndWholeClusterRestart
   // same authorization error twice from one server: an engine that gave up
   // fails the test.
   // Two more engines of "free", so every server has one to refuse.
-  engines.push_back(StartEngine("free", 1));
-  engines.push_back(StartEngine("free", 2));
-  for (auto& e : engines) {
-    ASSERT_TRUE(testing::WaitFor([&] { return e->Subscribed(); }, 30s)) << e->Log();
-  }
-  const std::vector<std::string> engine_backends = {"free", "capped", "free", "free"};
+  StartEngine("free", EnvAt("free", 1));
+  StartEngine("free", EnvAt("free", 2));
+  ASSERT_NO_FATAL_FAILURE(WaitEnginesSubscribed());
   const std::map<std::string, std::multiset<std::string>> wanted = {
       {"free", {free_account, free_account, free_account}}, {"capped", {capped_account}}};
   for (int round = 0; round < kRestarts; round++) {
@@ -351,9 +180,9 @@ TEST_F(OperatorModeE2E, AccountPerInstallationLimitsDeleteAndWholeClusterRestart
         60s, 200ms))
         << "engines not back in their accounts";
     for (size_t i = 0; i < engines.size(); i++) {
-      EXPECT_EQ(engines[i]->Log().find("NATS connection closed"), std::string::npos)
-          << engine_backends[i] << "'s engine " << i << " gave up:\n"
-          << Tail(engines[i]->Log(), 3000);
+      EXPECT_FALSE(engines[i]->GaveUp())
+          << engines[i]->backend() << "'s engine " << i << " gave up:\n"
+          << LogTail(engines[i]->Log(), 3000);
     }
     EXPECT_TRUE(testing::WaitFor(
         [&] { return EveryStoreHolds(free_account) && EveryStoreHolds(capped_account); }, 60s,
@@ -391,7 +220,7 @@ TEST_F(OperatorModeE2E, AccountPerInstallationLimitsDeleteAndWholeClusterRestart
         30s, 200ms))
         << Get("psb", ns, "free").dump(2);
     EXPECT_EQ(User("free"), user) << "a rotation keeps the name";
-    EXPECT_EQ(Publish(Env("free", 0)).exit_code, 0) << "the new password";
+    EXPECT_EQ(Publish(EnvAt("free", 0)).exit_code, 0) << "the new password";
     EXPECT_EQ(AccountsOf(user).size(), 3u) << "the engines are not cut off by the rotation";
     r = Kubectl(
         {"annotate", "psb", "-n", ns, "free", "pubsub.switchboard.dev/rotation-acknowledged=t1"});
@@ -399,7 +228,7 @@ TEST_F(OperatorModeE2E, AccountPerInstallationLimitsDeleteAndWholeClusterRestart
     EXPECT_TRUE(testing::WaitFor([&] { return AccountsOf(user).empty(); }, 60s, 200ms))
         << "the engines on the retired password are still connected";
     for (size_t i = 0; i < engines.size(); i++) {
-      if (engine_backends[i] == "free") engines[i] = StartEngine("free", static_cast<int>(i % 3));
+      if (engines[i]->backend() == "free") RestartEngine(i, EnvAt("free", static_cast<int>(i % 3)));
     }
     EXPECT_TRUE(testing::WaitFor([&] { return AccountsOf(user) == wanted.at("free"); }, 60s, 200ms))
         << "the engines on the new password are not back";
@@ -412,7 +241,7 @@ TEST_F(OperatorModeE2E, AccountPerInstallationLimitsDeleteAndWholeClusterRestart
   EXPECT_TRUE(testing::WaitFor([&] { return AccountsOf(capped_user).empty(); }, 60s, 200ms));
   EXPECT_TRUE(testing::WaitFor([&] { return NoStoreHolds(capped_account); }, 60s, 200ms));
   EXPECT_TRUE(EveryStoreHolds(free_account));
-  EXPECT_EQ(Publish(Env("free", 1)).exit_code, 0);
+  EXPECT_EQ(Publish(EnvAt("free", 1)).exit_code, 0);
 }
 
 }  // namespace

@@ -88,18 +88,57 @@ class SwitchingE2E : public CalloutClusterE2E {
   // twice from one server. Returns how many were started again.
   int RestartEnginesThatGaveUp(const std::string& when) {
     int n = 0;
-    for (auto& e : engines) {
-      if (!e->GaveUp()) continue;
-      const std::string backend = e->backend();
+    for (size_t i = 0; i < engines.size(); i++) {
+      if (!engines[i]->GaveUp()) continue;
+      const std::string backend = engines[i]->backend();
       std::cout << backend << "'s engine gave up " << when << "; started again\n";
-      e = std::make_unique<EngineProcess>(
-          engine_dir.path() + "/engine-" + backend + "-again-" + std::to_string(++restarted_),
-          backend, EnvAt(backend, 0));
+      RestartEngine(i, EnvAt(backend, 0));
       n++;
     }
     return n;
   }
-  int restarted_ = 0;
+
+  // Each server in turn restarted on `opmode` (the operator-mode config),
+  // every engine connected again after each restart, an engine that gave
+  // up started again; asserts.
+  void RollIntoAccounts(const std::string& opmode, const std::string& step) {
+    RollingRestart(opmode, [&](int i) {
+      EXPECT_TRUE(testing::WaitFor(
+          [&] {
+            RestartEnginesThatGaveUp("while restarting " + cluster->server_name(i));
+            return EnginesIn([](auto&, auto&) { return true; });
+          },
+          60s, 200ms))
+          << "after restarting " << cluster->server_name(i) << ": "
+          << json(EngineAccounts()).dump();
+      RestartEnginesThatGaveUp("after restarting " + cluster->server_name(i));
+      Report(step + ": " + cluster->server_name(i) + " restarted");
+    });
+  }
+
+  // After a roll into Accounts: each installation's two engines in one
+  // account key, the two installations' keys apart, and none gave up
+  // since. Waited for, not read once: one run read both installations'
+  // engines in the same key right after the roll, while engines refused in
+  // it were reconnecting.
+  void ExpectEnginesInOwnAccounts(const std::string& when) {
+    std::map<std::string, std::string> account;
+    EXPECT_TRUE(testing::WaitFor(
+        [&] {
+          account.clear();
+          bool consistent = true;
+          const bool keys = EnginesIn([&](const std::string& b, const std::string& a) {
+            auto [it, fresh] = account.emplace(b, a);
+            consistent = consistent && (fresh || it->second == a);
+            return IsAccountKey(a);
+          });
+          return keys && consistent && account["alpha"] != account["beta"];
+        },
+        60s, 200ms))
+        << "engines not in their own accounts: " << json(EngineAccounts()).dump();
+    EXPECT_NE(account["alpha"], account["beta"]);
+    ExpectNoEngineGaveUp(when);
+  }
 
   // A message published with `backend`'s credentials reaches both of its
   // engines (each logs what it receives).
@@ -147,6 +186,20 @@ class SwitchingE2E : public CalloutClusterE2E {
     for (const auto& [b, env] : envs) EXPECT_EQ(Env(b), env) << b << "'s env Secret changed";
   }
 
+  // After a roll: the env Secrets as they were, every backend Ready, the
+  // NatsServer CalloutConfigured with its authorizers available.
+  void ExpectSettled(const std::map<std::string, std::map<std::string, std::string>>& envs) {
+    ExpectCredentialsUnchanged(envs);
+    EXPECT_TRUE(testing::WaitFor([&] { return ReadyCount() == 2; }, 60s, 500ms));
+    EXPECT_TRUE(testing::WaitFor(
+        [&] {
+          return ReadyReasonOfServer() == "CalloutConfigured" &&
+                 ConditionOf(Server(), "AuthorizerAvailable").value("status", "") == "True";
+        },
+        60s, 200ms))
+        << Server()["status"].dump(2);
+  }
+
   // Ready=False, naming the rolling restart onto the config Secret.
   bool SaysRestartTheServers() {
     json ready = ConditionOf(Server(), "Ready");
@@ -192,46 +245,9 @@ TEST_F(SwitchingE2E, PermissionsToAccountsAndBack) {
   Report("accounts: spec changed, servers not restarted");
   EXPECT_TRUE(EnginesIn([](auto&, const std::string& a) { return a == kAccount; }))
       << json(EngineAccounts()).dump();
-  ASSERT_NO_FATAL_FAILURE(RollingRestart(opmode, [&](int i) {
-    EXPECT_TRUE(testing::WaitFor(
-        [&] {
-          RestartEnginesThatGaveUp("while restarting " + cluster->server_name(i));
-          return EnginesIn([](auto&, auto&) { return true; });
-        },
-        60s, 200ms))
-        << "after restarting " << cluster->server_name(i) << ": " << json(EngineAccounts()).dump();
-    RestartEnginesThatGaveUp("after restarting " + cluster->server_name(i));
-    Report("accounts: " + cluster->server_name(i) + " restarted");
-  }));
-  // Each installation's two engines in one account key, the two
-  // installations' keys apart. Waited for, not read once: one run read
-  // both installations' engines in the same key right after the roll,
-  // while engines refused in it were reconnecting.
-  std::map<std::string, std::string> account;
-  EXPECT_TRUE(testing::WaitFor(
-      [&] {
-        account.clear();
-        bool consistent = true;
-        const bool keys = EnginesIn([&](const std::string& b, const std::string& a) {
-          auto [it, fresh] = account.emplace(b, a);
-          consistent = consistent && (fresh || it->second == a);
-          return IsAccountKey(a);
-        });
-        return keys && consistent && account["alpha"] != account["beta"];
-      },
-      60s, 200ms))
-      << "engines not in their own accounts: " << json(EngineAccounts()).dump();
-  EXPECT_NE(account["alpha"], account["beta"]);
-  ExpectNoEngineGaveUp("after the switch to Accounts");
-  ExpectCredentialsUnchanged(envs);
-  EXPECT_TRUE(testing::WaitFor([&] { return ReadyCount() == 2; }, 60s, 500ms));
-  EXPECT_TRUE(testing::WaitFor(
-      [&] {
-        return ReadyReasonOfServer() == "CalloutConfigured" &&
-               ConditionOf(Server(), "AuthorizerAvailable").value("status", "") == "True";
-      },
-      60s, 200ms))
-      << Server()["status"].dump(2);
+  ASSERT_NO_FATAL_FAILURE(RollIntoAccounts(opmode, "accounts"));
+  ExpectEnginesInOwnAccounts("after the switch to Accounts");
+  ExpectSettled(envs);
   Report("accounts: rolled");
   ExpectDelivered("alpha", 2, "accounts-1");
   ExpectDelivered("beta", 0, "accounts-2");
@@ -256,15 +272,7 @@ TEST_F(SwitchingE2E, PermissionsToAccountsAndBack) {
       200ms))
       << "engines not back in " << kAccount << ": " << json(EngineAccounts()).dump();
   ExpectNoEngineGaveUp("after the switch back to Permissions");
-  ExpectCredentialsUnchanged(envs);
-  EXPECT_TRUE(testing::WaitFor([&] { return ReadyCount() == 2; }, 60s, 500ms));
-  EXPECT_TRUE(testing::WaitFor(
-      [&] {
-        return ReadyReasonOfServer() == "CalloutConfigured" &&
-               ConditionOf(Server(), "AuthorizerAvailable").value("status", "") == "True";
-      },
-      60s, 200ms))
-      << Server()["status"].dump(2);
+  ExpectSettled(envs);
   Report("permissions: rolled");
   ExpectDelivered("beta", 1, "permissions-2");
   ExpectWalled("beta", "alpha");
@@ -305,49 +313,12 @@ TEST_F(SwitchingE2E, IncludeFileToAccounts) {
   EXPECT_TRUE(testing::WaitFor([&] { return SaysRestartTheServers(); }, 60s, 200ms))
       << Server()["status"].dump(2);
   Report("include file -> accounts: spec changed, servers not restarted");
-  ASSERT_NO_FATAL_FAILURE(RollingRestart(opmode, [&](int i) {
-    EXPECT_TRUE(testing::WaitFor(
-        [&] {
-          RestartEnginesThatGaveUp("while restarting " + cluster->server_name(i));
-          return EnginesIn([](auto&, auto&) { return true; });
-        },
-        60s, 200ms))
-        << "after restarting " << cluster->server_name(i) << ": " << json(EngineAccounts()).dump();
-    RestartEnginesThatGaveUp("after restarting " + cluster->server_name(i));
-    Report("include file -> accounts: " + cluster->server_name(i) + " restarted");
-  }));
+  ASSERT_NO_FATAL_FAILURE(RollIntoAccounts(opmode, "include file -> accounts"));
   for (auto& a : authorizers) {
     EXPECT_TRUE(testing::WaitFor([&] { return a->Ready(); }, 60s, 100ms)) << LogTail(a->Log());
   }
-  // Each installation's two engines in one account key, the two
-  // installations' keys apart. Waited for, not read once: one run read
-  // both installations' engines in the same key right after the roll,
-  // while engines refused in it were reconnecting.
-  std::map<std::string, std::string> account;
-  EXPECT_TRUE(testing::WaitFor(
-      [&] {
-        account.clear();
-        bool consistent = true;
-        const bool keys = EnginesIn([&](const std::string& b, const std::string& a) {
-          auto [it, fresh] = account.emplace(b, a);
-          consistent = consistent && (fresh || it->second == a);
-          return IsAccountKey(a);
-        });
-        return keys && consistent && account["alpha"] != account["beta"];
-      },
-      60s, 200ms))
-      << "engines not in their own accounts: " << json(EngineAccounts()).dump();
-  EXPECT_NE(account["alpha"], account["beta"]);
-  ExpectNoEngineGaveUp("after the switch");
-  ExpectCredentialsUnchanged(envs);
-  EXPECT_TRUE(testing::WaitFor([&] { return ReadyCount() == 2; }, 60s, 500ms));
-  EXPECT_TRUE(testing::WaitFor(
-      [&] {
-        return ReadyReasonOfServer() == "CalloutConfigured" &&
-               ConditionOf(Server(), "AuthorizerAvailable").value("status", "") == "True";
-      },
-      60s, 200ms))
-      << Server()["status"].dump(2);
+  ExpectEnginesInOwnAccounts("after the switch");
+  ExpectSettled(envs);
   Report("include file -> accounts: rolled");
   ExpectDelivered("alpha", 1, "accounts-after-include-file");
   ExpectWalled("alpha", "beta");

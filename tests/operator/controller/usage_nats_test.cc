@@ -15,7 +15,7 @@
 #include "switchboard/operator_logic/usage.h"
 #include "switchboard/testing/nats_client.h"
 #include "switchboard/testing/nats_server.h"
-#include "switchboard/testing/wait.h"
+#include "usage_nats_checks.h"
 #include "usage_source.h"
 
 namespace switchboard::operator_controller {
@@ -23,8 +23,8 @@ namespace {
 
 namespace logic = ::switchboard::operator_logic;
 using testing::NatsTestClient;
-constexpr auto kDeadline = std::chrono::seconds(15);
-constexpr auto kWindow = std::chrono::milliseconds(300);
+using usage_nats::kWindow;
+using usage_nats::Sum;
 
 // What the operator renders for a server with the system user
 // (spec.usage.systemUser): installations ns/a (a-user) and ns/b (b-user).
@@ -60,18 +60,6 @@ std::string Rendered(const logic::RenderInput& in) {
 class UsageNatsTest : public testing::NatsLibraryTest,
                       public ::testing::WithParamInterface<logic::Isolation> {};
 
-logic::ServerUsage Sum(const logic::UsageLedger& ledger, const std::string& inst) {
-  logic::ServerUsage s;
-  for (const auto& [key, u] : ledger.usage()) {
-    if (key.first != inst) continue;
-    s.connections += u.connections;
-    s.subscriptions += u.subscriptions;
-    s.traffic += u.traffic;
-    s.slow_consumers += u.slow_consumers;
-  }
-  return s;
-}
-
 TEST_P(UsageNatsTest, NConnectionsOfOneInstallationAndTheCountersFollowTraffic) {
   const logic::Isolation isolation = GetParam();
   const bool accounts = isolation == logic::Isolation::kAccounts;
@@ -80,12 +68,9 @@ TEST_P(UsageNatsTest, NConnectionsOfOneInstallationAndTheCountersFollowTraffic) 
   ASSERT_TRUE(server.ok()) << server.Log();
 
   constexpr int kN = 3;
-  std::vector<std::unique_ptr<NatsTestClient>> engines;
-  for (int i = 0; i < kN; ++i) {
-    engines.push_back(std::make_unique<NatsTestClient>(server.url(), "a-user", "pw-a-user"));
-    ASSERT_TRUE(engines.back()->connected()) << engines.back()->error();
-    ASSERT_TRUE(engines.back()->Subscribe("hatchet.a.t"));
-  }
+  usage_nats::Engines engines;
+  ASSERT_NO_FATAL_FAILURE(usage_nats::ConnectEngines(
+      std::vector<std::string>(kN, server.url()), "a-user", "pw-a-user", "hatchet.a.t", engines));
   NatsTestClient other(server.url(), "b-user", "pw-b-user");
   ASSERT_TRUE(other.connected()) << other.error();
 
@@ -115,36 +100,14 @@ TEST_P(UsageNatsTest, NConnectionsOfOneInstallationAndTheCountersFollowTraffic) 
   }
 
   // 10 messages of 5 bytes from one engine reach all three subscribers.
-  for (int i = 0; i < 10; ++i) ASSERT_TRUE(engines[0]->Publish("hatchet.a.t", "hello"));
-  for (auto& e : engines) {
-    for (int i = 0; i < 10; ++i) ASSERT_EQ(e->Next(), "hello");
-  }
-  ASSERT_TRUE(testing::WaitFor(
-      [&] {
-        round();
-        const auto a = Sum(ledger, "ns/a");
-        return a.traffic.msgs_in >= 10 && a.traffic.msgs_out >= 30;
-      },
-      kDeadline));
-  logic::ServerUsage a = Sum(ledger, "ns/a");
-  EXPECT_EQ(a.traffic.msgs_in, 10);
-  EXPECT_EQ(a.traffic.msgs_out, 30);
-  EXPECT_EQ(a.traffic.bytes_in, 50);
-  EXPECT_EQ(a.traffic.bytes_out, 150);
-  EXPECT_EQ(Sum(ledger, "ns/b").traffic, logic::Traffic{});
+  ASSERT_NO_FATAL_FAILURE(
+      usage_nats::ExpectTrafficCounted(engines, "hatchet.a.t", round, ledger, "ns/a", "ns/b"));
 
-  // One engine goes: N-1 connections, and the totals keep what it did.
-  engines.erase(engines.begin());
-  ASSERT_TRUE(testing::WaitFor(
-      [&] {
-        round();
-        return ledger.Connections("ns/a") == kN - 1;
-      },
-      kDeadline));
-  a = Sum(ledger, "ns/a");
-  EXPECT_EQ(a.traffic.msgs_in, 10);
-  EXPECT_EQ(a.traffic.msgs_out, 30);
-  EXPECT_EQ(ledger.Connections("ns/b"), 1);
+  // One engine (the one that published) goes: N-1 connections, and the
+  // totals keep what it did.
+  ASSERT_NO_FATAL_FAILURE(
+      usage_nats::ExpectEngineGoneTotalsKept(engines, 0, round, ledger, "ns/a", "ns/b"));
+  EXPECT_EQ(ledger.Connections("ns/a"), kN - 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Isolation, UsageNatsTest,

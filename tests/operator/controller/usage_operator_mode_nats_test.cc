@@ -38,6 +38,7 @@
 #include "switchboard/testing/nats_cluster.h"
 #include "switchboard/testing/tool_path.h"
 #include "switchboard/testing/wait.h"
+#include "usage_nats_checks.h"
 #include "usage_source.h"
 
 namespace switchboard::operator_controller {
@@ -46,22 +47,11 @@ namespace {
 namespace logic = ::switchboard::operator_logic;
 using nlohmann::json;
 using testing::NatsTestClient;
-constexpr auto kDeadline = std::chrono::seconds(15);
-constexpr auto kWindow = std::chrono::milliseconds(300);
+using usage_nats::kDeadline;
+using usage_nats::kWindow;
+using usage_nats::Sum;
 
 int64_t Now() { return static_cast<int64_t>(std::time(nullptr)); }
-
-logic::ServerUsage Sum(const logic::UsageLedger& ledger, const std::string& inst) {
-  logic::ServerUsage s;
-  for (const auto& [key, u] : ledger.usage()) {
-    if (key.first != inst) continue;
-    s.connections += u.connections;
-    s.subscriptions += u.subscriptions;
-    s.traffic += u.traffic;
-    s.slow_consumers += u.slow_consumers;
-  }
-  return s;
-}
 
 class UsageOperatorModeNatsTest : public testing::NatsLibraryTest {
  protected:
@@ -196,12 +186,12 @@ class UsageOperatorModeNatsTest : public testing::NatsLibraryTest {
 
 TEST_F(UsageOperatorModeNatsTest, NEnginesOfOneInstallationAreItsConnectionsAndTrafficIsCounted) {
   // One engine of team/a on each server, and one of team/b.
-  std::vector<std::unique_ptr<NatsTestClient>> engines;
-  for (int i = 0; i < cluster_->size(); ++i) {
-    engines.push_back(std::make_unique<NatsTestClient>(cluster_->url(i), "a-user", "pw-a"));
-    ASSERT_TRUE(engines.back()->connected()) << engines.back()->error() << "\n" << cluster_->Log(i);
-    ASSERT_TRUE(engines.back()->Subscribe("hatchet.same.t"));
-  }
+  std::vector<std::string> urls;
+  for (int i = 0; i < cluster_->size(); ++i) urls.push_back(cluster_->url(i));
+  usage_nats::Engines engines;
+  ASSERT_NO_FATAL_FAILURE(
+      usage_nats::ConnectEngines(urls, "a-user", "pw-a", "hatchet.same.t", engines,
+                                 [&](size_t i) { return cluster_->Log(static_cast<int>(i)); }));
   const int kN = cluster_->size();
   NatsTestClient other(cluster_->url(2), "b-user", "pw-b");
   ASSERT_TRUE(other.connected()) << other.error();
@@ -242,39 +232,14 @@ TEST_F(UsageOperatorModeNatsTest, NEnginesOfOneInstallationAreItsConnectionsAndT
 
   // 10 messages of 5 bytes from the engine on server 0 reach every
   // subscriber of team/a (one per server) and none of team/b's.
-  for (int i = 0; i < 10; ++i) ASSERT_TRUE(engines[0]->Publish("hatchet.same.t", "hello"));
-  for (auto& e : engines) {
-    for (int i = 0; i < 10; ++i) ASSERT_EQ(e->Next(), "hello");
-  }
-  ASSERT_TRUE(testing::WaitFor(
-      [&] {
-        round();
-        const auto a = Sum(ledger, "team/a");
-        return a.traffic.msgs_in >= 10 && a.traffic.msgs_out >= 30;
-      },
-      kDeadline))
-      << "msgs in " << Sum(ledger, "team/a").traffic.msgs_in << ", out "
-      << Sum(ledger, "team/a").traffic.msgs_out;
-  logic::ServerUsage a = Sum(ledger, "team/a");
-  EXPECT_EQ(a.traffic.msgs_in, 10);
-  EXPECT_EQ(a.traffic.msgs_out, 30);
-  EXPECT_EQ(a.traffic.bytes_in, 50);
-  EXPECT_EQ(a.traffic.bytes_out, 150);
-  EXPECT_EQ(Sum(ledger, "team/b").traffic, logic::Traffic{});
+  ASSERT_NO_FATAL_FAILURE(usage_nats::ExpectTrafficCounted(engines, "hatchet.same.t", round, ledger,
+                                                           "team/a", "team/b"));
 
   // The engine on server 2 goes: N-1 connections; the totals keep what
   // it received although its server no longer reports team/a's account.
-  engines.pop_back();
-  ASSERT_TRUE(testing::WaitFor(
-      [&] {
-        round();
-        return ledger.Connections("team/a") == kN - 1;
-      },
-      kDeadline));
-  a = Sum(ledger, "team/a");
-  EXPECT_EQ(a.traffic.msgs_in, 10);
-  EXPECT_EQ(a.traffic.msgs_out, 30);
-  EXPECT_EQ(ledger.Connections("team/b"), 1);
+  ASSERT_NO_FATAL_FAILURE(
+      usage_nats::ExpectEngineGoneTotalsKept(engines, 2, round, ledger, "team/a", "team/b"));
+  EXPECT_EQ(ledger.Connections("team/a"), kN - 1);
 
   // And traffic after that is added.
   ASSERT_TRUE(engines[1]->Publish("hatchet.same.t", "again"));
@@ -285,7 +250,7 @@ TEST_F(UsageOperatorModeNatsTest, NEnginesOfOneInstallationAreItsConnectionsAndT
         return Sum(ledger, "team/a").traffic.msgs_out >= 32;
       },
       kDeadline));
-  a = Sum(ledger, "team/a");
+  const logic::ServerUsage a = Sum(ledger, "team/a");
   EXPECT_EQ(a.traffic.msgs_in, 11);
   EXPECT_EQ(a.traffic.msgs_out, 32);
 }

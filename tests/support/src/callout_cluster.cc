@@ -269,14 +269,27 @@ testing::RunResult CalloutClusterE2E::Publish(const std::map<std::string, std::s
   return Cli({"pub", "--topic", topic, "{}"}, env);
 }
 
+std::string CalloutClusterE2E::NextEngineLog(const std::string& backend) {
+  return engine_dir.path() + "/engine-" + backend + "-" + std::to_string(engines_started_++) +
+         ".log";
+}
+
 EngineProcess& CalloutClusterE2E::StartEngine(const std::string& backend,
                                               const std::map<std::string, std::string>& env) {
   auto it = env.find("SERVER_MSGQUEUE_PUBSUB_NATS_USERNAME");
   engine_user[backend] = it == env.end() ? "" : it->second;
-  const std::string log =
-      engine_dir.path() + "/engine-" + backend + "-" + std::to_string(engines.size()) + ".log";
-  engines.push_back(std::make_unique<EngineProcess>(log, backend, env));
+  engines.push_back(std::make_unique<EngineProcess>(NextEngineLog(backend), backend, env));
   return *engines.back();
+}
+
+EngineProcess& CalloutClusterE2E::RestartEngine(size_t i,
+                                                const std::map<std::string, std::string>& env) {
+  const std::string backend = engines.at(i)->backend();
+  auto it = env.find("SERVER_MSGQUEUE_PUBSUB_NATS_USERNAME");
+  engine_user[backend] = it == env.end() ? "" : it->second;
+  engines[i].reset();  // the old one stops before the new one connects
+  engines[i] = std::make_unique<EngineProcess>(NextEngineLog(backend), backend, env);
+  return *engines[i];
 }
 
 void CalloutClusterE2E::WaitEnginesSubscribed(std::chrono::milliseconds timeout) {

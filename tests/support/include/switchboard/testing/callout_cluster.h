@@ -161,6 +161,10 @@ class CalloutClusterE2E : public ::testing::Test {
   // engine_user); returns it.
   EngineProcess& StartEngine(const std::string& backend,
                              const std::map<std::string, std::string>& env);
+  // engines[i] stopped and a new engine of the same backend started in its
+  // place on `env`, as its pod would be (after giving up, or with a new env
+  // Secret); returns it.
+  EngineProcess& RestartEngine(size_t i, const std::map<std::string, std::string>& env);
   // Waits until every engine logged its subscription; asserts.
   void WaitEnginesSubscribed(std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
@@ -172,6 +176,11 @@ class CalloutClusterE2E : public ::testing::Test {
   std::vector<std::unique_ptr<EngineProcess>> engines;
   std::map<std::string, std::string> engine_user;  // backend -> user name
   testing::TempDir engine_dir;
+
+ private:
+  // A log file of its own for the next engine of `backend`.
+  std::string NextEngineLog(const std::string& backend);
+  int engines_started_ = 0;
 };
 
 }  // namespace switchboard::e2e
