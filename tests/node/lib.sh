@@ -225,3 +225,18 @@ wait \$sub
 echo "received: \$(cat /dev/shm/got)"
 SCRIPT
 }
+
+# expect_roundtrip NS POD SECRET WHAT -> an engine pod with SECRET's
+# credentials (roundtrip_script): a subscriber on the first NATS server of
+# nats_cluster's, a publisher on the last; a pass naming WHAT, or a fail
+# (with the namespace dumped); then the payload must have arrived
+expect_roundtrip() {
+  local ns=$1 pod=$2 secret=$3 what=$4 out
+  if out=$(engine_pod "$ns" "$pod" "$secret" "$(roundtrip_script "${NATS_IPS[0]}" "${NATS_IPS[2]}")"); then
+    pass "$what"
+  else
+    fail "$pod ($secret): $out"
+    dump "$ns"
+  fi
+  expect_contains "$out" "$(printf '%s' 'hello across the cluster' | base64)" "the round trip carried the payload"
+}
