@@ -5,15 +5,23 @@
 // and one engine-like connection (`switchboard pubsub sub` with the env
 // Secret's variables) per 10 backends, spread over the three servers.
 //
+// The lifecycle case runs once per isolation: Permissions (every
+// installation in the one callout account, HATCHET) and Accounts (NATS
+// operator mode: an account per installation, pushed live into each
+// server's own resolver store). There an engine's connection counts only in
+// its installation's account, the one its backend's status.account names.
+//
 //   lifecycle  create, rotate, delete each take effect with no reload on
 //              any server (config_load_time never moves); an installation
 //              may neither publish nor subscribe on another's prefix; a
-//              deleted installation's connection is closed.
+//              deleted installation's connection is closed (with Accounts
+//              its account leaves every resolver store).
 //   faults     one authorizer killed, then each NATS server restarted in
-//              turn: every engine is back. Every authorizer killed: the
-//              connected engines stay (same connection ids), new connects
-//              fail, the NatsServer says AuthorizerAvailable=False; one
-//              authorizer back and everything recovers.
+//              turn (with Accounts on its own store): every engine is
+//              back. Every authorizer killed: the connected engines stay
+//              (same connection ids), new connects fail, the NatsServer
+//              says AuthorizerAvailable=False; one authorizer back and
+//              everything recovers.
 //   switch     a NatsServer switched from IncludeFile to AuthCallout and
 //              back with a rolling restart, as docs/api.md tells: the
 //              engines reconnect with the credentials they already have
@@ -81,14 +89,63 @@ class CalloutE2E : public CalloutClusterE2E {
   }
 };
 
-TEST_F(CalloutE2E, LifecycleWithoutReloadsIsolationAndAuthorizerFaults) {
+// The lifecycle in one isolation (the parameter: Permissions or Accounts).
+class CalloutLifecycleE2E : public CalloutE2E, public ::testing::WithParamInterface<const char*> {
+ protected:
+  bool OperatorMode() const { return std::string(GetParam()) == "Accounts"; }
+  std::string ServerYaml() const {
+    return CalloutClusterE2E::ServerYaml({.isolation = GetParam()});
+  }
+  // The engines' connections in their installation's account: user ->
+  // (server index, cid). With Permissions that is kAccount; with Accounts
+  // the account its backend's status.account names (backend_account), so
+  // an engine in any other account is not connected.
+  std::map<std::string, std::pair<int, uint64_t>> Connections() {
+    if (!OperatorMode()) return CalloutE2E::Connections(kAccount);
+    std::map<std::string, std::string> own;  // user -> account
+    for (const auto& e : engines) {
+      own[engine_user[e->backend()]] = backend_account[e->backend()];
+    }
+    std::map<std::string, std::pair<int, uint64_t>> out;
+    for (const auto& c : Clients()) {
+      auto it = own.find(c.user);
+      if (it != own.end() && !it->second.empty() && c.account == it->second) {
+        out[c.user] = {c.server, c.cid};
+      }
+    }
+    return out;
+  }
+  bool AllEnginesConnected() {
+    auto conns = Connections();
+    for (const auto& u : EngineUsers()) {
+      if (conns.count(u) == 0) return false;
+    }
+    return true;
+  }
+  // Every backend's status.account into backend_account; whether each
+  // names one.
+  bool ReadBackendAccounts() {
+    backend_account.clear();
+    for (const auto& b : ListBackends()) {
+      const std::string account = b["status"].value("account", "");
+      if (account.empty()) return false;
+      backend_account[b["metadata"].value("name", "")] = account;
+    }
+    return true;
+  }
+  std::map<std::string, std::string> backend_account;  // Accounts: backend -> account key
+};
+
+TEST_P(CalloutLifecycleE2E, LifecycleWithoutReloadsIsolationAndAuthorizerFaults) {
   const int n = Backends();
 
   // The operator renders the static config before any NATS server runs:
   // the server needs auth_callout at start.
   StartOperator({"--workers", "8", "--probe-interval", "5m"});
   Apply(ServerYaml());
-  const std::string body = WaitConfigBody(IsCalloutConfig, "callout config");
+  const std::string body = OperatorMode()
+                               ? WaitConfigBody(IsOperatorModeConfig, "operator-mode config")
+                               : WaitConfigBody(IsCalloutConfig, "callout config");
   ASSERT_NO_FATAL_FAILURE(StartNats(body));
   StartAuthorizers(2);
   EXPECT_TRUE(testing::WaitFor(
@@ -96,7 +153,21 @@ TEST_F(CalloutE2E, LifecycleWithoutReloadsIsolationAndAuthorizerFaults) {
       60s, 200ms))
       << Server().dump(2);
   const json status = Server()["status"];
-  EXPECT_EQ(status["authCallout"].value("account", ""), kAccount) << status.dump(2);
+  if (OperatorMode()) {
+    // No shared account: status.operatorMode names the operator's keys.
+    EXPECT_EQ(status["authCallout"].value("account", ""), "") << status.dump(2);
+    EXPECT_FALSE(status["authCallout"].value("issuer", "").empty()) << status.dump(2);
+    EXPECT_TRUE(testing::WaitFor(
+        [&] {
+          json s = Server()["status"];
+          return !s["operatorMode"].value("operator", "").empty() &&
+                 s["operatorMode"].value("servers", 0) == 3;
+        },
+        60s, 200ms))
+        << Server()["status"].dump(2);
+  } else {
+    EXPECT_EQ(status["authCallout"].value("account", ""), kAccount) << status.dump(2);
+  }
   EXPECT_EQ(status["authCallout"].value("servers", 0), 3) << status.dump(2);
 
   for (int i = 0; i < n; i++) CreateBackend(Name(i));
@@ -109,6 +180,33 @@ TEST_F(CalloutE2E, LifecycleWithoutReloadsIsolationAndAuthorizerFaults) {
   EXPECT_TRUE(testing::WaitFor([&] { return Server()["status"].value("installations", -1) == n; },
                                30s, 200ms))
       << Server()["status"].dump(2);
+  if (OperatorMode()) {
+    // An account per installation, each its own, in every server's store.
+    EXPECT_TRUE(testing::WaitFor(
+        [&] {
+          json s = Server()["status"];
+          return s["operatorMode"].value("accounts", 0) == n &&
+                 s["operatorMode"].value("servers", 0) == 3;
+        },
+        60s, 200ms))
+        << Server()["status"].dump(2);
+    ASSERT_TRUE(testing::WaitFor([&] { return ReadBackendAccounts(); }, 30s, 200ms))
+        << "a Ready backend names no status.account";
+    std::set<std::string> distinct;
+    for (const auto& [backend, account] : backend_account) distinct.insert(account);
+    EXPECT_EQ(distinct.size(), static_cast<size_t>(n)) << "installations share an account";
+    EXPECT_EQ(distinct.count(status["authCallout"].value("issuer", "")), 0u)
+        << "an installation in the auth account";
+    EXPECT_TRUE(testing::WaitFor(
+        [&] {
+          for (const auto& [backend, account] : backend_account) {
+            if (!EveryStoreHolds(account)) return false;
+          }
+          return true;
+        },
+        60s, 500ms))
+        << "not every account in every resolver store";
+  }
   const auto load_times = LoadTimes();
   for (const auto& t : load_times) ASSERT_TRUE(t.has_value());
 
@@ -125,6 +223,16 @@ TEST_F(CalloutE2E, LifecycleWithoutReloadsIsolationAndAuthorizerFaults) {
     std::set<int> servers;
     for (const auto& u : EngineUsers()) servers.insert(conns[u].first);
     EXPECT_EQ(servers.size(), 3u) << "engines spread over the three servers";
+  }
+  if (OperatorMode()) {
+    // The wall: each engine's one connection is in its installation's
+    // account and in no other.
+    for (const auto& e : engines) {
+      EXPECT_EQ(AccountsOf(engine_user[e->backend()]),
+                std::multiset<std::string>{backend_account[e->backend()]})
+          << e->backend();
+    }
+    EXPECT_NE(backend_account[Name(0)], backend_account[Name(10)]);
   }
 
   // Create: one more installation, Ready and connecting, no reload.
@@ -188,11 +296,12 @@ TEST_F(CalloutE2E, LifecycleWithoutReloadsIsolationAndAuthorizerFaults) {
   EXPECT_EQ(LoadTimes(), load_times) << "a rotation reloaded a server";
 
   // Delete b10 (it has an engine): refused from then on, its connection
-  // closed.
+  // closed; with Accounts its account leaves every server's store.
   {
     const std::string b = Name(10);
     const auto env = Env(b);
     const std::string user = engine_user[b];
+    const std::string account = backend_account[b];
     ASSERT_TRUE(Connections().count(user));
     auto r = Kubectl({"delete", "psb", "-n", ns, b, "--timeout=30s"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -200,11 +309,18 @@ TEST_F(CalloutE2E, LifecycleWithoutReloadsIsolationAndAuthorizerFaults) {
         << "the deleted installation's connection is still open";
     EXPECT_NE(Publish(env, 0).exit_code, 0) << "the deleted installation still connects";
     std::erase_if(engines, [&](const auto& e) { return e->backend() == b; });
+    if (OperatorMode()) {
+      EXPECT_TRUE(AccountsOf(user).empty()) << "the deleted installation is still connected";
+      EXPECT_TRUE(testing::WaitFor([&] { return NoStoreHolds(account); }, 60s, 200ms))
+          << "the deleted installation's account " << account << " is still in a store";
+      EXPECT_TRUE(EveryStoreHolds(backend_account[Name(1)]));
+    }
   }
   EXPECT_EQ(LoadTimes(), load_times) << "a deletion reloaded a server";
   EXPECT_EQ(ReadyCount(), n) << "every other installation stayed Ready";
 
-  // Faults 1: one authorizer gone, then each NATS server restarted in turn.
+  // Faults 1: one authorizer gone, then each NATS server restarted in turn
+  // (with Accounts on its own store, kept).
   authorizers[0]->Kill();
   for (int i = 0; i < cluster->size(); i++) {
     ASSERT_TRUE(cluster->RestartServer(i)) << cluster->error();
@@ -238,6 +354,12 @@ TEST_F(CalloutE2E, LifecycleWithoutReloadsIsolationAndAuthorizerFaults) {
       testing::WaitFor([&] { return Publish(Env(Name(1)), 0).exit_code == 0; }, 30s, 200ms));
   EXPECT_EQ(Connections(), before) << "connected engines were disturbed by the recovery";
 }
+
+INSTANTIATE_TEST_SUITE_P(Isolation, CalloutLifecycleE2E,
+                         ::testing::Values("Permissions", "Accounts"),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                           return std::string(info.param);
+                         });
 
 // docs/api.md "Switching a NatsServer between modes", step by step, with
 // engines connected throughout: IncludeFile -> AuthCallout -> IncludeFile,

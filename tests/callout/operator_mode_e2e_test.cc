@@ -40,22 +40,7 @@ namespace fs = std::filesystem;
 constexpr char kMaxConnectionsError[] = "maximum account active connections exceeded";
 constexpr int kRestarts = 3;
 
-class OperatorModeE2E : public CalloutClusterE2E {
- protected:
-  // Whether every server's resolver store holds `account`'s JWT.
-  bool EveryStoreHolds(const std::string& account) const {
-    for (int i = 0; i < cluster->size(); i++) {
-      if (!fs::exists(StoreOf(i) + "/" + account + ".jwt")) return false;
-    }
-    return true;
-  }
-  bool NoStoreHolds(const std::string& account) const {
-    for (int i = 0; i < cluster->size(); i++) {
-      if (fs::exists(StoreOf(i) + "/" + account + ".jwt")) return false;
-    }
-    return true;
-  }
-};
+class OperatorModeE2E : public CalloutClusterE2E {};
 
 TEST_F(OperatorModeE2E, AccountPerInstallationLimitsDeleteAndWholeClusterRestart) {
   // Probes only on changes: a probe is a connection of the installation's

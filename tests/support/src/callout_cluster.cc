@@ -151,6 +151,20 @@ std::vector<std::string> CalloutClusterE2E::Bodies(const std::string& body) cons
   return out;
 }
 
+bool CalloutClusterE2E::EveryStoreHolds(const std::string& account) const {
+  for (int i = 0; i < cluster->size(); i++) {
+    if (!std::filesystem::exists(StoreOf(i) + "/" + account + ".jwt")) return false;
+  }
+  return true;
+}
+
+bool CalloutClusterE2E::NoStoreHolds(const std::string& account) const {
+  for (int i = 0; i < cluster->size(); i++) {
+    if (std::filesystem::exists(StoreOf(i) + "/" + account + ".jwt")) return false;
+  }
+  return true;
+}
+
 void CalloutClusterE2E::StartNats(const std::string& body) {
   ASSERT_FALSE(body.empty());
   ASSERT_TRUE(cluster->Start(Bodies(body))) << cluster->error();

@@ -111,6 +111,9 @@ class CalloutClusterE2E : public ::testing::Test {
   // directory beside it (one config body, three local processes).
   std::string ResolverDir() const { return cluster->dir() + "/resolver"; }
   std::string StoreOf(int i) const { return ResolverDir() + "-" + std::to_string(i); }
+  // Whether every server's store holds `account`'s JWT; whether none does.
+  bool EveryStoreHolds(const std::string& account) const;
+  bool NoStoreHolds(const std::string& account) const;
   // `body` for each server: its own resolver store in place of
   // ResolverDir(); the same body for all when it names none.
   std::vector<std::string> Bodies(const std::string& body) const;
