@@ -14,6 +14,7 @@
 #include "switchboard/operator_logic/backend_policy.h"
 #include "switchboard/operator_logic/config_load.h"
 #include "switchboard/operator_logic/env.h"
+#include "switchboard/operator_logic/limits.h"
 #include "switchboard/operator_logic/retry_timing.h"
 #include "switchboard/operator_logic/time_util.h"
 
@@ -81,6 +82,9 @@ Result<Action> BackendReconciler::Impl::Probe(NatsProbe p) {
   failure.user_waiting = load.user_waiting;
   failure.load_window = ctx.reload_window;
   failure.has_status = st.is_object() && st.contains("conditions");
+  // What the installation's account carries, for a probe refused at its
+  // connection limit.
+  failure.max_connections = logic::InstallationLimitsOf(view, p.server).max_connections;
   failure.reload_retry = timing.reload_retry;
   failure.failure_retry = timing.failure_retry;
   failure.auth_callout = f.auth_callout;

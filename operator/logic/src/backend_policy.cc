@@ -1,6 +1,7 @@
 #include "switchboard/operator_logic/backend_policy.h"
 
 #include <algorithm>
+#include <cctype>
 
 #include "switchboard/operator_logic/conditions.h"
 
@@ -14,6 +15,48 @@ std::string Duration(milliseconds d) {
   const auto s = std::chrono::duration_cast<std::chrono::seconds>(d).count();
   if (s < 60) return std::to_string(s) + "s";
   return std::to_string(s / 60) + "m" + std::to_string(s % 60) + "s";
+}
+
+bool ContainsNoCase(std::string_view hay, std::string_view needle) {
+  auto it = std::search(hay.begin(), hay.end(), needle.begin(), needle.end(), [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) ==
+           std::tolower(static_cast<unsigned char>(b));
+  });
+  return it != hay.end();
+}
+
+// A probe refused at a connection limit, in the operator's words (the
+// probe's message, pubsub's, speaks of NATS, not of the API's fields). The
+// server's -ERR text, kept in the probe's message, says which limit:
+// "maximum connections exceeded" is the server's own limit (checked before
+// the credentials); anything else (its account text is "maximum account
+// active connections exceeded") is taken for the installation's account,
+// the limit the operator sets.
+ProbeFailureStep ConnectionLimitStep(const ProbeFailureFacts& f) {
+  ProbeFailureStep s;
+  s.reason = reasons::kConnectionLimitReached;
+  s.retry = f.failure_retry;
+  if (ContainsNoCase(f.probe_message, "maximum connections exceeded")) {
+    s.message = "NatsServer " + f.server +
+                " refused the probe's connection at the NATS server's own connection limit "
+                "(max_connections in its configuration, for all of its clients): engines "
+                "already connected keep working, but no new engine replica can connect; raise "
+                "the NATS server's max_connections";
+    return s;
+  }
+  const std::string limit = f.max_connections
+                                ? "maxConnections: " + std::to_string(*f.max_connections)
+                                : "maxConnections";
+  s.message = "NatsServer " + f.server + " accepted user " + f.user +
+              "'s credentials but refused the probe's connection: the installation's account is "
+              "at its connection limit (" +
+              limit +
+              ", across the cluster). Engines already connected keep working, but no new engine "
+              "replica can connect; raise spec.nats.limits.maxConnections (or NatsServer " +
+              f.server +
+              "'s spec.installationLimits.maxConnections) above the number of engine replicas plus "
+              "one for the operator's probe";
+  return s;
 }
 
 }  // namespace
@@ -33,6 +76,7 @@ InFileStep DecideInFile(const InFileFacts& f) {
 }
 
 ProbeFailureStep DecideProbeFailure(const ProbeFailureFacts& f) {
+  if (f.code == StatusCode::kResourceExhausted) return ConnectionLimitStep(f);
   const bool refusal = f.code == StatusCode::kUnauthenticated ||
                        f.code == StatusCode::kPermissionDenied || f.code == StatusCode::kTimeout;
   auto retry_soon = [&] {

@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
 #include "switchboard/operator_logic/conditions.h"
 #include "switchboard/operator_logic/time_util.h"
 
@@ -517,6 +522,130 @@ TEST(DecideProbeRetry, Table) {
       DecideProbeFailure(CalloutRefused(kAuth, static_cast<int>(waiting.count()), false));
   EXPECT_EQ(reported.reason, reasons::kAuthorizerPending);
   EXPECT_TRUE(reported.report);
+}
+
+// ---- a probe refused at a connection limit (either mode) ----
+
+// pubsub::Probe's messages (nats_status.cc) for the two -ERR texts; the
+// server's text is matched case-insensitively.
+constexpr const char* kAccountLimit =
+    "connect to nats://nats.nats:4222: Error ((conn.c:1905): maximum account active connections "
+    "exceeded); the server accepted the credentials but refused the connection at the account's "
+    "connection limit (the account's max_connections)";
+constexpr const char* kServerLimit =
+    "connect to nats://nats.nats:4222: Error (Maximum Connections Exceeded); the server refused "
+    "the connection at its own connection limit (the server's max_connections)";
+
+ProbeFailureFacts AtLimit(ProbeFailureFacts f, const char* text,
+                          std::optional<int64_t> max_connections = 3) {
+  f.code = StatusCode::kResourceExhausted;
+  f.probe_message = text;
+  f.max_connections = max_connections;
+  return f;
+}
+
+TEST(DecideProbeFailure, ConnectionLimitTable) {
+  const auto kLimit = StatusCode::kResourceExhausted;
+  struct Case {
+    const char* name;
+    ProbeFailureFacts facts;
+    std::vector<std::string> says;
+  } cases[] = {
+      {"file: the account's limit while the user may not be loaded yet: no ConfigNotReloaded",
+       AtLimit(Refused(kLimit, ConfigLoad::kUnknown, 0), kAccountLimit),
+       {"accepted user team-a-hatchet's credentials", "(maxConnections: 3, across the cluster)",
+        "Engines already connected keep working", "no new engine replica can connect",
+        "raise spec.nats.limits.maxConnections",
+        "NatsServer nats/shared's spec.installationLimits.maxConnections",
+        "above the number of engine replicas plus one for the operator's probe"}},
+      {"file: the account's limit, the reloader says an earlier config",
+       AtLimit(Refused(kLimit, ConfigLoad::kPending, 0, false), kAccountLimit),
+       {"installation's account is at its connection limit"}},
+      {"file: the account's limit once loaded",
+       AtLimit(Refused(kLimit, ConfigLoad::kLoaded, 300), kAccountLimit),
+       {"(maxConnections: 3, across the cluster)"}},
+      {"file: a new backend is told at once (a fault, not a wait)",
+       AtLimit(Refused(kLimit, ConfigLoad::kUnknown, 0, true, false), kAccountLimit),
+       {"no new engine replica can connect"}},
+      {"file: no effective limit known: the field, without a value",
+       AtLimit(Refused(kLimit, ConfigLoad::kLoaded, 0), kAccountLimit, std::nullopt),
+       {"(maxConnections, across the cluster)"}},
+      {"file: the server's own limit",
+       AtLimit(Refused(kLimit, ConfigLoad::kUnknown, 0), kServerLimit),
+       {"the NATS server's own connection limit", "raise the NATS server's max_connections",
+        "already connected keep working"}},
+      {"authorizers: the account's limit within the sync window: no AuthorizerPending",
+       AtLimit(CalloutRefused(kLimit, 100), kAccountLimit),
+       {"accepted user team-a-hatchet's credentials", "(maxConnections: 3, across the cluster)",
+        "raise spec.nats.limits.maxConnections"}},
+      {"authorizers: a new backend within the sync window is told at once",
+       AtLimit(CalloutRefused(kLimit, 100, false), kAccountLimit),
+       {"installation's account is at its connection limit"}},
+      {"authorizers: the account's limit past the patience",
+       AtLimit(CalloutRefused(kLimit, 61000), kAccountLimit),
+       {"(maxConnections: 3"}},
+      {"authorizers: the server's own limit",
+       AtLimit(CalloutRefused(kLimit, 100), kServerLimit),
+       {"the NATS server's own connection limit"}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto step = DecideProbeFailure(c.facts);
+    EXPECT_EQ(step.reason, reasons::kConnectionLimitReached);
+    EXPECT_TRUE(step.report);
+    EXPECT_EQ(step.retry, seconds(10));
+    for (const auto& want : c.says) {
+      EXPECT_NE(step.message.find(want), std::string::npos) << want << "\n" << step.message;
+    }
+    const bool server_limit = std::string_view(c.facts.probe_message) == kServerLimit;
+    // The server's own limit is not the installation's to raise, and is
+    // hit before the credentials are looked at.
+    EXPECT_EQ(step.message.find("maxConnections") == std::string::npos, server_limit)
+        << step.message;
+    EXPECT_EQ(step.message.find("credentials") == std::string::npos, server_limit) << step.message;
+    // Not a refusal of the user: no word of loading, authorizers, or
+    // checking the password; never a secret.
+    EXPECT_EQ(step.message.find("reload"), std::string::npos) << step.message;
+    EXPECT_EQ(step.message.find("authorizer"), std::string::npos) << step.message;
+    EXPECT_EQ(step.message.find("check the username"), std::string::npos) << step.message;
+    EXPECT_EQ(step.message.find("s3cret"), std::string::npos) << step.message;
+    // The pool takes it as final: no retry of its own.
+    EXPECT_EQ(DecideProbeRetry(c.facts), std::nullopt);
+  }
+  // Stable across retries: the status is written once.
+  EXPECT_EQ(DecideProbeFailure(AtLimit(CalloutRefused(kLimit, 100), kAccountLimit)).message,
+            DecideProbeFailure(AtLimit(CalloutRefused(kLimit, 90000), kAccountLimit)).message);
+  EXPECT_EQ(
+      DecideProbeFailure(AtLimit(Refused(kLimit, ConfigLoad::kUnknown, 0), kAccountLimit)).message,
+      "NatsServer nats/shared accepted user team-a-hatchet's credentials but refused the "
+      "probe's connection: the installation's account is at its connection limit "
+      "(maxConnections: 3, across the cluster). Engines already connected keep working, but "
+      "no new engine replica can connect; raise spec.nats.limits.maxConnections (or "
+      "NatsServer nats/shared's spec.installationLimits.maxConnections) above the number of "
+      "engine replicas plus one for the operator's probe");
+}
+
+TEST(DecideProbe, ConnectionLimitIsReportedAndRetriedAfterTheFailureRetry) {
+  const auto kLimit = StatusCode::kResourceExhausted;
+  for (bool callout : {false, true}) {
+    SCOPED_TRACE(callout ? "authorizers" : "file");
+    // A new backend (no status), its user just written: the cases where a
+    // refusal would wait quietly.
+    ProbeFacts f = With(Probing(), false, false, 0, kLimit, ConfigLoad::kPending, 0);
+    f.auth_callout = callout;
+    f.outcome->failure = AtLimit(f.outcome->failure, kAccountLimit);
+    auto step = DecideProbe(f);
+    EXPECT_EQ(step.action, ProbeAction::kFailed);
+    EXPECT_TRUE(step.report);
+    EXPECT_EQ(step.reason, reasons::kConnectionLimitReached);
+    EXPECT_EQ(step.then, ProbeThen::kRequeue);
+    EXPECT_EQ(step.after, seconds(10) + milliseconds(1));
+    // A Staged rotation: the limit is the account's, whichever user.
+    ProbeFacts staged = With(Staged(Probing()), false, false, 0, kLimit);
+    staged.auth_callout = callout;
+    staged.outcome->failure = AtLimit(staged.outcome->failure, kAccountLimit);
+    EXPECT_EQ(DecideProbe(staged).reason, reasons::kConnectionLimitReached);
+  }
 }
 
 TEST(DecideProbe, AuthCalloutTable) {

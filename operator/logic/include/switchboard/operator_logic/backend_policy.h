@@ -80,6 +80,9 @@ struct ProbeFailureFacts {
   std::chrono::milliseconds user_waiting{0};
   std::chrono::milliseconds load_window{0};
   bool has_status = false;  // the backend has conditions (not new)
+  // The installation's effective maxConnections (EffectiveLimits, what its
+  // account carries); nullopt when no limit applies or it is not known.
+  std::optional<int64_t> max_connections;
   // The first retry while not loaded yet, and the retry of a real failure.
   std::chrono::milliseconds reload_retry = timing::kReloadRetry;
   std::chrono::milliseconds failure_retry = timing::kFailureRetryMax;
@@ -117,6 +120,14 @@ struct ProbeFailureStep {
 // catching up and when the refusal will count. Once the credentials are
 // older, what the code says, with a hint at the authorizer, retried after
 // failure_retry.
+// Either mode: a connection refused at a connection limit
+// (kResourceExhausted) is no refusal of the user and nothing to wait for:
+// ConnectionLimitReached at once (reported for a new backend too),
+// retried after failure_retry, with a message that says the engines
+// already connected keep working, no new replica can connect, and which
+// limit to raise (the account's maxConnections, with max_connections when
+// known; or the server's own max_connections when the server's text says
+// so).
 ProbeFailureStep DecideProbeFailure(const ProbeFailureFacts& facts);
 
 // Whether the probe pool takes a refused probe again itself, and when:
