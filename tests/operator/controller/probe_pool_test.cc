@@ -13,6 +13,8 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "switchboard/testing/wait.h"
 
@@ -225,6 +227,37 @@ TEST(ProbePool, OtherErrorsAndFileModeAreNotRetried) {
   pool.Submit("ns/b", Job("u"));  // file mode: no retry facts
   ASSERT_TRUE(testing::WaitFor([&] { return done.Of("ns/b") == 1; }, 10s));
   EXPECT_EQ(fake.Calls("u"), 2);
+}
+
+// A connection refused at the account's connection limit passed the
+// credentials: no authorizer is catching up, so no retry in the pool even
+// for young credentials, and no fallback (the same account); the metric
+// says which limit.
+TEST(ProbePool, AConnectionLimitIsFinalAtOnce) {
+  Scripted fake;
+  fake.refusals_left["new"] = -1;
+  fake.refusal = StatusCode::kResourceExhausted;
+  Done done;
+  std::mutex mu;
+  std::vector<std::string> results;
+  ProbePool pool(
+      1, [&](const std::string& k) { done(k); },
+      [&](const std::string& result) {
+        std::lock_guard lock(mu);
+        results.push_back(result);
+      },
+      [&](const pubsub::ProbeOptions& o) { return fake(o); });
+  ProbeJob j = CalloutJob("new");
+  j.fallback = j.primary;
+  j.fallback->username = "old";
+  pool.Submit("ns/a", std::move(j));
+  ASSERT_TRUE(testing::WaitFor([&] { return done.Of("ns/a") == 1; }, 10s));
+  EXPECT_EQ(fake.Calls("new"), 1);
+  EXPECT_EQ(fake.Calls("old"), 0);
+  EXPECT_EQ(pool.Latest("ns/a")->primary.code(), StatusCode::kResourceExhausted);
+  EXPECT_FALSE(pool.Latest("ns/a")->fallback_ok);
+  std::lock_guard lock(mu);
+  EXPECT_EQ(results, std::vector<std::string>{"ConnectionLimitReached"});
 }
 
 // The pool's retries are timers, not threads: with one thread, a key
