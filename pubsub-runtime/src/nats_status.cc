@@ -15,6 +15,17 @@ bool ContainsNoCase(std::string_view hay, std::string_view needle) {
   return it != hay.end();
 }
 
+// nats-server's -ERR texts for a connection refused at a limit, after the
+// credentials were accepted: the account's max_connections (across the
+// cluster), and the server's own max_connections.
+constexpr std::string_view kAccountConnectionsExceeded =
+    "maximum account active connections exceeded";
+constexpr std::string_view kServerConnectionsExceeded = "maximum connections exceeded";
+// nats.c 3.4's text when the server closed the connection after INFO
+// without answering CONNECT: what a client sees of the server's own
+// max_connections, whose -ERR comes with INFO and is dropped.
+constexpr std::string_view kClosedAfterGreeting = "Expected 'PONG', got ''";
+
 }  // namespace
 
 Status FromNats(natsStatus s, std::string_view what) {
@@ -30,6 +41,30 @@ Status FromNats(natsStatus s, std::string_view what) {
   if (s == NATS_CONNECTION_AUTH_FAILED || ContainsNoCase(text, "authorization violation") ||
       ContainsNoCase(text, "authentication")) {
     return Status::Unauthenticated(msg + "; check the username and password");
+  }
+  // Refused at a connection limit: nats.c 3.4 reports the account's during
+  // connect as NATS_ERR with the server's -ERR text as the last error (the
+  // server sends it in answer to CONNECT). The server's own limit is sent
+  // with INFO, before CONNECT, and nats.c 3.4 loses that text (below); it
+  // is mapped for a client that keeps it.
+  if (ContainsNoCase(text, kAccountConnectionsExceeded)) {
+    return Status::ResourceExhausted(
+        msg +
+        "; the server accepted the credentials but refused the connection at the "
+        "account's connection limit (the account's max_connections)");
+  }
+  if (ContainsNoCase(text, kServerConnectionsExceeded)) {
+    return Status::ResourceExhausted(
+        msg +
+        "; the server refused the connection at its own connection limit (the server's "
+        "max_connections)");
+  }
+  if (s == NATS_PROTOCOL_ERROR && ContainsNoCase(text, kClosedAfterGreeting)) {
+    // Not known to be a limit (a server shutting down does the same), so
+    // not ResourceExhausted; the hint names the likeliest cause.
+    return Status::Internal(msg +
+                            "; the server closed the connection before answering CONNECT, as "
+                            "nats-server does at its own max_connections");
   }
   switch (s) {
     case NATS_NOT_PERMITTED:

@@ -1,7 +1,10 @@
-// A fake NATS server for the one fault a real nats-server cannot be made to
+// A fake NATS server for the faults a real nats-server cannot be made to
 // produce on demand: it accepts connections, answers PING with PONG (so
-// connect and flush succeed) and silently swallows every published message.
-// Used only to test the probe's "round trip did not arrive" path.
+// connect and flush succeed) and silently swallows every published message
+// (the probe's "round trip did not arrive" path). Given a `refusal` line
+// (e.g. "-ERR 'maximum connections exceeded'"), it answers the connect's
+// PING with that instead and closes the connection, as nats-server does
+// when it refuses a client after its CONNECT.
 #pragma once
 
 #include <arpa/inet.h>
@@ -13,13 +16,14 @@
 #include <cstdlib>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace switchboard::pubsub::testutil {
 
 class SilentNats {
  public:
-  SilentNats() {
+  explicit SilentNats(std::string refusal = "") : refusal_(std::move(refusal)) {
     listen_fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
@@ -84,12 +88,19 @@ class SilentNats {
         }
         buf.erase(0, eol + 2);
         if (line.starts_with("PING")) {
+          if (!refusal_.empty()) {
+            const std::string err = refusal_ + "\r\n";
+            if (::write(fd, err.data(), err.size()) < 0) return;
+            ::shutdown(fd, SHUT_WR);
+            return;
+          }
           if (::write(fd, "PONG\r\n", 6) < 0) return;
         }
       }
     }
   }
 
+  const std::string refusal_;
   int listen_fd_ = -1;
   int port_ = 0;
   std::atomic<bool> stopping_{false};

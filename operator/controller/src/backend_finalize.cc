@@ -15,6 +15,7 @@
 #include "switchboard/common/log.h"
 #include "switchboard/operator_logic/backend_policy.h"
 #include "switchboard/operator_logic/objects.h"
+#include "switchboard/operator_logic/retry_timing.h"
 #include "switchboard/operator_logic/time_util.h"
 
 namespace switchboard::operator_controller {
@@ -44,22 +45,28 @@ Result<Action> BackendReconciler::Impl::Finalize() {
   // Read.
   logic::FinalizeFacts f;
   f.has_finalizer = HasFinalizer(obj, logic::kFinalizer) || HasFinalizer(obj, kLegacyFinalizer);
-  f.cleanup_timeout = ctx.cleanup_timeout;
-  if (auto since = logic::ParseTime(obj["metadata"].value("deletionTimestamp", "")); since.ok()) {
-    f.deleting_for =
-        std::chrono::duration_cast<std::chrono::milliseconds>(logic::Clock::now() - *since);
-  }
   if (auto bound = view.bound_server(); f.has_finalizer && bound) {
     f.server = bound->ToString();
     kube::ObjectPtr server_obj = ctx.servers->Get(bound->ns, bound->name);
     f.server_exists = server_obj != nullptr;
-    if (server_obj && api::NatsServerView(*server_obj).auth_callout()) {
-      f.auth_callout = true;  // no file to wait for
-    } else if (server_obj) {
+    if (server_obj) {
       api::NatsServerView server(*server_obj);
-      kube::ObjectPtr config = ctx.secrets->Get(server.ns(), server.config_secret_name());
-      f.config_exists = config != nullptr;
-      f.users_rendered = config && UsersStillRendered(ctx, view, uid, config.get(), server);
+      const auto timing = logic::RetryTimingFor({ctx.probe_interval, ctx.authorizer_recheck});
+      if (std::holds_alternative<logic::ThroughFile>(UserPathOf(server, timing))) {
+        logic::RemovalFromFile file;
+        kube::ObjectPtr config = ctx.secrets->Get(server.ns(), server.config_secret_name());
+        file.config_exists = config != nullptr;
+        file.users_rendered = config && UsersStillRendered(ctx, view, uid, config.get(), server);
+        file.cleanup_timeout = ctx.cleanup_timeout;
+        if (auto since = logic::ParseTime(obj["metadata"].value("deletionTimestamp", ""));
+            since.ok()) {
+          file.deleting_for =
+              std::chrono::duration_cast<std::chrono::milliseconds>(logic::Clock::now() - *since);
+        }
+        f.removal = file;
+      } else {
+        f.removal = logic::RemovalByAuthorizers{};  // no file to wait for
+      }
     }
   }
 

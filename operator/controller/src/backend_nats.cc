@@ -43,6 +43,12 @@ std::string_view CredentialEventReason(const logic::CredentialState& before,
 Result<Action> BackendReconciler::Impl::Nats(const json& server_obj) {
   api::NatsServerView server(server_obj);
   const std::string server_key = server.key().ToString();
+  const logic::RetryTiming timing =
+      logic::RetryTimingFor({ctx.probe_interval, ctx.authorizer_recheck});
+  logic::UserPath path = UserPathOf(server, timing);
+  // Through the file: its facts are filled in below. Null: through the
+  // authorizers.
+  auto* file = std::get_if<logic::ThroughFile>(&path);
   in.subject = api::AllowedSubject(view.subject_prefix());
   in.server = server_key;
   in.limits = logic::LimitsStatus(logic::InstallationLimitsOf(view, server));
@@ -68,9 +74,9 @@ Result<Action> BackendReconciler::Impl::Nats(const json& server_obj) {
   if (!inputs.ok()) return inputs.status();
   if (const auto* f = std::get_if<Finding>(&*inputs)) return Fail(*f);
   auto ci = std::get<logic::CredentialInputs>(*inputs);
-  // AuthCallout: the authorizer accepts both passwords of one user name
+  // Through the authorizers: they accept both passwords of one user name
   // while a rotation runs, so a rotation changes only the password.
-  ci.keep_username = server.auth_callout();
+  ci.keep_username = file == nullptr;
   auto plan = logic::PlanCredentials(stored.state, ci);
   if (!plan.ok()) {
     return Fail(Step::kCredentials, reasons::kInvalidSpec, plan.status().message(),
@@ -105,7 +111,7 @@ Result<Action> BackendReconciler::Impl::Nats(const json& server_obj) {
 
   auto next_probe = ctx.probe_interval;
   if (plan->requeue_at) next_probe = std::min(next_probe, Until(*plan->requeue_at));
-  if (server.auth_callout()) {
+  if (file == nullptr) {
     // Operator mode: the server's reconcile may have left this
     // installation's account out (limits it cannot carry).
     if (api::OperatorMode(server)) {
@@ -121,7 +127,7 @@ Result<Action> BackendReconciler::Impl::Nats(const json& server_obj) {
     Passed(Step::kRenderConfig, "AuthCallout: authorized by the authorizer from Secret " +
                                     api::DefaultCredentialsSecretName(view.name()) +
                                     "; no config to render");
-    return Probe({server, *plan, ci, nullptr, stored.secret.get(), true, next_probe});
+    return Probe({server, *plan, ci, nullptr, stored.secret.get(), std::move(path), next_probe});
   }
 
   // 3. The user in the server's config Secret (written by the server
@@ -146,8 +152,7 @@ Result<Action> BackendReconciler::Impl::Nats(const json& server_obj) {
   in_file.has_status = StatusOf(obj).contains("conditions");
   in_file.env_user = plan->env.username;
   auto step = logic::DecideInFile(in_file);
-  const auto wait =
-      logic::RetryTimingFor({ctx.probe_interval, ctx.authorizer_recheck}).config_write_wait;
+  const auto wait = timing.config_write_wait;
   switch (step.step) {
     case logic::InFile::kProceed:
       break;
@@ -164,7 +169,8 @@ Result<Action> BackendReconciler::Impl::Nats(const json& server_obj) {
   Passed(Step::kRenderConfig, "in Secret " + server.ns() + "/" + server.config_secret_name() +
                                   " key " + server.config_key());
 
-  return Probe({server, *plan, ci, config.get(), stored.secret.get(), probe_user_in, next_probe});
+  file->user_in_config = probe_user_in;
+  return Probe({server, *plan, ci, config.get(), stored.secret.get(), std::move(path), next_probe});
 }
 
 }  // namespace switchboard::operator_controller

@@ -14,6 +14,7 @@
 #include "switchboard/operator_logic/backend_policy.h"
 #include "switchboard/operator_logic/config_load.h"
 #include "switchboard/operator_logic/env.h"
+#include "switchboard/operator_logic/limits.h"
 #include "switchboard/operator_logic/retry_timing.h"
 #include "switchboard/operator_logic/time_util.h"
 
@@ -44,6 +45,39 @@ Result<Action> BackendReconciler::Impl::Probe(NatsProbe p) {
   // Read: the facts the probe policy decides on.
   const logic::RetryTiming timing =
       logic::RetryTimingFor({ctx.probe_interval, ctx.authorizer_recheck});
+  // What a refusal is judged on, here and in the pool's retries (the code,
+  // message and the user's wait at the refusal come from the probe).
+  logic::ProbeFailureFacts failure;
+  failure.user = plan.probe.username;
+  failure.server = p.server.key().ToString();
+  failure.path = std::move(p.path);
+  failure.has_status = st.is_object() && st.contains("conditions");
+  // What the installation's account carries, for a probe refused at its
+  // connection limit.
+  failure.max_connections = logic::InstallationLimitsOf(view, p.server).max_connections;
+  failure.reload_retry = timing.reload_retry;
+  failure.failure_retry = timing.failure_retry;
+  // How long the user has waited to be served, as its path counts it.
+  // Through the authorizers the wait that counts is the one at the
+  // refusal, not now: a reconcile that runs late must not turn a refusal
+  // inside the window into one after it.
+  bool waiting_at_refusal = false;
+  if (auto* file = std::get_if<logic::ThroughFile>(&failure.path)) {
+    logic::ConfigLoadFacts load =
+        ctx.configs->LoadFacts(p.config, p.server.config_key(),
+                               ConfigIndex::Entry(plan.probe.username, plan.probe.bcrypt));
+    load.patience = ctx.report_patience;
+    failure.user_waiting = load.user_waiting;
+    file->load = logic::DecideConfigLoad(load);
+    file->load_window = ctx.reload_window;
+    file->load_patience_left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(load.patience - load.user_waiting);
+  } else {
+    // No file: a refusal waits only for the authorizers' caches to see the
+    // credentials Secret this password came from.
+    failure.user_waiting = ctx.credential_sightings->Since(key, plan.probe.bcrypt);
+    waiting_at_refusal = true;
+  }
   logic::ProbeFacts f;
   f.staged = plan.state.phase == logic::RotationPhase::kStaged;
   f.fallback = f.staged && plan.env.username != plan.probe.username;
@@ -54,37 +88,7 @@ Result<Action> BackendReconciler::Impl::Probe(NatsProbe p) {
   f.now = logic::Clock::now();
   f.interval = ctx.probe_interval;
   f.next_probe = p.next_probe;
-  f.reload_retry = timing.reload_retry;
-  f.probe_user = plan.probe.username;
-  f.server = p.server.key().ToString();
-  f.auth_callout = p.server.auth_callout();
-  logic::ConfigLoadFacts load;
-  if (f.auth_callout) {
-    // No file: a refusal waits only for the authorizers' caches to see the
-    // credentials Secret this password came from.
-    load.user_waiting = ctx.credential_sightings->Since(key, plan.probe.bcrypt);
-  } else {
-    load = ctx.configs->LoadFacts(p.config, p.server.config_key(),
-                                  ConfigIndex::Entry(plan.probe.username, plan.probe.bcrypt));
-    load.patience = ctx.report_patience;
-    f.load = logic::DecideConfigLoad(load);
-    f.load_patience_left =
-        std::chrono::duration_cast<std::chrono::milliseconds>(load.patience - load.user_waiting);
-  }
-  // What a refusal is judged on, here and in the pool's retries (the code,
-  // message and the credentials' age at the refusal come from the probe).
-  logic::ProbeFailureFacts failure;
-  failure.user = plan.probe.username;
-  failure.server = f.server;
-  failure.user_in_config = p.probe_user_in;
-  failure.load = f.load;
-  failure.user_waiting = load.user_waiting;
-  failure.load_window = ctx.reload_window;
-  failure.has_status = st.is_object() && st.contains("conditions");
-  failure.reload_retry = timing.reload_retry;
-  failure.failure_retry = timing.failure_retry;
-  failure.auth_callout = f.auth_callout;
-  failure.authorizer_sync = timing.authorizer_sync;
+  f.failure = failure;
   auto outcome = ctx.probes->Latest(key);
   if (outcome && outcome->fingerprint == fingerprint) {
     logic::ProbeFacts::Outcome o;
@@ -92,15 +96,11 @@ Result<Action> BackendReconciler::Impl::Probe(NatsProbe p) {
     o.fallback_ok = outcome->fallback_ok;
     o.age = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() -
                                                                   outcome->at);
-    o.failure = failure;
-    o.failure.code = outcome->primary.code();
-    o.failure.probe_message = outcome->primary.message();
-    // How old the credentials were when the probe was refused, not now: a
-    // reconcile that runs late must not turn a refusal inside the window
-    // into one after it.
-    if (f.auth_callout) {
-      o.failure.user_waiting = std::max(std::chrono::milliseconds(0), load.user_waiting - o.age);
-    }
+    o.code = outcome->primary.code();
+    o.message = outcome->primary.message();
+    o.user_waiting = waiting_at_refusal
+                         ? std::max(std::chrono::milliseconds(0), failure.user_waiting - o.age)
+                         : failure.user_waiting;
     f.outcome = o;
   } else {
     outcome.reset();
@@ -162,13 +162,12 @@ Result<Action> BackendReconciler::Impl::Probe(NatsProbe p) {
         job.fallback->username = plan.env.username;
         job.fallback->password = plan.env.password;
       }
-      if (f.auth_callout) {
-        // The pool probes a refusal again itself while the authorizers may
-        // still be catching up (DecideProbeRetry), so this backend comes
-        // back through the work queue once, with the final outcome.
-        job.retry = failure;
-        job.credentials_since = std::chrono::steady_clock::now() - load.user_waiting;
-      }
+      // The pool probes a refusal again itself while the authorizers may
+      // still be catching up (DecideProbeRetry; never through the file),
+      // so this backend comes back through the work queue once, with the
+      // final outcome.
+      job.retry = std::move(failure);
+      job.credentials_since = std::chrono::steady_clock::now() - job.retry->user_waiting;
       ctx.probes->Submit(key, std::move(job));
       // The pool enqueues this backend when the probe is done; the status
       // changes then, once.

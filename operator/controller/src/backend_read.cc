@@ -123,6 +123,15 @@ Result<std::string> CaFile(const ReconcileContext& ctx, const api::NatsServerVie
   return CaFileOf(ctx, server, *pem);
 }
 
+logic::UserPath UserPathOf(const api::NatsServerView& server, const logic::RetryTiming& timing) {
+  if (server.auth_callout()) {
+    logic::ThroughAuthorizers authorizers;
+    authorizers.authorizer_sync = timing.authorizer_sync;
+    return authorizers;
+  }
+  return logic::ThroughFile{};
+}
+
 bool ConfigHolds(const ReconcileContext& ctx, const json* config_secret,
                  const api::NatsServerView& server, const std::string& username,
                  const std::string& bcrypt) {

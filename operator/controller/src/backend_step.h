@@ -20,8 +20,10 @@
 #include "k8s_util.h"
 #include "switchboard/api/views.h"
 #include "switchboard/operator_controller/reconcilers.h"
+#include "switchboard/operator_logic/backend_policy.h"
 #include "switchboard/operator_logic/cluster_render.h"
 #include "switchboard/operator_logic/conditions.h"
+#include "switchboard/operator_logic/retry_timing.h"
 #include "switchboard/operator_logic/rotation.h"
 #include "switchboard/operator_logic/secrets.h"
 #include "switchboard/rules/validate.h"
@@ -82,6 +84,14 @@ std::string CaFileOf(const ReconcileContext& ctx, const api::NatsServerView& ser
 // Both: the probe's CA file for a server ("" when it names no CA).
 Result<std::string> CaFile(const ReconcileContext& ctx, const api::NatsServerView& server);
 
+// How a backend's user reaches `server`: through its rendered include file,
+// or, in AuthCallout mode with either isolation, through its authorizers
+// (with `timing`'s sync window). The backend flows (NATS, probe, finalizer)
+// tell the two ways apart by this, not by the server's mode; the file's
+// facts (ThroughFile) are the caller's to fill in.
+operator_logic::UserPath UserPathOf(const api::NatsServerView& server,
+                                    const operator_logic::RetryTiming& timing);
+
 // Whether the server's config Secret holds these users (ConfigIndex).
 bool ConfigHolds(const ReconcileContext& ctx, const json* config_secret,
                  const api::NatsServerView& server, const std::string& username,
@@ -134,9 +144,10 @@ struct BackendReconciler::Impl {
     const api::NatsServerView& server;
     const operator_logic::CredentialPlan& plan;
     const operator_logic::CredentialInputs& ci;
-    const json* config;        // the server's config Secret (may be null)
+    const json* config;        // the server's config Secret (null through the authorizers)
     const json* creds_secret;  // the cached credentials Secret (may be null)
-    bool probe_user_in = false;
+    // UserPathOf the server; through the file, with user_in_config set.
+    operator_logic::UserPath path;
     std::chrono::milliseconds next_probe;
   };
   Result<Action> Probe(NatsProbe p);  // backend_probe.cc

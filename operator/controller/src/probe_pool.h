@@ -3,7 +3,7 @@
 // and a worker blocked on it would stall every other backend. The pool is
 // a KeyedJobs (keyed_jobs.h: one job per key, fingerprints, Forget, Stop);
 // what is its own is the run: the fallback credentials of a Staged
-// rotation, and for a job with `retry` facts (AuthCallout) a refusal that
+// rotation, and for a job with `retry` facts a refusal that
 // operator_logic::DecideProbeRetry says the authorizers may still be
 // catching up on is probed again by the pool after that interval, so under
 // a create burst a backend goes through the controller's work queue once
@@ -28,9 +28,10 @@ struct ProbeJob {
   // Tried when `primary` fails with a refusal or a timeout (a Staged
   // rotation: the new user may not be loaded yet; engines use these).
   std::optional<pubsub::ProbeOptions> fallback;
-  // AuthCallout: the facts DecideProbeRetry judges a refusal on (the pool
-  // fills in the code, the message and the credentials' age at the
-  // refusal, counted from `credentials_since`). nullopt: no retry in the pool.
+  // The facts DecideProbeRetry judges a refusal on (it retries only through
+  // the authorizers; the pool fills in the code, the message and the
+  // credentials' age at the refusal, counted from `credentials_since`).
+  // nullopt: no retry in the pool.
   std::optional<operator_logic::ProbeFailureFacts> retry;
   std::chrono::steady_clock::time_point credentials_since{};
 };

@@ -1,6 +1,8 @@
 #include "switchboard/operator_logic/backend_policy.h"
 
 #include <algorithm>
+#include <cctype>
+#include <variant>
 
 #include "switchboard/operator_logic/conditions.h"
 
@@ -14,6 +16,48 @@ std::string Duration(milliseconds d) {
   const auto s = std::chrono::duration_cast<std::chrono::seconds>(d).count();
   if (s < 60) return std::to_string(s) + "s";
   return std::to_string(s / 60) + "m" + std::to_string(s % 60) + "s";
+}
+
+bool ContainsNoCase(std::string_view hay, std::string_view needle) {
+  auto it = std::search(hay.begin(), hay.end(), needle.begin(), needle.end(), [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) ==
+           std::tolower(static_cast<unsigned char>(b));
+  });
+  return it != hay.end();
+}
+
+// A probe refused at a connection limit, in the operator's words (the
+// probe's message, pubsub's, speaks of NATS, not of the API's fields). The
+// server's -ERR text, kept in the probe's message, says which limit:
+// "maximum connections exceeded" is the server's own limit (checked before
+// the credentials); anything else (its account text is "maximum account
+// active connections exceeded") is taken for the installation's account,
+// the limit the operator sets.
+ProbeFailureStep ConnectionLimitStep(const ProbeFailureFacts& f) {
+  ProbeFailureStep s;
+  s.reason = reasons::kConnectionLimitReached;
+  s.retry = f.failure_retry;
+  if (ContainsNoCase(f.probe_message, "maximum connections exceeded")) {
+    s.message = "NatsServer " + f.server +
+                " refused the probe's connection at the NATS server's own connection limit "
+                "(max_connections in its configuration, for all of its clients): engines "
+                "already connected keep working, but no new engine replica can connect; raise "
+                "the NATS server's max_connections";
+    return s;
+  }
+  const std::string limit = f.max_connections
+                                ? "maxConnections: " + std::to_string(*f.max_connections)
+                                : "maxConnections";
+  s.message = "NatsServer " + f.server + " accepted user " + f.user +
+              "'s credentials but refused the probe's connection: the installation's account is "
+              "at its connection limit (" +
+              limit +
+              ", across the cluster). Engines already connected keep working, but no new engine "
+              "replica can connect; raise spec.nats.limits.maxConnections (or NatsServer " +
+              f.server +
+              "'s spec.installationLimits.maxConnections) above the number of engine replicas plus "
+              "one for the operator's probe";
+  return s;
 }
 
 }  // namespace
@@ -32,96 +76,115 @@ InFileStep DecideInFile(const InFileFacts& f) {
           "the user is not yet in NatsServer " + f.server + "'s config Secret " + f.config_secret};
 }
 
-ProbeFailureStep DecideProbeFailure(const ProbeFailureFacts& f) {
-  const bool refusal = f.code == StatusCode::kUnauthenticated ||
-                       f.code == StatusCode::kPermissionDenied || f.code == StatusCode::kTimeout;
-  auto retry_soon = [&] {
-    return std::clamp(f.user_waiting / 8, f.reload_retry,
-                      std::max(f.reload_retry, timing::kReloadRetryMax));
-  };
-  if (f.auth_callout) {
-    ProbeFailureStep s;
-    if (refusal && f.user_waiting < f.authorizer_patience) {
-      s.reason = reasons::kAuthorizerPending;
-      s.retry =
-          std::clamp(f.user_waiting / 8, f.reload_retry, std::max(f.reload_retry, f.callout_retry));
-      if (f.user_waiting < f.authorizer_sync) {
-        s.message = "the authorizer of NatsServer " + f.server + " has not seen user " + f.user +
-                    "'s credentials yet (its caches follow the credentials Secret within " +
-                    Duration(f.authorizer_sync) + "); the probe is retried";
-        s.report = f.has_status;
-        return s;
-      }
-      // Past the usual sync time the authorizer's watch may still lag (a
-      // loaded API server or authorizer): not the user's fault yet.
-      s.message = "the authorizer of NatsServer " + f.server + " still refuses user " + f.user +
-                  "'s credentials, written less than " + Duration(f.authorizer_patience) +
-                  " ago: its caches normally follow the credentials Secret within " +
-                  Duration(f.authorizer_sync) +
-                  " but may lag under load; the probe is retried every " +
-                  Duration(std::max(f.reload_retry, f.callout_retry)) +
-                  " or sooner, and a refusal after " + Duration(f.authorizer_patience) +
-                  " counts as " + std::string(ProbeFailureReason(f.code, false));
-      s.report = true;
-      return s;
-    }
-    s.reason = ProbeFailureReason(f.code, false);
-    s.message = f.probe_message;
-    if (refusal) {
-      s.message += " (user " + f.user + "'s credentials Secret was written over " +
-                   Duration(f.authorizer_patience) +
-                   " ago: check that an authorizer serves NatsServer " + f.server +
-                   ", its AuthorizerAvailable condition and the authorizer's log)";
-    }
-    s.retry = f.failure_retry;
-    return s;
-  }
+namespace {
+
+// A refusal of the user (credentials, permissions) or a timeout: what a
+// user the server does not know yet gets.
+bool IsRefusal(StatusCode code) {
+  return code == StatusCode::kUnauthenticated || code == StatusCode::kPermissionDenied ||
+         code == StatusCode::kTimeout;
+}
+
+// Through the file: ConfigNotReloaded while the server may not have loaded
+// the user yet, else what the code says.
+ProbeFailureStep RefusedThrough(const ThroughFile& file, const ProbeFailureFacts& f) {
+  const bool refusal = IsRefusal(f.code);
   std::string why;
   if (refusal) {
-    if (!f.user_in_config) {
+    if (!file.user_in_config) {
       why = "user " + f.user + " is not in NatsServer " + f.server + "'s config Secret yet";
-    } else if (f.load == ConfigLoad::kPending) {
+    } else if (file.load == ConfigLoad::kPending) {
       why = "NatsServer " + f.server + " has not loaded the config that carries user " + f.user +
             " yet (its reloader reports an earlier one)";
-    } else if (f.load != ConfigLoad::kLoaded && f.user_waiting < f.load_window) {
+    } else if (file.load != ConfigLoad::kLoaded && f.user_waiting < file.load_window) {
       why = "NatsServer " + f.server + " has not loaded user " + f.user +
             " yet: a NATS pod sees its config Secret change only after the kubelet's volume "
             "sync (up to about a minute) and its config reloader; the probe is retried, and a "
             "refusal " +
-            Duration(f.load_window) + " after the user was rendered counts as " +
+            Duration(file.load_window) + " after the user was rendered counts as " +
             std::string(f.code == StatusCode::kTimeout            ? reasons::kServerUnreachable
                         : f.code == StatusCode::kPermissionDenied ? reasons::kPermissionDenied
                                                                   : reasons::kAuthFailed);
     }
   }
+  ProbeFailureStep s;
   if (!why.empty()) {
-    ProbeFailureStep s;
     s.reason = reasons::kConfigNotReloaded;
     s.message = std::move(why);
     s.report = f.has_status;
-    s.retry = retry_soon();
+    s.retry = std::clamp(f.user_waiting / 8, f.reload_retry,
+                         std::max(f.reload_retry, timing::kReloadRetryMax));
     return s;
   }
-  ProbeFailureStep s;
   s.reason = ProbeFailureReason(f.code, false);
   s.message = f.probe_message;
-  if (refusal && f.user_in_config) {
-    s.message += f.load == ConfigLoad::kLoaded
+  if (refusal && file.user_in_config) {
+    s.message += file.load == ConfigLoad::kLoaded
                      ? " (the server's reloader reports a config that carries user " + f.user + ")"
                      : " (user " + f.user + " has been in NatsServer " + f.server +
-                           "'s config Secret for over " + Duration(f.load_window) +
+                           "'s config Secret for over " + Duration(file.load_window) +
                            ": check that its NATS pods include that file)";
   }
   s.retry = f.failure_retry;
   return s;
 }
 
+// Through the authorizers: AuthorizerPending while their caches may still
+// be catching up with the credentials Secret, else what the code says.
+ProbeFailureStep RefusedThrough(const ThroughAuthorizers& a, const ProbeFailureFacts& f) {
+  const bool refusal = IsRefusal(f.code);
+  ProbeFailureStep s;
+  if (refusal && f.user_waiting < a.authorizer_patience) {
+    s.reason = reasons::kAuthorizerPending;
+    s.retry =
+        std::clamp(f.user_waiting / 8, f.reload_retry, std::max(f.reload_retry, a.callout_retry));
+    if (f.user_waiting < a.authorizer_sync) {
+      s.message = "the authorizer of NatsServer " + f.server + " has not seen user " + f.user +
+                  "'s credentials yet (its caches follow the credentials Secret within " +
+                  Duration(a.authorizer_sync) + "); the probe is retried";
+      s.report = f.has_status;
+      return s;
+    }
+    // Past the usual sync time the authorizer's watch may still lag (a
+    // loaded API server or authorizer): not the user's fault yet.
+    s.message = "the authorizer of NatsServer " + f.server + " still refuses user " + f.user +
+                "'s credentials, written less than " + Duration(a.authorizer_patience) +
+                " ago: its caches normally follow the credentials Secret within " +
+                Duration(a.authorizer_sync) +
+                " but may lag under load; the probe is retried every " +
+                Duration(std::max(f.reload_retry, a.callout_retry)) +
+                " or sooner, and a refusal after " + Duration(a.authorizer_patience) +
+                " counts as " + std::string(ProbeFailureReason(f.code, false));
+    s.report = true;
+    return s;
+  }
+  s.reason = ProbeFailureReason(f.code, false);
+  s.message = f.probe_message;
+  if (refusal) {
+    s.message += " (user " + f.user + "'s credentials Secret was written over " +
+                 Duration(a.authorizer_patience) +
+                 " ago: check that an authorizer serves NatsServer " + f.server +
+                 ", its AuthorizerAvailable condition and the authorizer's log)";
+  }
+  s.retry = f.failure_retry;
+  return s;
+}
+
+}  // namespace
+
+ProbeFailureStep DecideProbeFailure(const ProbeFailureFacts& f) {
+  if (f.code == StatusCode::kResourceExhausted) return ConnectionLimitStep(f);
+  return std::visit([&](const auto& path) { return RefusedThrough(path, f); }, f.path);
+}
+
 std::optional<milliseconds> DecideProbeRetry(const ProbeFailureFacts& f) {
-  if (!f.auth_callout || f.code == StatusCode::kOk) return std::nullopt;
+  // Through the file the reconcile decides (a reload to wait for).
+  const auto* authorizers = std::get_if<ThroughAuthorizers>(&f.path);
+  if (authorizers == nullptr || f.code == StatusCode::kOk) return std::nullopt;
   const ProbeFailureStep s = DecideProbeFailure(f);
   // Past the usual sync window the user is told (AuthorizerPending in the
   // status), so the reconcile takes the outcome and retries from there.
-  if (s.reason != reasons::kAuthorizerPending || f.user_waiting >= f.authorizer_sync) {
+  if (s.reason != reasons::kAuthorizerPending || f.user_waiting >= authorizers->authorizer_sync) {
     return std::nullopt;
   }
   return s.retry;
@@ -148,10 +211,34 @@ std::optional<milliseconds> TrustedStoredProbe(const ProbeFacts& f) {
   return f.interval - age;
 }
 
+// What the way the user reaches the server changes in DecideProbe: whether
+// a reloader's report holds the probe back (and for how long), and who a
+// Staged rotation's new user waits for.
+struct ProbeBearing {
+  std::optional<milliseconds> wait_for_load;
+  std::string staged_waits_for;
+};
+
+ProbeBearing BearingOf(const ThroughFile& file, const ProbeFacts& f) {
+  ProbeBearing b;
+  if (file.load == ConfigLoad::kPending) {
+    b.wait_for_load = std::max(milliseconds(100), file.load_patience_left);
+  }
+  b.staged_waits_for = "the server accepts user " + f.failure.user;
+  return b;
+}
+
+ProbeBearing BearingOf(const ThroughAuthorizers&, const ProbeFacts& f) {
+  // No reload to wait for.
+  return {std::nullopt, "the authorizer accepts user " + f.failure.user + "'s new password"};
+}
+
 }  // namespace
 
 ProbeStep DecideProbe(const ProbeFacts& f) {
   const bool has_status = f.stored_status.is_object() && f.stored_status.contains("conditions");
+  const ProbeBearing way =
+      std::visit([&](const auto& path) { return BearingOf(path, f); }, f.failure.path);
   ProbeStep s;
   if (!f.outcome) {
     if (!f.staged) {
@@ -161,14 +248,15 @@ ProbeStep DecideProbe(const ProbeFacts& f) {
         s.after = std::min(*left, f.next_probe);
         return s;
       }
-      if (!f.auth_callout && f.load == ConfigLoad::kPending) {
+      if (way.wait_for_load) {
         s.action = ProbeAction::kWaitForLoad;
         s.report = has_status;
         s.reason = std::string(reasons::kConfigNotReloaded);
-        s.message = "NatsServer " + f.server + " has not loaded the config that carries user " +
-                    f.probe_user + " yet (its reloader reports an earlier one)";
+        s.message = "NatsServer " + f.failure.server +
+                    " has not loaded the config that carries user " + f.failure.user +
+                    " yet (its reloader reports an earlier one)";
         s.then = ProbeThen::kRequeue;
-        s.after = std::max(milliseconds(100), f.load_patience_left);
+        s.after = *way.wait_for_load;
         return s;
       }
     }
@@ -199,19 +287,16 @@ ProbeStep DecideProbe(const ProbeFacts& f) {
   if (f.staged && f.outcome->fallback_ok) {
     s.action = ProbeAction::kRotationStaged;
     s.reason = std::string(reasons::kRotationStaged);
-    s.message = f.auth_callout
-                    ? "probe passed with the env Secret's credentials; the rotation switches them "
-                      "once the authorizer accepts user " +
-                          f.probe_user + "'s new password"
-                    : "probe passed with the env Secret's credentials; the rotation switches them "
-                      "once the server accepts user " +
-                          f.probe_user;
-    again_after(f.reload_retry);
+    s.message = "probe passed with the env Secret's credentials; the rotation switches them once " +
+                way.staged_waits_for;
+    again_after(f.failure.reload_retry);
     return s;
   }
-  ProbeFailureFacts failure = f.outcome->failure;
+  ProbeFailureFacts failure = f.failure;
+  failure.code = f.outcome->code;
+  failure.probe_message = f.outcome->message;
+  failure.user_waiting = f.outcome->user_waiting;
   failure.has_status = has_status;
-  failure.auth_callout = failure.auth_callout || f.auth_callout;
   auto decided = DecideProbeFailure(failure);
   s.action = ProbeAction::kFailed;
   s.report = decided.report;
@@ -221,38 +306,56 @@ ProbeStep DecideProbe(const ProbeFacts& f) {
   return s;
 }
 
+namespace {
+
+FinalizeStep Skipped(const FinalizeFacts& f, std::string_view reason, const std::string& why) {
+  FinalizeStep s;
+  s.step = Finalize::kCleanUp;
+  s.warning = true;
+  s.reason = std::string(reason);
+  s.message = "finalizer removed without removing the NATS user from NatsServer " + f.server +
+              " (" + why + ")";
+  return s;
+}
+
+FinalizeStep RemovedThrough(const RemovalFromFile& file, const FinalizeFacts& f) {
+  if (!file.config_exists) {
+    return Skipped(f, reasons::kConfigTargetMissing, "its config Secret is gone");
+  }
+  FinalizeStep s;
+  if (file.users_rendered) {
+    if (file.deleting_for && *file.deleting_for < file.cleanup_timeout) {
+      s.step = Finalize::kWait;
+      s.recheck = milliseconds(500);
+      return s;
+    }
+    return Skipped(f, reasons::kCleanupTimedOut, "no render without it in time");
+  }
+  s.step = Finalize::kCleanUp;
+  s.reason = std::string(reasons::kUserRemoved);
+  s.message = "NATS user removed from NatsServer " + f.server;
+  return s;
+}
+
+FinalizeStep RemovedThrough(const RemovalByAuthorizers&, const FinalizeFacts& f) {
+  FinalizeStep s;
+  s.step = Finalize::kCleanUp;
+  s.reason = std::string(reasons::kUserRemoved);
+  s.message = "NATS user removed from NatsServer " + f.server +
+              ": its authorizer refuses it once the credentials Secret is gone and closes its "
+              "connections";
+  return s;
+}
+
+}  // namespace
+
 FinalizeStep DecideFinalize(const FinalizeFacts& f) {
   FinalizeStep s;
   if (!f.has_finalizer) return s;
   s.step = Finalize::kCleanUp;
   if (f.server.empty()) return s;
-  auto skipped = [&](std::string_view reason, const std::string& why) {
-    s.warning = true;
-    s.reason = std::string(reason);
-    s.message = "finalizer removed without removing the NATS user from NatsServer " + f.server +
-                " (" + why + ")";
-    return s;
-  };
-  if (!f.server_exists) return skipped(reasons::kServerGone, "the NatsServer is gone");
-  if (f.auth_callout) {
-    s.reason = std::string(reasons::kUserRemoved);
-    s.message = "NATS user removed from NatsServer " + f.server +
-                ": its authorizer refuses it once the credentials Secret is gone and closes its "
-                "connections";
-    return s;
-  }
-  if (!f.config_exists) return skipped(reasons::kConfigTargetMissing, "its config Secret is gone");
-  if (f.users_rendered) {
-    if (f.deleting_for && *f.deleting_for < f.cleanup_timeout) {
-      s.step = Finalize::kWait;
-      s.recheck = milliseconds(500);
-      return s;
-    }
-    return skipped(reasons::kCleanupTimedOut, "no render without it in time");
-  }
-  s.reason = std::string(reasons::kUserRemoved);
-  s.message = "NATS user removed from NatsServer " + f.server;
-  return s;
+  if (!f.server_exists) return Skipped(f, reasons::kServerGone, "the NatsServer is gone");
+  return std::visit([&](const auto& removal) { return RemovedThrough(removal, f); }, f.removal);
 }
 
 }  // namespace switchboard::operator_logic

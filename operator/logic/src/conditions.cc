@@ -261,6 +261,10 @@ std::string_view ProbeFailureReason(StatusCode code, bool reload_expected) {
       return reload_expected ? reasons::kConfigNotReloaded : reasons::kPermissionDenied;
     case StatusCode::kFailedPrecondition:
       return reasons::kMaxPayloadTooSmall;
+    case StatusCode::kResourceExhausted:
+      // Past authentication (or before it, at the server's own limit):
+      // nothing a reload or an authorizer changes.
+      return reasons::kConnectionLimitReached;
     case StatusCode::kTimeout:
       return reload_expected ? reasons::kConfigNotReloaded : reasons::kServerUnreachable;
     default:

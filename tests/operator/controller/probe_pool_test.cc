@@ -13,6 +13,9 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <string>
+#include <variant>
+#include <vector>
 
 #include "switchboard/testing/wait.h"
 
@@ -127,9 +130,11 @@ ProbeJob CalloutJob(const std::string& user, std::chrono::milliseconds credentia
   operator_logic::ProbeFailureFacts f;
   f.user = user;
   f.server = "nats/shared";
-  f.auth_callout = true;
-  f.reload_retry = 1ms;  // retries as soon as the policy allows: the test waits on counts
-  f.callout_retry = 1ms;
+  operator_logic::ThroughAuthorizers authorizers;
+  authorizers.callout_retry =
+      1ms;  // retries as soon as the policy allows: the test waits on counts
+  f.path = authorizers;
+  f.reload_retry = 1ms;
   j.retry = f;
   j.credentials_since = std::chrono::steady_clock::now() - credentials_age;
   return j;
@@ -222,9 +227,44 @@ TEST(ProbePool, OtherErrorsAndFileModeAreNotRetried) {
     std::lock_guard lock(fake.mu);
     fake.refusal = StatusCode::kUnauthenticated;
   }
-  pool.Submit("ns/b", Job("u"));  // file mode: no retry facts
+  // Through the file: the controller's facts say so, and a refusal there
+  // waits for a reload, which the reconcile decides on.
+  ProbeJob file_mode = CalloutJob("u");
+  file_mode.retry->path = operator_logic::ThroughFile{};
+  pool.Submit("ns/b", std::move(file_mode));
   ASSERT_TRUE(testing::WaitFor([&] { return done.Of("ns/b") == 1; }, 10s));
   EXPECT_EQ(fake.Calls("u"), 2);
+}
+
+// A connection refused at the account's connection limit passed the
+// credentials: no authorizer is catching up, so no retry in the pool even
+// for young credentials, and no fallback (the same account); the metric
+// says which limit.
+TEST(ProbePool, AConnectionLimitIsFinalAtOnce) {
+  Scripted fake;
+  fake.refusals_left["new"] = -1;
+  fake.refusal = StatusCode::kResourceExhausted;
+  Done done;
+  std::mutex mu;
+  std::vector<std::string> results;
+  ProbePool pool(
+      1, [&](const std::string& k) { done(k); },
+      [&](const std::string& result) {
+        std::lock_guard lock(mu);
+        results.push_back(result);
+      },
+      [&](const pubsub::ProbeOptions& o) { return fake(o); });
+  ProbeJob j = CalloutJob("new");
+  j.fallback = j.primary;
+  j.fallback->username = "old";
+  pool.Submit("ns/a", std::move(j));
+  ASSERT_TRUE(testing::WaitFor([&] { return done.Of("ns/a") == 1; }, 10s));
+  EXPECT_EQ(fake.Calls("new"), 1);
+  EXPECT_EQ(fake.Calls("old"), 0);
+  EXPECT_EQ(pool.Latest("ns/a")->primary.code(), StatusCode::kResourceExhausted);
+  EXPECT_FALSE(pool.Latest("ns/a")->fallback_ok);
+  std::lock_guard lock(mu);
+  EXPECT_EQ(results, std::vector<std::string>{"ConnectionLimitReached"});
 }
 
 // The pool's retries are timers, not threads: with one thread, a key
@@ -238,7 +278,8 @@ TEST(ProbePool, AWaitingRetryHoldsNoThread) {
       [&](const pubsub::ProbeOptions& o) { return fake(o); });
   ProbeJob waiting = CalloutJob("slow");
   waiting.retry->reload_retry = std::chrono::hours(1);  // its retry never comes in this test
-  waiting.retry->callout_retry = std::chrono::hours(1);
+  std::get<operator_logic::ThroughAuthorizers>(waiting.retry->path).callout_retry =
+      std::chrono::hours(1);
   pool.Submit("ns/waiting", std::move(waiting));
   ASSERT_TRUE(testing::WaitFor([&] { return fake.Calls("slow") == 1; }, 10s));
   pool.Submit("ns/waiting", CalloutJob("slow"));  // same fingerprint: stays waiting
@@ -263,7 +304,8 @@ TEST(ProbePool, ChangeForgetAndStopCancelAWaitingRetry) {
   auto parked = [&](const std::string& user) {
     ProbeJob j = CalloutJob(user);
     j.retry->reload_retry = std::chrono::hours(1);
-    j.retry->callout_retry = std::chrono::hours(1);
+    std::get<operator_logic::ThroughAuthorizers>(j.retry->path).callout_retry =
+        std::chrono::hours(1);
     return j;
   };
   pool->Submit("ns/changed", parked("slow"));

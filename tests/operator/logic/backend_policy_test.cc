@@ -2,6 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
 #include "switchboard/operator_logic/conditions.h"
 #include "switchboard/operator_logic/time_util.h"
 
@@ -60,6 +66,7 @@ TEST(DecideInFile, Table) {
             "the user is not yet in NatsServer nats/shared's config Secret shared-switchboard");
 }
 
+// Refused through the rendered file.
 ProbeFailureFacts Refused(StatusCode code, ConfigLoad load, int waiting_s, bool in_config = true,
                           bool has_status = true) {
   ProbeFailureFacts f;
@@ -67,10 +74,12 @@ ProbeFailureFacts Refused(StatusCode code, ConfigLoad load, int waiting_s, bool 
   f.probe_message = "nats: Authorization Violation; check the username and password";
   f.user = "team-a-hatchet";
   f.server = "nats/shared";
-  f.user_in_config = in_config;
-  f.load = load;
+  ThroughFile file;
+  file.user_in_config = in_config;
+  file.load = load;
+  file.load_window = seconds(120);
+  f.path = file;
   f.user_waiting = seconds(waiting_s);
-  f.load_window = seconds(120);
   f.has_status = has_status;
   f.reload_retry = milliseconds(500);
   f.failure_retry = seconds(10);
@@ -169,6 +178,7 @@ nlohmann::json StoredReady(const std::string& reason, const std::string& probed_
                              {ToJson(Condition{"Ready", "True", reason, "m", gen, probed_at})})}};
 }
 
+// Probing user u through the rendered file (in it, nothing reported).
 ProbeFacts Probing(nlohmann::json stored = nullptr) {
   ProbeFacts f;
   f.generation = kGen;
@@ -178,12 +188,13 @@ ProbeFacts Probing(nlohmann::json stored = nullptr) {
   f.now = kNow;
   f.interval = seconds(300);
   f.next_probe = seconds(300);
-  f.reload_retry = milliseconds(500);
-  f.probe_user = "u";
-  f.server = "nats/shared";
+  f.failure = Refused(StatusCode::kOk, ConfigLoad::kUnknown, 0);
+  f.failure.user = "u";
   return f;
 }
 
+// An outcome; through the file, `load` is the reloader's verdict it is
+// judged with.
 ProbeFacts With(ProbeFacts f, bool primary_ok, bool fallback_ok, int age_s,
                 StatusCode code = StatusCode::kOk, ConfigLoad load = ConfigLoad::kUnknown,
                 int waiting_s = 0) {
@@ -191,21 +202,25 @@ ProbeFacts With(ProbeFacts f, bool primary_ok, bool fallback_ok, int age_s,
   o.primary_ok = primary_ok;
   o.fallback_ok = fallback_ok;
   o.age = seconds(age_s);
-  o.failure = Refused(code, load, waiting_s);
+  o.code = code;
+  o.message = "nats: Authorization Violation; check the username and password";
+  o.user_waiting = seconds(waiting_s);
   f.outcome = o;
+  if (auto* file = std::get_if<ThroughFile>(&f.failure.path)) file->load = load;
   return f;
 }
 
 ProbeFacts Staged(ProbeFacts f) {
   f.staged = true;
   f.fallback = true;
-  f.probe_user = "u-r1";
+  f.failure.user = "u-r1";
   return f;
 }
 
 ProbeFacts Pending(ProbeFacts f, int patience_left_s) {
-  f.load = ConfigLoad::kPending;
-  f.load_patience_left = seconds(patience_left_s);
+  auto& file = std::get<ThroughFile>(f.failure.path);
+  file.load = ConfigLoad::kPending;
+  file.load_patience_left = seconds(patience_left_s);
   return f;
 }
 
@@ -300,10 +315,12 @@ TEST(DecideFinalize, Table) {
     f.has_finalizer = true;
     f.server = "nats/shared";
     f.server_exists = server;
-    f.config_exists = config;
-    f.users_rendered = rendered;
-    if (deleting_s) f.deleting_for = seconds(*deleting_s);
-    f.cleanup_timeout = seconds(60);
+    RemovalFromFile file;
+    file.config_exists = config;
+    file.users_rendered = rendered;
+    if (deleting_s) file.deleting_for = seconds(*deleting_s);
+    file.cleanup_timeout = seconds(60);
+    f.removal = file;
     return f;
   };
   FinalizeFacts none;
@@ -347,13 +364,14 @@ TEST(DecideFinalize, Table) {
 
 // ---- AuthCallout mode ----
 
+// Refused through the authorizers (no file facts to set: a user reaches the
+// server one way).
 ProbeFailureFacts CalloutRefused(StatusCode code, int waiting_ms, bool has_status = true) {
-  // The file-mode facts say "not loaded, not in the file": AuthCallout
-  // ignores them.
-  ProbeFailureFacts f = Refused(code, ConfigLoad::kPending, 0, false, has_status);
-  f.auth_callout = true;
+  ProbeFailureFacts f = Refused(code, ConfigLoad::kUnknown, 0, true, has_status);
+  ThroughAuthorizers authorizers;
+  authorizers.authorizer_sync = seconds(5);
+  f.path = authorizers;
   f.user_waiting = milliseconds(waiting_ms);
-  f.authorizer_sync = seconds(5);
   return f;
 }
 
@@ -495,9 +513,10 @@ TEST(DecideProbeRetry, Table) {
     // One rule: a retry in the pool is what the reconcile would have called
     // AuthorizerPending, after the same interval.
     auto step = DecideProbeFailure(c.facts);
-    EXPECT_EQ(c.retry.has_value(), c.facts.auth_callout &&
+    const auto* authorizers = std::get_if<ThroughAuthorizers>(&c.facts.path);
+    EXPECT_EQ(c.retry.has_value(), authorizers != nullptr &&
                                        step.reason == reasons::kAuthorizerPending &&
-                                       c.facts.user_waiting < c.facts.authorizer_sync);
+                                       c.facts.user_waiting < authorizers->authorizer_sync);
     if (c.retry) {
       EXPECT_EQ(*c.retry, step.retry);
     }
@@ -519,19 +538,145 @@ TEST(DecideProbeRetry, Table) {
   EXPECT_TRUE(reported.report);
 }
 
+// ---- a probe refused at a connection limit (either mode) ----
+
+// pubsub::Probe's messages (nats_status.cc) for the two -ERR texts; the
+// server's text is matched case-insensitively.
+constexpr const char* kAccountLimit =
+    "connect to nats://nats.nats:4222: Error ((conn.c:1905): maximum account active connections "
+    "exceeded); the server accepted the credentials but refused the connection at the account's "
+    "connection limit (the account's max_connections)";
+constexpr const char* kServerLimit =
+    "connect to nats://nats.nats:4222: Error (Maximum Connections Exceeded); the server refused "
+    "the connection at its own connection limit (the server's max_connections)";
+
+ProbeFailureFacts AtLimit(ProbeFailureFacts f, const char* text,
+                          std::optional<int64_t> max_connections = 3) {
+  f.code = StatusCode::kResourceExhausted;
+  f.probe_message = text;
+  f.max_connections = max_connections;
+  return f;
+}
+
+TEST(DecideProbeFailure, ConnectionLimitTable) {
+  const auto kLimit = StatusCode::kResourceExhausted;
+  struct Case {
+    const char* name;
+    ProbeFailureFacts facts;
+    std::vector<std::string> says;
+  } cases[] = {
+      {"file: the account's limit while the user may not be loaded yet: no ConfigNotReloaded",
+       AtLimit(Refused(kLimit, ConfigLoad::kUnknown, 0), kAccountLimit),
+       {"accepted user team-a-hatchet's credentials", "(maxConnections: 3, across the cluster)",
+        "Engines already connected keep working", "no new engine replica can connect",
+        "raise spec.nats.limits.maxConnections",
+        "NatsServer nats/shared's spec.installationLimits.maxConnections",
+        "above the number of engine replicas plus one for the operator's probe"}},
+      {"file: the account's limit, the reloader says an earlier config",
+       AtLimit(Refused(kLimit, ConfigLoad::kPending, 0, false), kAccountLimit),
+       {"installation's account is at its connection limit"}},
+      {"file: the account's limit once loaded",
+       AtLimit(Refused(kLimit, ConfigLoad::kLoaded, 300), kAccountLimit),
+       {"(maxConnections: 3, across the cluster)"}},
+      {"file: a new backend is told at once (a fault, not a wait)",
+       AtLimit(Refused(kLimit, ConfigLoad::kUnknown, 0, true, false), kAccountLimit),
+       {"no new engine replica can connect"}},
+      {"file: no effective limit known: the field, without a value",
+       AtLimit(Refused(kLimit, ConfigLoad::kLoaded, 0), kAccountLimit, std::nullopt),
+       {"(maxConnections, across the cluster)"}},
+      {"file: the server's own limit",
+       AtLimit(Refused(kLimit, ConfigLoad::kUnknown, 0), kServerLimit),
+       {"the NATS server's own connection limit", "raise the NATS server's max_connections",
+        "already connected keep working"}},
+      {"authorizers: the account's limit within the sync window: no AuthorizerPending",
+       AtLimit(CalloutRefused(kLimit, 100), kAccountLimit),
+       {"accepted user team-a-hatchet's credentials", "(maxConnections: 3, across the cluster)",
+        "raise spec.nats.limits.maxConnections"}},
+      {"authorizers: a new backend within the sync window is told at once",
+       AtLimit(CalloutRefused(kLimit, 100, false), kAccountLimit),
+       {"installation's account is at its connection limit"}},
+      {"authorizers: the account's limit past the patience",
+       AtLimit(CalloutRefused(kLimit, 61000), kAccountLimit),
+       {"(maxConnections: 3"}},
+      {"authorizers: the server's own limit",
+       AtLimit(CalloutRefused(kLimit, 100), kServerLimit),
+       {"the NATS server's own connection limit"}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto step = DecideProbeFailure(c.facts);
+    EXPECT_EQ(step.reason, reasons::kConnectionLimitReached);
+    EXPECT_TRUE(step.report);
+    EXPECT_EQ(step.retry, seconds(10));
+    for (const auto& want : c.says) {
+      EXPECT_NE(step.message.find(want), std::string::npos) << want << "\n" << step.message;
+    }
+    const bool server_limit = std::string_view(c.facts.probe_message) == kServerLimit;
+    // The server's own limit is not the installation's to raise, and is
+    // hit before the credentials are looked at.
+    EXPECT_EQ(step.message.find("maxConnections") == std::string::npos, server_limit)
+        << step.message;
+    EXPECT_EQ(step.message.find("credentials") == std::string::npos, server_limit) << step.message;
+    // Not a refusal of the user: no word of loading, authorizers, or
+    // checking the password; never a secret.
+    EXPECT_EQ(step.message.find("reload"), std::string::npos) << step.message;
+    EXPECT_EQ(step.message.find("authorizer"), std::string::npos) << step.message;
+    EXPECT_EQ(step.message.find("check the username"), std::string::npos) << step.message;
+    EXPECT_EQ(step.message.find("s3cret"), std::string::npos) << step.message;
+    // The pool takes it as final: no retry of its own.
+    EXPECT_EQ(DecideProbeRetry(c.facts), std::nullopt);
+  }
+  // Stable across retries: the status is written once.
+  EXPECT_EQ(DecideProbeFailure(AtLimit(CalloutRefused(kLimit, 100), kAccountLimit)).message,
+            DecideProbeFailure(AtLimit(CalloutRefused(kLimit, 90000), kAccountLimit)).message);
+  EXPECT_EQ(
+      DecideProbeFailure(AtLimit(Refused(kLimit, ConfigLoad::kUnknown, 0), kAccountLimit)).message,
+      "NatsServer nats/shared accepted user team-a-hatchet's credentials but refused the "
+      "probe's connection: the installation's account is at its connection limit "
+      "(maxConnections: 3, across the cluster). Engines already connected keep working, but "
+      "no new engine replica can connect; raise spec.nats.limits.maxConnections (or "
+      "NatsServer nats/shared's spec.installationLimits.maxConnections) above the number of "
+      "engine replicas plus one for the operator's probe");
+}
+
+TEST(DecideProbe, ConnectionLimitIsReportedAndRetriedAfterTheFailureRetry) {
+  const auto kLimit = StatusCode::kResourceExhausted;
+  for (bool callout : {false, true}) {
+    SCOPED_TRACE(callout ? "authorizers" : "file");
+    // A new backend (no status), its user just written: the cases where a
+    // refusal would wait quietly.
+    ProbeFacts f = With(Probing(), false, false, 0, kLimit, ConfigLoad::kPending, 0);
+    if (callout) f.failure.path = ThroughAuthorizers{};
+    f.failure.max_connections = 3;
+    f.outcome->message = kAccountLimit;
+    auto step = DecideProbe(f);
+    EXPECT_EQ(step.action, ProbeAction::kFailed);
+    EXPECT_TRUE(step.report);
+    EXPECT_EQ(step.reason, reasons::kConnectionLimitReached);
+    EXPECT_EQ(step.then, ProbeThen::kRequeue);
+    EXPECT_EQ(step.after, seconds(10) + milliseconds(1));
+    // A Staged rotation: the limit is the account's, whichever user.
+    ProbeFacts staged = With(Staged(Probing()), false, false, 0, kLimit);
+    if (callout) staged.failure.path = ThroughAuthorizers{};
+    staged.outcome->message = kAccountLimit;
+    EXPECT_EQ(DecideProbe(staged).reason, reasons::kConnectionLimitReached);
+  }
+}
+
 TEST(DecideProbe, AuthCalloutTable) {
   const auto kAuth = StatusCode::kUnauthenticated;
   const auto failing = nlohmann::json{
       {"conditions", nlohmann::json::array({ToJson(Condition{"Ready", "False", "AuthFailed", "m",
                                                              kGen, "2026-12-01T11:00:00Z"})})}};
   auto callout = [](ProbeFacts f) {
-    f.auth_callout = true;
+    ThroughAuthorizers authorizers;
+    authorizers.authorizer_sync = seconds(5);
+    f.failure.path = authorizers;
     return f;
   };
   auto refused = [&](ProbeFacts f, int waiting_ms) {
-    f = With(callout(std::move(f)), false, false, 0, kAuth, ConfigLoad::kPending);
-    f.outcome->failure.user_waiting = milliseconds(waiting_ms);
-    f.outcome->failure.authorizer_sync = seconds(5);
+    f = With(callout(std::move(f)), false, false, 0, kAuth);
+    f.outcome->user_waiting = milliseconds(waiting_ms);
     return f;
   };
   struct Case {
@@ -543,9 +688,8 @@ TEST(DecideProbe, AuthCalloutTable) {
     milliseconds after;
     std::string_view reason;
   } cases[] = {
-      {"a reloader's 'not loaded' does not hold a probe back",
-       callout(Pending(Probing(failing), 20)), ProbeAction::kSubmit, true, ProbeThen::kAwait,
-       milliseconds(0), ""},
+      {"no reload to wait for: probe", callout(Probing(failing)), ProbeAction::kSubmit, true,
+       ProbeThen::kAwait, milliseconds(0), ""},
       {"a recent stored Ready is trusted as in file mode",
        callout(Probing(StoredReady("Probed", "2026-12-01T11:58:00Z"))), ProbeAction::kTrustStored,
        true, ProbeThen::kRequeue, seconds(180), ""},
@@ -589,20 +733,19 @@ TEST(DecideProbe, AuthCalloutTable) {
 }
 
 TEST(DecideFinalize, AuthCalloutTable) {
-  auto facts = [](bool server, bool config, bool rendered, std::optional<int> deleting_s) {
+  // No config Secret, rendered users or deletion time to set: the
+  // authorizers wait for nothing.
+  auto facts = [](bool server) {
     FinalizeFacts f;
     f.has_finalizer = true;
     f.server = "nats/shared";
     f.server_exists = server;
-    f.config_exists = config;
-    f.users_rendered = rendered;
-    if (deleting_s) f.deleting_for = seconds(*deleting_s);
-    f.auth_callout = true;
+    f.removal = RemovalByAuthorizers{};
     return f;
   };
   FinalizeFacts none;
-  none.auth_callout = true;
-  FinalizeFacts unbound = facts(true, true, true, 0);
+  none.removal = RemovalByAuthorizers{};
+  FinalizeFacts unbound = facts(true);
   unbound.server = "";
   struct Case {
     const char* name;
@@ -612,14 +755,9 @@ TEST(DecideFinalize, AuthCalloutTable) {
     std::string_view reason;
   } cases[] = {
       {"no finalizer of ours", none, Finalize::kNothing, false, ""},
-      {"nothing to wait for: clean up at once", facts(true, true, true, 0), Finalize::kCleanUp,
-       false, reasons::kUserRemoved},
-      {"no config Secret is no reason to warn", facts(true, false, false, 0), Finalize::kCleanUp,
-       false, reasons::kUserRemoved},
-      {"a deletionTimestamp that does not parse changes nothing",
-       facts(true, true, true, std::nullopt), Finalize::kCleanUp, false, reasons::kUserRemoved},
-      {"the server is gone", facts(false, false, false, 0), Finalize::kCleanUp, true,
-       reasons::kServerGone},
+      {"nothing to wait for: clean up at once", facts(true), Finalize::kCleanUp, false,
+       reasons::kUserRemoved},
+      {"the server is gone", facts(false), Finalize::kCleanUp, true, reasons::kServerGone},
       {"not a bound nats backend: no event", unbound, Finalize::kCleanUp, false, ""},
   };
   for (const auto& c : cases) {

@@ -278,6 +278,10 @@ TEST(ProbeFailureReason, Table) {
       {StatusCode::kFailedPrecondition, true, reasons::kMaxPayloadTooSmall},
       {StatusCode::kTimeout, false, reasons::kServerUnreachable},
       {StatusCode::kTimeout, true, reasons::kConfigNotReloaded},
+      // Refused at a connection limit: past the credentials, so nothing a
+      // reload would change.
+      {StatusCode::kResourceExhausted, false, reasons::kConnectionLimitReached},
+      {StatusCode::kResourceExhausted, true, reasons::kConnectionLimitReached},
       {StatusCode::kInternal, false, reasons::kServerUnreachable},
   };
   for (const auto& c : cases) {
@@ -321,6 +325,8 @@ TEST(ReadyTransitionEvent, OnlyWhenStatusOrReasonChanges) {
        ReadyStatusJson("False", "RenderRejected"), true, true},
       {"left out: the file is full", json::object(), ReadyStatusJson("False", "ConfigFull"), true,
        true},
+      {"at the connection limit is a fault, not a wait: Warning", ReadyStatusJson("True", "Probed"),
+       ReadyStatusJson("False", "ConnectionLimitReached"), true, true},
       {"rotation staged while Ready", ReadyStatusJson("True", "Probed"),
        ReadyStatusJson("True", "RotationStaged"), true, false},
       {"no Ready in next", ReadyStatusJson("True", "Probed"), json::object(), false, false},
@@ -357,6 +363,7 @@ TEST(ComputeBackendStatus, EveryReasonFromItsStep) {
       {Step::kProbe, reasons::kAuthFailed, condition_types::kProbed},
       {Step::kProbe, reasons::kPermissionDenied, condition_types::kProbed},
       {Step::kProbe, reasons::kServerUnreachable, condition_types::kProbed},
+      {Step::kProbe, reasons::kConnectionLimitReached, condition_types::kProbed},
   };
   for (const auto& c : cases) {
     BackendStatusInput in;

@@ -71,19 +71,20 @@ TEST(RetryTimingFor, AccountResyncNeverLaterThanTheAuthorizerRecheck) {
   }
 }
 
-// A ProbeFailureFacts or ProbeFacts built without the controller's timing
-// (as the policy's own tables build them) decides with the operator's
-// figures at its default settings; the retries grow from the first one to
-// their ceilings.
+// A ProbeFailureFacts, ThroughAuthorizers or ProbeFacts built without the
+// controller's timing (as the policy's own tables build them) decides with
+// the operator's figures at its default settings; the retries grow from
+// the first one to their ceilings.
 TEST(RetryTimingFor, TheProbePolicysDefaultsAreTheOperatorsFigures) {
   const RetryTiming t = RetryTimingFor({minutes(5), seconds(30)});
   const ProbeFailureFacts failure;
   EXPECT_EQ(failure.reload_retry, t.reload_retry);
   EXPECT_EQ(failure.failure_retry, t.failure_retry);
-  EXPECT_EQ(failure.authorizer_sync, t.authorizer_sync);
-  EXPECT_EQ(failure.authorizer_patience, minutes(1));
-  EXPECT_EQ(failure.callout_retry, seconds(2));
-  EXPECT_EQ(ProbeFacts{}.reload_retry, t.reload_retry);
+  const ThroughAuthorizers authorizers;
+  EXPECT_EQ(authorizers.authorizer_sync, t.authorizer_sync);
+  EXPECT_EQ(authorizers.authorizer_patience, minutes(1));
+  EXPECT_EQ(authorizers.callout_retry, seconds(2));
+  EXPECT_EQ(ProbeFacts{}.failure.reload_retry, t.reload_retry);
   EXPECT_LT(timing::kReloadRetry, timing::kCalloutRetryMax);
   EXPECT_LT(timing::kCalloutRetryMax, timing::kReloadRetryMax);
   EXPECT_LT(timing::kAuthorizerSync, timing::kAuthorizerPatience);

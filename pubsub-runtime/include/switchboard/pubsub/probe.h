@@ -9,6 +9,9 @@
 //   FailedPrecondition  server max_payload below 16 MiB; the message names
 //                       both numbers, the fix, and "max_payload=<observed>"
 //   PermissionDenied    publish/subscribe on the prefix not permitted
+//   ResourceExhausted   refused at a connection limit: the account's
+//                       max_connections (the credentials were accepted) or
+//                       the server's; the message names which
 //   Timeout             the round trip did not arrive within `timeout`
 // Passwords never appear in messages or logs. A non-empty ca_file turns TLS
 // on (as a tls:// URL does). Each call makes its own connection and closes

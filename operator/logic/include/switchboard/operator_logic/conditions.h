@@ -82,6 +82,12 @@ inline constexpr std::string_view kNoAuthorizer = "NoAuthorizer";
 // within the authorizer's sync window after the credentials Secret was
 // written (its caches may not have seen the Secret yet).
 inline constexpr std::string_view kAuthorizerPending = "AuthorizerPending";
+// PubSubBackend Ready=False: the server refused the probe's connection at a
+// connection limit, the installation's account's (maxConnections: the
+// credentials were accepted) or the server's own max_connections. Engines
+// already connected keep working; no new one can connect. A fault, not a
+// waiting state (a Warning event); retried after the failure retry.
+inline constexpr std::string_view kConnectionLimitReached = "ConnectionLimitReached";
 // NatsServer Ready=False, AuthCallout with isolation: Accounts: the account
 // resolvers could not be brought in line with the installations (no server
 // reachable, the system user refused, a push refused); retried.
@@ -176,7 +182,8 @@ nlohmann::json ComputeBackendStatus(const nlohmann::json& previous, const Backen
 // The Ready reason of a failed probe (pubsub::Probe's status code):
 // kUnavailable -> ServerUnreachable, kUnauthenticated -> AuthFailed,
 // kFailedPrecondition -> MaxPayloadTooSmall, kPermissionDenied ->
-// PermissionDenied, kTimeout and anything else -> ServerUnreachable. When
+// PermissionDenied, kResourceExhausted (refused at a connection limit) ->
+// ConnectionLimitReached, kTimeout and anything else -> ServerUnreachable. When
 // `reload_expected` (the user was added to the config recently, or a
 // rotation is Staged), a refusal or a timeout means the server has not
 // loaded the file yet: ConfigNotReloaded.

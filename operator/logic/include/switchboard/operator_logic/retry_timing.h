@@ -51,9 +51,9 @@ struct RetryTimingFacts {
 };
 
 struct RetryTiming {
-  std::chrono::milliseconds reload_retry{0};     // ProbeFacts, ProbeFailureFacts
+  std::chrono::milliseconds reload_retry{0};     // ProbeFailureFacts
   std::chrono::milliseconds failure_retry{0};    // ProbeFailureFacts
-  std::chrono::milliseconds authorizer_sync{0};  // ProbeFailureFacts
+  std::chrono::milliseconds authorizer_sync{0};  // ThroughAuthorizers
   // A backend whose user its server has yet to write (DecideInFile's wait).
   std::chrono::milliseconds config_write_wait{0};
   // A probe CA that cannot be read (the CA Secret is not watched).
