@@ -40,6 +40,10 @@
 // The storm restarts a server on its own store (what a pod keeps on a
 // volume).
 //
+// --log-dir DIR keeps the operator's, the authorizers' and the callout
+// servers' logs and the operator's /metrics after the samples in DIR (the
+// rest lives in a temporary directory removed at the end).
+//
 // A sample slower than 2 s prints the Ready reasons it went through and
 // when each was first seen (the operator's probe retries show there).
 //
@@ -51,7 +55,7 @@
 //   bench_callout --kubeconfig PATH [--installations 1000] [--samples 40]
 //                 [--storm on|off] [--modes both|callout] [--timeout 900]
 //                 [--nats-servers 1] [--storm-runs 1]
-//                 [--isolation Permissions|Accounts]
+//                 [--isolation Permissions|Accounts] [--log-dir DIR]
 //   (--file-mode off is --modes callout)
 #include <signal.h>
 #include <stdlib.h>
@@ -63,6 +67,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -246,7 +251,7 @@ struct Mode {
 int main(int argc, char** argv) {
   int installations = 1000, samples = 40, timeout_s = 900, nats_servers = 1, storm_runs = 1;
   bool storm_on = true, file_on = true;
-  std::string kubeconfig, isolation = "Permissions";
+  std::string kubeconfig, isolation = "Permissions", log_dir;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
     if (a == "--kubeconfig") {
@@ -269,6 +274,8 @@ int main(int argc, char** argv) {
       file_on = v != "callout";
     } else if (a == "--isolation") {
       isolation = v;
+    } else if (a == "--log-dir") {
+      log_dir = v;
     } else {
       std::fprintf(stderr, "unknown flag %s (see the header of bench_callout.cc)\n", a.c_str());
       return 2;
@@ -562,6 +569,13 @@ int main(int argc, char** argv) {
     }
   }
   const std::string loaded_after = load_times();
+  std::string op_metrics_text;
+  if (!log_dir.empty()) {
+    op_metrics_text =
+        testing::Run({"curl", "-s", "http://127.0.0.1:" + std::to_string(op_metrics) + "/metrics"},
+                     {}, "", 10s)
+            .out;
+  }
   std::printf("after the samples: %s; callout server (%s) config_load_time %s (%s)%s\n",
               LoadAverage().c_str(), isolation.c_str(), loaded_after.c_str(),
               loaded_after == loaded_at ? "never reloaded" : "RELOADED", stored_accounts().c_str());
@@ -706,16 +720,17 @@ int main(int argc, char** argv) {
     // the server holding the most of them, the worst case for an authorizer
     // with one connection per NatsServer. With Permissions they are the
     // user switchboard-authorizer of the account SWITCHBOARD_AUTH; with
-    // Accounts a user JWT of that name (connz's name_tag) in the auth
-    // account, which is named by its public key.
+    // Accounts they authenticate with a user JWT (connz names its public
+    // key) in the auth account, which is named by its public key, so they
+    // are found by the connection name the authorizer sets.
     auto authorizer_connections = [&](int i) {
       auto connz = cluster.Monitor(i, accounts ? "connz?auth=true&limit=100000"
                                                : "connz?auth=true&acc=SWITCHBOARD_AUTH&limit=1000");
       int count = 0;
       if (connz.is_object()) {
         for (const auto& conn : connz.value("connections", json::array())) {
-          count += conn.value("authorized_user", "") == "switchboard-authorizer" ||
-                   conn.value("name_tag", "") == "switchboard-authorizer";
+          count += accounts ? conn.value("name", "") == "switchboard-authorizer"
+                            : conn.value("authorized_user", "") == "switchboard-authorizer";
         }
       }
       return count;
@@ -759,6 +774,22 @@ int main(int argc, char** argv) {
         bench::ProcessStatusKb(authorizers[k].proc.pid(), "VmRSS") / 1024.0);
   }
   std::fflush(stdout);
+
+  if (!log_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(log_dir, ec);
+    std::filesystem::copy_file(dir.path() + "/operator.log", log_dir + "/operator.log",
+                               std::filesystem::copy_options::overwrite_existing, ec);
+    for (int k = 0; k < 2; k++) {
+      const std::string name = "/authorizer-" + std::to_string(k) + ".log";
+      std::filesystem::copy_file(dir.path() + name, log_dir + name,
+                                 std::filesystem::copy_options::overwrite_existing, ec);
+    }
+    for (int i = 0; i < cluster.size(); i++) {
+      std::ofstream(log_dir + "/" + cluster.server_name(i) + ".log") << cluster.Log(i);
+    }
+    std::ofstream(log_dir + "/operator-metrics.txt") << op_metrics_text;
+  }
 
   // Clean up: authorizers, then the namespaces while the operator still
   // runs (its finalizers), then the operator.
