@@ -25,9 +25,24 @@
 //                    over all. Callout mode restarts the server holding the
 //                    most authorizer connections. --storm-runs repeats it.
 //   RSS              each authorizer's VmRSS/VmHWM with N installations.
-//   reloads          the callout server's /varz config_load_time before the
+//   reloads          the callout servers' /varz config_load_time before the
 //                    installations and after the samples (callout mode
 //                    never reloads).
+//
+// --isolation picks the callout NatsServer's spec.isolation. Permissions
+// (default): every installation's user in one shared account, the
+// auth_callout block in the static config. Accounts (NATS operator mode):
+// an account per installation, its JWT pushed by the operator to each
+// server's full resolver over the system account; the NatsServer names
+// resolverDir <tmp>/resolver and each of the --nats-servers servers gets
+// its own store (<tmp>/resolver-<i>) in that place in its copy of the
+// config. The results then also count the account JWTs in each store.
+// The storm restarts a server on its own store (what a pod keeps on a
+// volume).
+//
+// --log-dir DIR keeps the operator's, the authorizers' and the callout
+// servers' logs and the operator's /metrics after the samples in DIR (the
+// rest lives in a temporary directory removed at the end).
 //
 // A sample slower than 2 s prints the Ready reasons it went through and
 // when each was first seen (the operator's probe retries show there).
@@ -40,6 +55,7 @@
 //   bench_callout --kubeconfig PATH [--installations 1000] [--samples 40]
 //                 [--storm on|off] [--modes both|callout] [--timeout 900]
 //                 [--nats-servers 1] [--storm-runs 1]
+//                 [--isolation Permissions|Accounts] [--log-dir DIR]
 //   (--file-mode off is --modes callout)
 #include <signal.h>
 #include <stdlib.h>
@@ -50,6 +66,8 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -233,7 +251,7 @@ struct Mode {
 int main(int argc, char** argv) {
   int installations = 1000, samples = 40, timeout_s = 900, nats_servers = 1, storm_runs = 1;
   bool storm_on = true, file_on = true;
-  std::string kubeconfig;
+  std::string kubeconfig, isolation = "Permissions", log_dir;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
     if (a == "--kubeconfig") {
@@ -254,6 +272,10 @@ int main(int argc, char** argv) {
       file_on = v == "on";
     } else if (a == "--modes") {
       file_on = v != "callout";
+    } else if (a == "--isolation") {
+      isolation = v;
+    } else if (a == "--log-dir") {
+      log_dir = v;
     } else {
       std::fprintf(stderr, "unknown flag %s (see the header of bench_callout.cc)\n", a.c_str());
       return 2;
@@ -263,6 +285,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "--kubeconfig is required (e.g. build/e2e-cluster/kubeconfig)\n");
     return 2;
   }
+  if (isolation != "Permissions" && isolation != "Accounts") {
+    std::fprintf(stderr, "--isolation is Permissions or Accounts, not %s\n", isolation.c_str());
+    return 2;
+  }
+  const bool accounts = isolation == "Accounts";
   rlimit lim{};
   if (getrlimit(RLIMIT_NOFILE, &lim) == 0) {
     lim.rlim_cur = lim.rlim_max;
@@ -275,7 +302,8 @@ int main(int argc, char** argv) {
   if (!made.ok()) return 1;
   kube::Client& c = **made;
 
-  Mode callout{.name = "callout", .ns = "bench-callout-" + std::to_string(getpid())};
+  Mode callout{.name = accounts ? "accounts" : "callout",
+               .ns = "bench-callout-" + std::to_string(getpid())};
   Mode file{.name = "file", .ns = "bench-file-" + std::to_string(getpid())};
   std::vector<Mode*> modes = {&callout};
   if (file_on) modes.push_back(&file);
@@ -297,6 +325,10 @@ int main(int argc, char** argv) {
                                 .cluster_name = "bench"});
   std::vector<int> callout_ports;
   for (int i = 0; i < cluster.size(); i++) callout_ports.push_back(cluster.client_port(i));
+  // Accounts: the resolver store the NatsServer names, and each server's own
+  // store put in its place (one config body, several local processes).
+  const std::string resolver_dir = dir.path() + "/resolver";
+  auto store_of = [&](int i) { return resolver_dir + "-" + std::to_string(i); };
   // File mode: the include file, written by config-sync, reloaded by SIGHUP.
   const int file_port = testing::FreePort(), file_monitor = testing::FreePort();
   dir.WriteFile("switchboard.conf", "max_payload: 16777216\n");
@@ -344,7 +376,11 @@ int main(int argc, char** argv) {
               {"kind", "NatsServer"},
               {"metadata", {{"name", "bench"}, {"namespace", m.ns}}},
               {"spec", {{"url", url}}}};
-    if (&m == &callout) s["spec"]["provisioning"] = {{"mode", "AuthCallout"}};
+    if (&m == &callout) {
+      s["spec"]["isolation"] = isolation;
+      s["spec"]["provisioning"] = {{"mode", "AuthCallout"}};
+      if (accounts) s["spec"]["provisioning"]["authCallout"] = {{"resolverDir", resolver_dir}};
+    }
     return c.Create(kube::resources::NatsServer(), s);
   };
   if (!server(callout, cluster.urls()).ok() ||
@@ -352,6 +388,10 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "creating the NatsServers failed\n");
     return 1;
   }
+  // The static config by what only its mode's holds: the auth_callout
+  // block with Permissions; with Accounts the callout is in the auth
+  // account's JWT and the config has the sentinel instead.
+  const std::string marker = accounts ? "default_sentinel" : "auth_callout";
   std::string body;
   testing::WaitFor(
       [&] {
@@ -360,16 +400,54 @@ int main(int argc, char** argv) {
         auto v = switchboard::base64::Decode(
             (*s).value("data", json::object()).value("switchboard.conf", ""));
         body = v ? *v : "";
-        return body.find("auth_callout") != std::string::npos;
+        return body.find(marker) != std::string::npos;
       },
       60s, 100ms);
-  if (!cluster.Start(body)) {
+  if (body.find(marker) == std::string::npos) {
+    std::fprintf(stderr, "no %s in the callout config Secret:\n%s\n", marker.c_str(), body.c_str());
+    return 1;
+  }
+  std::vector<std::string> bodies;
+  const std::string quoted_dir = "\"" + resolver_dir + "\"";
+  for (int i = 0; i < cluster.size(); i++) {
+    std::string b = body;
+    if (auto at = b.find(quoted_dir); at != std::string::npos) {
+      b.replace(at, quoted_dir.size(), "\"" + store_of(i) + "\"");
+    } else if (accounts) {
+      std::fprintf(stderr, "the operator-mode config names no resolver dir %s\n",
+                   quoted_dir.c_str());
+      return 1;
+    }
+    bodies.push_back(std::move(b));
+  }
+  if (!cluster.Start(bodies)) {
     std::fprintf(stderr, "callout server: %s\n", cluster.error().c_str());
     return 1;
   }
-  const std::string loaded_at = cluster.ConfigLoadTime(0).value_or("?");
-  std::printf("start: %s; callout server config_load_time %s\n", LoadAverage().c_str(),
-              loaded_at.c_str());
+  // The account JWTs in each server's resolver store (Accounts only).
+  auto stored_accounts = [&] {
+    std::string out;
+    for (int i = 0; accounts && i < cluster.size(); i++) {
+      int n = 0;
+      std::error_code ec;
+      for (const auto& e : std::filesystem::directory_iterator(store_of(i), ec)) {
+        n += e.path().extension() == ".jwt";
+      }
+      out += " s" + std::to_string(i + 1) + ":" + std::to_string(n);
+    }
+    return out.empty() ? std::string() : "; account JWTs by resolver store:" + out;
+  };
+  // Every server's /varz config_load_time, which moves with each reload.
+  auto load_times = [&] {
+    std::string out;
+    for (int i = 0; i < cluster.size(); i++) {
+      out += (i ? ", " : "") + cluster.ConfigLoadTime(i).value_or("?");
+    }
+    return out;
+  };
+  const std::string loaded_at = load_times();
+  std::printf("start: %s; callout server isolation %s, config_load_time %s\n",
+              LoadAverage().c_str(), isolation.c_str(), loaded_at.c_str());
   struct Authorizer {
     testing::Process proc;
     int health = 0;
@@ -421,9 +499,9 @@ int main(int argc, char** argv) {
     auto up = all.RunUntilAllUp(std::chrono::seconds(timeout_s));
     std::printf(
         "%-8s %d installations: %zu env Secrets, all authenticating %.1f s after the "
-        "first create (%d up, %d refusals on the way; %s)\n",
+        "first create (%d up, %d refusals on the way; %s)%s\n",
         m->name.c_str(), installations, targets.size(), Seconds(start), up.up, up.auth_refusals,
-        LoadAverage().c_str());
+        LoadAverage().c_str(), m == &callout ? stored_accounts().c_str() : "");
     std::fflush(stdout);
   }
   long rss_at_n[2], hwm_at_n[2];
@@ -490,9 +568,17 @@ int main(int argc, char** argv) {
       }
     }
   }
-  std::printf("after the samples: %s; callout server config_load_time %s (%s)\n",
-              LoadAverage().c_str(), cluster.ConfigLoadTime(0).value_or("?").c_str(),
-              cluster.ConfigLoadTime(0).value_or("?") == loaded_at ? "never reloaded" : "RELOADED");
+  const std::string loaded_after = load_times();
+  std::string op_metrics_text;
+  if (!log_dir.empty()) {
+    op_metrics_text =
+        testing::Run({"curl", "-s", "http://127.0.0.1:" + std::to_string(op_metrics) + "/metrics"},
+                     {}, "", 10s)
+            .out;
+  }
+  std::printf("after the samples: %s; callout server (%s) config_load_time %s (%s)%s\n",
+              LoadAverage().c_str(), isolation.c_str(), loaded_after.c_str(),
+              loaded_after == loaded_at ? "never reloaded" : "RELOADED", stored_accounts().c_str());
   for (Mode* m : modes) {
     auto p = Summarize(m->latencies);
     std::printf(
@@ -630,15 +716,21 @@ int main(int argc, char** argv) {
         return out;
       };
     };
-    // The authorizers' connections per server (connz of the auth account):
-    // the callout storm restarts the server holding the most of them, the
-    // worst case for an authorizer with one connection per NatsServer.
+    // The authorizers' connections per server: the callout storm restarts
+    // the server holding the most of them, the worst case for an authorizer
+    // with one connection per NatsServer. With Permissions they are the
+    // user switchboard-authorizer of the account SWITCHBOARD_AUTH; with
+    // Accounts they authenticate with a user JWT (connz names its public
+    // key) in the auth account, which is named by its public key, so they
+    // are found by the connection name the authorizer sets.
     auto authorizer_connections = [&](int i) {
-      auto connz = cluster.Monitor(i, "connz?auth=true&acc=SWITCHBOARD_AUTH&limit=1000");
+      auto connz = cluster.Monitor(i, accounts ? "connz?auth=true&limit=100000"
+                                               : "connz?auth=true&acc=SWITCHBOARD_AUTH&limit=1000");
       int count = 0;
       if (connz.is_object()) {
         for (const auto& conn : connz.value("connections", json::array())) {
-          count += conn.value("authorized_user", "") == "switchboard-authorizer";
+          count += accounts ? conn.value("name", "") == "switchboard-authorizer"
+                            : conn.value("authorized_user", "") == "switchboard-authorizer";
         }
       }
       return count;
@@ -682,6 +774,22 @@ int main(int argc, char** argv) {
         bench::ProcessStatusKb(authorizers[k].proc.pid(), "VmRSS") / 1024.0);
   }
   std::fflush(stdout);
+
+  if (!log_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(log_dir, ec);
+    std::filesystem::copy_file(dir.path() + "/operator.log", log_dir + "/operator.log",
+                               std::filesystem::copy_options::overwrite_existing, ec);
+    for (int k = 0; k < 2; k++) {
+      const std::string name = "/authorizer-" + std::to_string(k) + ".log";
+      std::filesystem::copy_file(dir.path() + name, log_dir + name,
+                                 std::filesystem::copy_options::overwrite_existing, ec);
+    }
+    for (int i = 0; i < cluster.size(); i++) {
+      std::ofstream(log_dir + "/" + cluster.server_name(i) + ".log") << cluster.Log(i);
+    }
+    std::ofstream(log_dir + "/operator-metrics.txt") << op_metrics_text;
+  }
 
   // Clean up: authorizers, then the namespaces while the operator still
   // runs (its finalizers), then the operator.
