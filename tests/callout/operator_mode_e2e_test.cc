@@ -227,6 +227,17 @@ TEST_F(OperatorModeE2E, AccountPerInstallationLimitsDeleteAndWholeClusterRestart
   EXPECT_TRUE(testing::WaitFor([&] { return NoStoreHolds(capped_account); }, 60s, 200ms));
   EXPECT_TRUE(EveryStoreHolds(free_account));
   EXPECT_EQ(Publish(EnvAt("free", 1)).exit_code, 0);
+
+  // Created again under the same name: the same derived account comes back
+  // into every store, the backend is Ready and its credentials connect (a
+  // deleted account's key is not left refusing, docs/auth-callout.md).
+  ASSERT_NO_FATAL_FAILURE(CreateBackend("capped", {{"maxConnections", 1}}));
+  EXPECT_TRUE(WaitReady(ns, "capped", "True", "", 60)) << Get("psb", ns, "capped").dump(2);
+  EXPECT_EQ(Get("psb", ns, "capped")["status"].value("account", ""), capped_account);
+  EXPECT_TRUE(testing::WaitFor([&] { return EveryStoreHolds(capped_account); }, 60s, 200ms));
+  EXPECT_TRUE(
+      testing::WaitFor([&] { return Publish(EnvAt("capped", 2)).exit_code == 0; }, 30s, 500ms))
+      << "the recreated installation cannot connect";
 }
 
 }  // namespace
