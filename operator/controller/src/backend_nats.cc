@@ -51,7 +51,10 @@ Result<Action> BackendReconciler::Impl::Nats(const json& server_obj) {
   auto* file = std::get_if<logic::ThroughFile>(&path);
   in.subject = api::AllowedSubject(view.subject_prefix());
   in.server = server_key;
-  in.limits = logic::LimitsStatus(logic::InstallationLimitsOf(view, server));
+  // The installation's effective limits: its status, and what a probe
+  // refused at the connection limit names.
+  const logic::InstallationLimits limits = logic::InstallationLimitsOf(view, server);
+  in.limits = logic::LimitsStatus(limits);
   if (api::OperatorMode(server)) {
     // The key the operator pushes the account under and the authorizer
     // places the engines in: derived from the callout Secret's
@@ -127,7 +130,8 @@ Result<Action> BackendReconciler::Impl::Nats(const json& server_obj) {
     Passed(Step::kRenderConfig, "AuthCallout: authorized by the authorizer from Secret " +
                                     api::DefaultCredentialsSecretName(view.name()) +
                                     "; no config to render");
-    return Probe({server, *plan, ci, nullptr, stored.secret.get(), std::move(path), next_probe});
+    return Probe({server, *plan, ci, nullptr, stored.secret.get(), std::move(path),
+                  limits.max_connections, next_probe});
   }
 
   // 3. The user in the server's config Secret (written by the server
@@ -170,7 +174,8 @@ Result<Action> BackendReconciler::Impl::Nats(const json& server_obj) {
                                   " key " + server.config_key());
 
   file->user_in_config = probe_user_in;
-  return Probe({server, *plan, ci, config.get(), stored.secret.get(), std::move(path), next_probe});
+  return Probe({server, *plan, ci, config.get(), stored.secret.get(), std::move(path),
+                limits.max_connections, next_probe});
 }
 
 }  // namespace switchboard::operator_controller

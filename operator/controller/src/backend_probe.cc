@@ -14,7 +14,6 @@
 #include "switchboard/operator_logic/backend_policy.h"
 #include "switchboard/operator_logic/config_load.h"
 #include "switchboard/operator_logic/env.h"
-#include "switchboard/operator_logic/limits.h"
 #include "switchboard/operator_logic/retry_timing.h"
 #include "switchboard/operator_logic/time_util.h"
 
@@ -54,7 +53,7 @@ Result<Action> BackendReconciler::Impl::Probe(NatsProbe p) {
   failure.has_status = st.is_object() && st.contains("conditions");
   // What the installation's account carries, for a probe refused at its
   // connection limit.
-  failure.max_connections = logic::InstallationLimitsOf(view, p.server).max_connections;
+  failure.max_connections = p.max_connections;
   failure.reload_retry = timing.reload_retry;
   failure.failure_retry = timing.failure_retry;
   // How long the user has waited to be served, as its path counts it.

@@ -148,6 +148,9 @@ struct BackendReconciler::Impl {
     const json* creds_secret;  // the cached credentials Secret (may be null)
     // UserPathOf the server; through the file, with user_in_config set.
     operator_logic::UserPath path;
+    // The installation's effective maxConnections (InstallationLimitsOf);
+    // nullopt: none applies.
+    std::optional<int64_t> max_connections;
     std::chrono::milliseconds next_probe;
   };
   Result<Action> Probe(NatsProbe p);  // backend_probe.cc
