@@ -229,6 +229,24 @@ ScanError ScanValue(std::string_view text, size_t pos, int* line, int max_depth,
   return {Status::InvalidArgument("JSON: unexpected end of input (unclosed '{' or '[')"), *line};
 }
 
+// The newlines in `body` before the first place `number` stands as a whole
+// token (not inside a longer number or a name); 0 when it is not found.
+int LinesBefore(std::string_view body, std::string_view number) {
+  auto part_of_token = [](char c) {
+    return (c >= '0' && c <= '9') || IsAlpha(c) || c == '.' || c == '-' || c == '+' || c == '"';
+  };
+  for (size_t at = number.empty() ? std::string_view::npos : body.find(number);
+       at != std::string_view::npos; at = body.find(number, at + 1)) {
+    size_t end = at + number.size();
+    if ((at > 0 && part_of_token(body[at - 1])) ||
+        (end < body.size() && part_of_token(body[end]))) {
+      continue;
+    }
+    return static_cast<int>(std::count(body.begin(), body.begin() + at, '\n'));
+  }
+  return 0;
+}
+
 // Parses one value, leaving out the values of dropped metadata keys (of the
 // root object, or of each element of its "items").
 nlohmann::json Parse(std::string_view body, const LoadOptions& options) {
@@ -310,6 +328,21 @@ RawResult LoadJson(std::string_view text, const LoadOptions& options, const Emit
       if (auto p = msg.find(": "); p != std::string::npos) msg = msg.substr(p + 2);
       out.status = Status::InvalidArgument("JSON: " + msg);
       out.error_line = err_line;
+      return out;
+    } catch (const nlohmann::json::out_of_range& e) {
+      // nlohmann's only out_of_range from parsing: a number beyond double
+      // ("number overflow parsing '1e400'"), with no position given.
+      std::string msg = e.what();
+      std::string number;
+      if (auto open = msg.find('\''), close = msg.rfind('\'');
+          open != std::string::npos && close > open) {
+        number = msg.substr(open + 1, close - open - 1);
+      }
+      out.status = Status::InvalidArgument(
+          "JSON: \"" + number +
+          "\" is not a finite number, and the Kubernetes API cannot carry it; write a number in "
+          "range, or quote it to mean a string");
+      out.error_line = span.line + LinesBefore(body, number);
       return out;
     }
     if (!value.is_null()) emit({std::move(value), span.line, std::move(span.item_lines)});

@@ -203,6 +203,15 @@ class Builder {
       v = std::string(text);
     } else {
       v = ResolvePlain(text);
+      // JSON has no NaN or infinity, so the API server (and kubectl, whose
+      // YAML-to-JSON step fails on them) can never hold one: refuse it here
+      // rather than validate a value no cluster could store.
+      if (v.is_number_float() && !std::isfinite(v.get<double>())) {
+        return Status::InvalidArgument(
+            "\"" + std::string(text) +
+            "\" is not a finite number, and JSON (so the Kubernetes API) cannot carry it; "
+            "write a number in range, or quote it to mean a string");
+      }
     }
     int line = static_cast<int>(e.start_mark.line) + 1;
     if (e.data.scalar.anchor) {

@@ -55,6 +55,26 @@ TEST(Documents, ScalarsResolveLikeKubectl) {
   EXPECT_EQ(v["p"], false);
 }
 
+// JSON has no NaN or infinity: a document holding one could never reach
+// the API server, so the loader refuses it, naming the line and the value.
+TEST(Documents, NonFiniteNumbersAreRefusedNamingLineAndValue) {
+  for (const char* value : {".nan", ".NAN", ".inf", "-.Inf", "+.INF", "1e400", "-1e999"}) {
+    SCOPED_TRACE(value);
+    auto r = LoadDocuments(std::string("apiVersion: v1\nspec:\n  maxPayload: ") + value + "\n");
+    EXPECT_FALSE(r.status.ok());
+    EXPECT_EQ(r.error_line, 3);
+    EXPECT_NE(r.status.message().find(value), std::string::npos) << r.status.message();
+    EXPECT_NE(r.status.message().find("not a finite number"), std::string::npos);
+  }
+  auto quoted = LoadDocuments("a: \".nan\"\nb: !!str .inf\n");
+  ASSERT_TRUE(quoted.status.ok()) << quoted.status.message();
+  EXPECT_EQ(quoted.documents[0].value["a"], ".nan");
+  EXPECT_EQ(quoted.documents[0].value["b"], ".inf");
+  auto json_overflow = LoadDocuments("{\"a\":\n  1e400}\n");
+  EXPECT_FALSE(json_overflow.status.ok());
+  EXPECT_EQ(json_overflow.error_line, 2);
+}
+
 TEST(Documents, AnchorsAliasesAndMergeKeys) {
   auto r = LoadDocuments(
       "base: &b {x: 1, y: 2}\n"
