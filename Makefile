@@ -96,7 +96,7 @@ bench: build ## benchmarks (results go in BENCHMARKS.md by hand)
 fuzz: deps ## explore: libFuzzer targets for FUZZ_SECONDS each; crashes land in fuzz/corpus/
 	@bash scripts/fuzz.sh $(FUZZ_SECONDS)
 
-fuzz-check: deps ## the deterministic fuzz gate of `make test` (seed 1, FUZZ_RUNS runs per target)
+fuzz-check: deps ## the fuzz gate of `make test`: replay every committed input; then FUZZ_RUNS seeded runs per target, reported
 	@bash scripts/fuzz.sh --check
 
 format: ## clang-format every C++ file in place

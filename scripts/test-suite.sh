@@ -12,7 +12,7 @@
 #                 the tools' downloads are not, so the two overlap
 #   tools         waits for the background job (its log: $BUILD/tools.log)
 #   unit|integration  once, under AddressSanitizer + UBSan
-#   fuzz-check    the deterministic fuzz gate (scripts/fuzz.sh --check)
+#   fuzz-check    the fuzz gate: committed inputs replayed; a seeded exploration reported (scripts/fuzz.sh --check)
 #   node, e2e     at the same time: the chart on a real node (root only;
 #                 see docs/node.md; its output in $BUILD/node.log, quoted
 #                 when it fails) and the end-to-end tests against the local
