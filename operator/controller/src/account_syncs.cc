@@ -1,5 +1,6 @@
 #include "account_syncs.h"
 
+#include <algorithm>
 #include <ctime>
 #include <nlohmann/json.hpp>
 #include <utility>
@@ -63,11 +64,45 @@ AccountSyncs::AccountSyncs(std::function<void(const std::string&)> on_done)
 AccountSyncs::~AccountSyncs() { Stop(); }
 
 void AccountSyncs::Submit(const std::string& key, AccountSyncJob job) {
+  std::shared_ptr<AccountLookups> lookups;
   {
     std::lock_guard lock(lookups_mu_);
     wanted_.insert(key);
+    latest_[key] = job.desired;
+    auto it = lookups_.find(key);
+    if (it != lookups_.end() && it->second->fingerprint() == job.lookups_fingerprint) {
+      lookups = it->second;
+    }
+  }
+  if (lookups) {
+    if (Status s = AnswerLatest(key, *lookups); !s.ok()) {
+      log::Warn("server", "account lookups: cannot sign an answer",
+                {{"key", key}, {"error", s.message()}});
+    }
   }
   jobs_.Submit(key, std::move(job));
+}
+
+Status AccountSyncs::AnswerLatest(const std::string& key, AccountLookups& lookups) {
+  std::lock_guard answering(answer_mu_);
+  std::shared_ptr<const DesiredAccounts> desired;
+  {
+    std::lock_guard lock(lookups_mu_);
+    auto it = latest_.find(key);
+    if (it == latest_.end()) return Status::Ok();  // forgotten meanwhile
+    desired = it->second;
+  }
+  return lookups.Answer(*desired);
+}
+
+std::vector<std::string> AccountSyncs::StillUndesired(const std::string& key,
+                                                      std::vector<std::string> remove) {
+  std::lock_guard lock(lookups_mu_);
+  auto it = latest_.find(key);
+  if (it == latest_.end()) return remove;
+  const DesiredAccounts& desired = *it->second;
+  std::erase_if(remove, [&](const std::string& account) { return desired.count(account) > 0; });
+  return remove;
 }
 
 void AccountSyncs::Forget(const std::string& key) {
@@ -79,6 +114,7 @@ void AccountSyncs::Forget(const std::string& key) {
   std::shared_ptr<AccountLookups> gone;  // closed outside the lock
   std::lock_guard lock(lookups_mu_);
   wanted_.erase(key);
+  latest_.erase(key);
   if (auto it = lookups_.find(key); it != lookups_.end()) {
     gone = std::move(it->second);
     lookups_.erase(it);
@@ -91,6 +127,7 @@ void AccountSyncs::Stop() {
   std::lock_guard lock(lookups_mu_);
   gone.swap(lookups_);
   wanted_.clear();
+  latest_.clear();
 }
 
 std::shared_ptr<AccountLookups> AccountSyncs::LookupsFor(const AccountSyncJob& job) {
@@ -131,8 +168,9 @@ AccountSyncOutcome AccountSyncs::RunOnce(const AccountSyncJob& job) {
     return done(client.status());
   }
   pubsub::NatsClient& nc = **client;
+  const DesiredAccounts& desired = *job.desired;
   if (auto lookups = LookupsFor(job)) {
-    if (Status s = lookups->Answer(job.desired); !s.ok()) {
+    if (Status s = AnswerLatest(job.server_key, *lookups); !s.ok()) {
       log::Warn("server", "account lookups: cannot sign an answer",
                 {{"key", job.server_key}, {"error", s.message()}});
     }
@@ -167,7 +205,7 @@ AccountSyncOutcome AccountSyncs::RunOnce(const AccountSyncJob& job) {
   if (!op.ok()) return done(Status::InvalidArgument("the operator seed does not decode"));
 
   logic::AccountSyncInput in;
-  in.desired = job.desired;
+  in.desired = desired;
   in.keep = job.keep;
   in.operator_key = op->public_key();
   in.now = UnixNow();
@@ -177,13 +215,13 @@ AccountSyncOutcome AccountSyncs::RunOnce(const AccountSyncJob& job) {
     confirmed = confirmed_->by_server[job.server_key];
   }
   for (const auto& [key, n] : count) {
-    auto want = job.desired.find(key);
+    auto want = desired.find(key);
     // A desired account some server lacks is missing (pushed again); one
     // that is not desired goes wherever it is listed.
-    if (want != job.desired.end() && n != out.servers) continue;
+    if (want != desired.end() && n != out.servers) continue;
     in.stored[key] = std::nullopt;
     auto seen = confirmed.find(key);
-    if (want != job.desired.end() && seen != confirmed.end() &&
+    if (want != desired.end() && seen != confirmed.end() &&
         seen->second == AccountContent(want->second)) {
       // Confirmed earlier with this content: stands in for a lookup.
       auto jwt = natsauth::EncodeAccountClaims(want->second, *op);
@@ -202,12 +240,12 @@ AccountSyncOutcome AccountSyncs::RunOnce(const AccountSyncJob& job) {
 
   Status first = Status::Ok();
   std::map<std::string, std::string> now_confirmed;
-  for (const auto& [key, claims] : job.desired) {
+  for (const auto& [key, claims] : desired) {
     if (in.stored.count(key)) now_confirmed[key] = AccountContent(claims);
   }
   for (const auto& p : plan.push) {
     now_confirmed.erase(p.account);
-    auto jwt = natsauth::EncodeAccountClaims(job.desired.at(p.account), *op);
+    auto jwt = natsauth::EncodeAccountClaims(desired.at(p.account), *op);
     if (!jwt.ok()) {
       if (first.ok()) first = jwt.status();
       continue;
@@ -219,16 +257,19 @@ AccountSyncOutcome AccountSyncs::RunOnce(const AccountSyncJob& job) {
       continue;
     }
     ++out.pushed;
-    now_confirmed[p.account] = AccountContent(job.desired.at(p.account));
+    now_confirmed[p.account] = AccountContent(desired.at(p.account));
   }
-  if (!plan.remove.empty()) {
-    auto body = natsauth::EncodeAccountDeleteRequest(plan.remove, *op, UnixNow());
+  // Read at the last moment: an account desired since this run began (and
+  // perhaps pushed by the lookups already) is not deleted.
+  const std::vector<std::string> remove = StillUndesired(job.server_key, plan.remove);
+  if (!remove.empty()) {
+    auto body = natsauth::EncodeAccountDeleteRequest(remove, *op, UnixNow());
     Status s = body.ok()
                    ? ClaimsReply(nc.Request("$SYS.REQ.CLAIMS.DELETE", *body, job.request_timeout),
-                                 "deleting " + std::to_string(plan.remove.size()) + " account(s)")
+                                 "deleting " + std::to_string(remove.size()) + " account(s)")
                    : body.status();
     if (s.ok()) {
-      out.removed = static_cast<int>(plan.remove.size());
+      out.removed = static_cast<int>(remove.size());
     } else if (first.ok()) {
       first = s;
     }

@@ -23,6 +23,13 @@
 // next one (RetryTiming::account_resync after one that went through,
 // account_sync_retry after a failure, at once when what is desired
 // changes).
+//
+// The last submitted desired accounts are the one truth both halves read,
+// whatever run is under way: Submit has the servers' lookups answered for
+// them at once (a new installation's first connect need not wait for a
+// run), and a run deletes from the stores only what they no longer name (a
+// run begun for older ones never deletes an account desired since, which
+// the lookups may have pushed meanwhile).
 #pragma once
 
 #include <chrono>
@@ -42,6 +49,10 @@
 
 namespace switchboard::operator_controller {
 
+// By account key: every installation account a NatsServer's servers should
+// hold, as its reconcile computed them.
+using DesiredAccounts = std::map<std::string, natsauth::AccountClaims>;
+
 struct AccountSyncJob {
   std::string server_key;  // "<ns>/<name>" of the NatsServer
   // What the run is for: the connection, the keys and every desired
@@ -52,9 +63,9 @@ struct AccountSyncJob {
   // what it is for (URLs, CA, keys: never a seed).
   pubsub::NatsOptions lookups_connection;
   std::string lookups_fingerprint;
-  std::string operator_seed;  // signs deletions; a secret, never logged
-  std::map<std::string, natsauth::AccountClaims> desired;  // by account key
-  std::set<std::string> keep;  // never deleted: the system and auth accounts
+  std::string operator_seed;                       // signs deletions; a secret, never logged
+  std::shared_ptr<const DesiredAccounts> desired;  // never null
+  std::set<std::string> keep;                      // never deleted: the system and auth accounts
   std::string ping_subject, ping_body;
   std::chrono::milliseconds window{1000};  // every server's answer within it counts
   std::chrono::milliseconds request_timeout{2000};
@@ -78,6 +89,8 @@ class AccountSyncs {
   explicit AccountSyncs(std::function<void(const std::string&)> on_done);
   ~AccountSyncs();
 
+  // Queues a run (KeyedJobs::Submit) and, when the key's lookups are
+  // answered already, answers them for job.desired from now on.
   void Submit(const std::string& key, AccountSyncJob job);
   std::optional<AccountSyncOutcome> Latest(const std::string& key) const {
     return jobs_.Latest(key);
@@ -94,6 +107,11 @@ class AccountSyncs {
   // there is none or it is for another; null when it cannot connect or the
   // key was forgotten meanwhile.
   std::shared_ptr<AccountLookups> LookupsFor(const AccountSyncJob& job);
+  // Has `lookups` answer for the key's last submitted desired accounts.
+  // Serialised, so the last call leaves the last submission in place.
+  Status AnswerLatest(const std::string& key, AccountLookups& lookups);
+  // `remove` without what the key's last submission desires.
+  std::vector<std::string> StillUndesired(const std::string& key, std::vector<std::string> remove);
 
   std::shared_ptr<Confirmed> confirmed_;
   std::mutex lookups_mu_;
@@ -101,6 +119,10 @@ class AccountSyncs {
   // forgotten since (`wanted_`) get one.
   std::map<std::string, std::shared_ptr<AccountLookups>> lookups_;
   std::set<std::string> wanted_;
+  // By server key, the last submitted desired accounts; guarded by
+  // lookups_mu_.
+  std::map<std::string, std::shared_ptr<const DesiredAccounts>> latest_;
+  std::mutex answer_mu_;  // held across AnswerLatest; taken before lookups_mu_
   KeyedJobs<AccountSyncJob, AccountSyncOutcome> jobs_;  // last: its threads use the above
 };
 

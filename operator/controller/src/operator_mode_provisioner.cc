@@ -69,7 +69,11 @@ bool OperatorModeProvisioner::Serves(const api::NatsServerView& server) const {
 }
 
 std::optional<Action> OperatorModeProvisioner::Defer(const ServerCall& call) {
-  return spacing_.Defer(call, ctx_.callout_status_interval);
+  // Spaced by what the last reconcile took, not a fixed interval: a new
+  // installation's account reaches the servers (and their lookups) only
+  // through this reconcile, so its backend's Ready waits on the spacing.
+  return spacing_.Defer(call, logic::ServerReconcileSpacing(spacing_.LastTook(call.key),
+                                                            ctx_.callout_status_interval));
 }
 
 ServerReport OperatorModeProvisioner::Refused(const ServerCall& call, std::string_view reason,
@@ -82,6 +86,11 @@ ServerReport OperatorModeProvisioner::Refused(const ServerCall& call, std::strin
 
 Result<Action> OperatorModeProvisioner::Provision(const ServerCall& call) {
   const std::string& key = call.key;
+  struct Finish {
+    ReconcileSpacing& spacing;
+    const std::string& key;
+    ~Finish() { spacing.Finished(key); }
+  } finish{spacing_, key};
   const api::NatsServerView& sv = call.view;
   logic::CalloutServerStatusInput in = InputOf(call);
   std::optional<json> operator_mode;
@@ -170,7 +179,7 @@ Result<Action> OperatorModeProvisioner::Provision(const ServerCall& call) {
     backend_by_key[api::NamespaceOf(*b) + "/" + api::NameOf(*b)] = b;
   }
   const int64_t now = UnixNow();
-  std::map<std::string, natsauth::AccountClaims> desired;
+  DesiredAccounts desired;
   std::vector<logic::Rejected> rejected;
   std::string content;
   for (const auto& [user, entry] : directory->by_user) {
@@ -270,7 +279,7 @@ Result<Action> OperatorModeProvisioner::Provision(const ServerCall& call) {
     job.lookups_fingerprint = logic::ConfigHash(sv.url() + "|" + ca_file + "|" + pub.operator_key +
                                                 "|" + pub.system_account);
     job.operator_seed = seeds->seeds.operator_seed;
-    job.desired = std::move(desired);
+    job.desired = std::make_shared<const DesiredAccounts>(std::move(desired));
     job.keep = {pub.system_account, pub.auth_account};
     job.ping_subject = std::string(logic::kAuthorizerPingSubject);
     job.ping_body = logic::AuthorizerPingBody(pub.auth_account);

@@ -16,7 +16,8 @@
 //   AccountSyncs run (account_syncs.h; its own thread) brings every
 //   server's resolver in line, and asks the authorizer question of
 //   AuthCallout mode on the same connection; submitted when what is
-//   desired changes and every RetryTiming::account_resync otherwise, so a
+//   desired changes (the servers' lookups are answered for it from then
+//   on) and every RetryTiming::account_resync otherwise, so a
 //   restarted server's emptied store is filled again with no memory of
 //   earlier pushes.
 // - The status: CalloutServerStatus (issuer = the auth account) plus
@@ -39,7 +40,8 @@ class OperatorModeProvisioner : public Provisioner {
   std::string_view mode() const override;
   // AuthCallout servers with isolation: Accounts.
   bool Serves(const api::NatsServerView& server) const override;
-  // Spaced as AuthCallout's reconciles are (callout_status_interval).
+  // Spaced by what the last reconcile took (ServerReconcileSpacing), at
+  // most callout_status_interval apart as AuthCallout's reconciles are.
   std::optional<Action> Defer(const ServerCall& call) override;
   ServerReport Refused(const ServerCall& call, std::string_view reason,
                        const std::string& message) const override;

@@ -27,8 +27,24 @@ std::optional<Action> ReconcileSpacing::Defer(const ServerCall& call,
       return Action::RequeueAfter(std::chrono::ceil<std::chrono::milliseconds>(interval - since));
     }
   }
-  last_run_[call.key] = {at, call.generation};
+  Run& run = last_run_[call.key];
+  run.at = at;
+  run.generation = call.generation;
   return std::nullopt;
+}
+
+void ReconcileSpacing::Finished(const std::string& key) {
+  std::lock_guard lock(mu_);
+  auto it = last_run_.find(key);
+  if (it == last_run_.end()) return;
+  it->second.took = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - it->second.at);
+}
+
+std::chrono::milliseconds ReconcileSpacing::LastTook(const std::string& key) {
+  std::lock_guard lock(mu_);
+  auto it = last_run_.find(key);
+  return it == last_run_.end() ? std::chrono::milliseconds(0) : it->second.took;
 }
 
 void ReconcileSpacing::Forget(const std::string& key) {

@@ -129,12 +129,18 @@ Result<CalloutKeysRead> ReadCalloutKeys(const ServerCall& call, std::string_view
 class ReconcileSpacing {
  public:
   std::optional<Action> Defer(const ServerCall& call, std::chrono::milliseconds interval);
+  // The reconcile Defer let through has ended: what it took is LastTook.
+  void Finished(const std::string& key);
+  // What the key's last finished reconcile took (from Defer to Finished);
+  // 0 before the first.
+  std::chrono::milliseconds LastTook(const std::string& key);
   void Forget(const std::string& key);
 
  private:
   struct Run {
     std::chrono::steady_clock::time_point at;
     int64_t generation = 0;
+    std::chrono::milliseconds took{0};
   };
   std::mutex mu_;
   std::map<std::string, Run> last_run_;  // by server key; guarded by mu_

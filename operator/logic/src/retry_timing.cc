@@ -19,4 +19,13 @@ RetryTiming RetryTimingFor(const RetryTimingFacts& facts) {
   return t;
 }
 
+std::chrono::milliseconds ServerReconcileSpacing(std::chrono::milliseconds last_took,
+                                                 std::chrono::milliseconds ceiling) {
+  const auto floor = std::min(timing::kServerSpacingFloor, ceiling);
+  const auto scaled = last_took.count() > ceiling.count() / timing::kServerSpacingFactor
+                          ? ceiling
+                          : last_took * timing::kServerSpacingFactor;
+  return std::clamp(scaled, floor, ceiling);
+}
+
 }  // namespace switchboard::operator_logic

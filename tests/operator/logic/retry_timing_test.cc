@@ -90,5 +90,29 @@ TEST(RetryTimingFor, TheProbePolicysDefaultsAreTheOperatorsFigures) {
   EXPECT_LT(timing::kAuthorizerSync, timing::kAuthorizerPatience);
 }
 
+TEST(ServerReconcileSpacing, FourTimesTheLastReconcileBetweenTheFloorAndTheInterval) {
+  struct Row {
+    std::string name;
+    milliseconds last_took, ceiling, spacing;
+  };
+  const std::vector<Row> rows = {
+      {"never ran (0): the floor", milliseconds(0), seconds(1), milliseconds(100)},
+      {"a quick reconcile (a few installations): the floor", milliseconds(5), seconds(1),
+       milliseconds(100)},
+      {"at the floor exactly", milliseconds(25), seconds(1), milliseconds(100)},
+      {"between: four times", milliseconds(60), seconds(1), milliseconds(240)},
+      {"just under the interval", milliseconds(249), seconds(1), milliseconds(996)},
+      {"a slow one (many installations): the interval", milliseconds(400), seconds(1), seconds(1)},
+      {"longer than anything: no overflow", milliseconds::max(), seconds(1), seconds(1)},
+      {"an interval below the floor (tests) wins", milliseconds(0), milliseconds(50),
+       milliseconds(50)},
+      {"a longer interval lets it grow", milliseconds(2000), seconds(30), seconds(8)},
+  };
+  for (const auto& r : rows) {
+    SCOPED_TRACE(r.name);
+    EXPECT_EQ(ServerReconcileSpacing(r.last_took, r.ceiling), r.spacing);
+  }
+}
+
 }  // namespace
 }  // namespace switchboard::operator_logic

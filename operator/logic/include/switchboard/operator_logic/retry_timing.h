@@ -42,7 +42,20 @@ inline constexpr milliseconds kAccountResync{5000};
 // it should be back before them (nats.c and nats.go wait 2 s between
 // passes).
 inline constexpr milliseconds kAccountLookupsReconnect{250};
+// Operator mode: a NatsServer's reconciles, while its spec stays the same,
+// are spaced by what the last one took (it collects every installation's
+// account): kServerSpacingFactor times that, so a burst of backend changes
+// keeps at most a fifth of a core on them, never below kServerSpacingFloor
+// (a new installation's account reaches the servers that soon after its
+// backend) and never above the configured interval.
+inline constexpr milliseconds kServerSpacingFloor{100};
+inline constexpr int kServerSpacingFactor = 4;
 }  // namespace timing
+
+// How far apart an operator-mode server's reconciles run (see
+// kServerSpacingFactor); `ceiling` is --callout-status-interval.
+std::chrono::milliseconds ServerReconcileSpacing(std::chrono::milliseconds last_took,
+                                                 std::chrono::milliseconds ceiling);
 
 // What the retry timing depends on, as the operator is configured.
 struct RetryTimingFacts {
