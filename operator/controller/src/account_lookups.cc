@@ -1,5 +1,7 @@
 #include "account_lookups.h"
 
+#include <vector>
+
 #include "account_syncs.h"
 #include "switchboard/common/log.h"
 #include "switchboard/operator_logic/account_sync.h"
@@ -50,6 +52,7 @@ Status AccountLookups::Answer(const std::map<std::string, natsauth::AccountClaim
     }
   }
   Status first = Status::Ok();
+  std::vector<std::string> changed;  // JWTs new or changed since the last call
   for (const auto& [key, claims] : desired) {
     if (next.count(key)) continue;
     auto jwt = natsauth::EncodeAccountClaims(claims, operator_key_);
@@ -57,10 +60,27 @@ Status AccountLookups::Answer(const std::map<std::string, natsauth::AccountClaim
       if (first.ok()) first = jwt.status();
       continue;
     }
+    changed.push_back(*jwt);
     next[key] = {AccountContent(claims), std::move(jwt).value()};
   }
-  std::lock_guard lock(mu_);
-  answers_.swap(next);
+  {
+    std::lock_guard lock(mu_);
+    answers_.swap(next);
+  }
+  // A new installation's account goes to every store now, not at the next
+  // sync run (seconds away): its engines may connect as soon as their
+  // Secret is written, and a server that has the account never asks. Not
+  // on the first call, which fills the answers with every account (the
+  // sync pushes only what the stores lack). No reply is asked for: the
+  // sync confirms.
+  if (filled_) {
+    for (const auto& jwt : changed) {
+      if (Status pushed = client_->Publish(kUpdate, jwt); !pushed.ok() && first.ok()) {
+        first = pushed;
+      }
+    }
+  }
+  filled_ = true;
   return first;
 }
 

@@ -58,8 +58,9 @@ class AccountLookups {
   AccountLookups& operator=(const AccountLookups&) = delete;
 
   // From now on, answers for exactly these accounts (by account key). Signs
-  // only what is new or changed. The first error to sign, if any; the other
-  // accounts are answered anyway.
+  // only what is new or changed, and pushes that to every store at once
+  // (except on the first call, which fills it). The first error to sign or
+  // push, if any; the other accounts are answered anyway.
   Status Answer(const std::map<std::string, natsauth::AccountClaims>& desired);
 
   const std::string& fingerprint() const { return fingerprint_; }
@@ -76,6 +77,7 @@ class AccountLookups {
   // account key -> {AccountContent, its JWT}; guarded by mu_.
   std::map<std::string, std::pair<std::string, std::string>> answers_;
   std::atomic<uint64_t> answered_{0};
+  bool filled_ = false;  // Answer has run once; only Answer touches it
   std::unique_ptr<pubsub::NatsClient> client_;
   std::unique_ptr<pubsub::Subscription> sub_;  // last: destroyed first, before client_
 };
