@@ -63,12 +63,17 @@ AccountSyncs::AccountSyncs(std::function<void(const std::string&)> on_done)
 
 AccountSyncs::~AccountSyncs() { Stop(); }
 
-void AccountSyncs::Submit(const std::string& key, AccountSyncJob job) {
+std::vector<std::string> AccountSyncs::Submit(const std::string& key, AccountSyncJob job) {
   std::shared_ptr<AccountLookups> lookups;
+  std::vector<std::string> added;
   {
     std::lock_guard lock(lookups_mu_);
     wanted_.insert(key);
-    latest_[key] = job.desired;
+    std::shared_ptr<const DesiredAccounts>& latest = latest_[key];
+    for (const auto& [account, claims] : *job.desired) {
+      if (!latest || !latest->count(account)) added.push_back(account);
+    }
+    latest = job.desired;
     auto it = lookups_.find(key);
     if (it != lookups_.end() && it->second->fingerprint() == job.lookups_fingerprint) {
       lookups = it->second;
@@ -81,6 +86,17 @@ void AccountSyncs::Submit(const std::string& key, AccountSyncJob job) {
     }
   }
   jobs_.Submit(key, std::move(job));
+  return added;
+}
+
+bool AccountSyncs::MayHandOut(const std::string& key, const std::string& account) const {
+  {
+    std::lock_guard lock(lookups_mu_);
+    auto it = latest_.find(key);
+    if (it == latest_.end() || it->second->count(account) > 0) return true;
+  }
+  auto last = jobs_.Latest(key);
+  return !last || !last->status.ok();
 }
 
 Status AccountSyncs::AnswerLatest(const std::string& key, AccountLookups& lookups) {

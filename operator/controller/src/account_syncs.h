@@ -90,8 +90,16 @@ class AccountSyncs {
   ~AccountSyncs();
 
   // Queues a run (KeyedJobs::Submit) and, when the key's lookups are
-  // answered already, answers them for job.desired from now on.
-  void Submit(const std::string& key, AccountSyncJob job);
+  // answered already, answers them for job.desired from now on (and pushes
+  // what is new). Returns the accounts job.desired adds to the key's last
+  // submission: their installations may now hand out their credentials.
+  std::vector<std::string> Submit(const std::string& key, AccountSyncJob job);
+  // Whether an installation of the key may hand out its credentials now:
+  // its account is in the last submission (its lookups are answered, and
+  // it is pushed or the next run pushes it), or there is nothing to wait
+  // for (nothing submitted yet, or the last run failed: the probe then
+  // reports what is wrong).
+  bool MayHandOut(const std::string& key, const std::string& account) const;
   std::optional<AccountSyncOutcome> Latest(const std::string& key) const {
     return jobs_.Latest(key);
   }
@@ -114,7 +122,7 @@ class AccountSyncs {
   std::vector<std::string> StillUndesired(const std::string& key, std::vector<std::string> remove);
 
   std::shared_ptr<Confirmed> confirmed_;
-  std::mutex lookups_mu_;
+  mutable std::mutex lookups_mu_;
   // By server key; guarded by lookups_mu_. Only keys submitted and not
   // forgotten since (`wanted_`) get one.
   std::map<std::string, std::shared_ptr<AccountLookups>> lookups_;

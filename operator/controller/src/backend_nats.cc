@@ -1,6 +1,7 @@
 // The NATS flow of a PubSubBackend reconcile: credentials (one step of the
 // rotation state machine), the env Secret, the user in the server's config
 // Secret, then the probe (backend_probe.cc).
+#include "account_syncs.h"
 #include "backend_step.h"
 #include "config_index.h"
 #include "switchboard/api/metadata.h"
@@ -97,6 +98,20 @@ Result<Action> BackendReconciler::Impl::Nats(const json& server_obj) {
          ci.external_password
              ? "from the Secret in passwordSecretRef"
              : "generated; in Secret " + api::DefaultCredentialsSecretName(view.name()));
+
+  // Operator mode: the env Secret waits until the installation's account
+  // is handed to the servers (AccountSyncs::MayHandOut: their lookups
+  // answered for it, and it is pushed), so an engine's first connect finds
+  // it. The server's reconcile, woken by the credentials Secret, hands it
+  // and wakes this backend. An account the server leaves out never comes:
+  // that is reported below.
+  if (api::OperatorMode(server) && !in.account.empty() && ctx.account_syncs &&
+      !ctx.account_syncs->MayHandOut(server_key, in.account) &&
+      !ctx.configs->VerdictOn(ConfigIndex::AccountsKey(server_key), key, plan->probe.username)
+           .left_out) {
+    ctx.enqueue_server(server_key);
+    return Action::RequeueAfter(timing.config_write_wait);
+  }
 
   // 2. The env Secret (while Staged still the previous user: the server may
   //    not have loaded the new one yet).

@@ -180,6 +180,7 @@ Result<Action> OperatorModeProvisioner::Provision(const ServerCall& call) {
   }
   const int64_t now = UnixNow();
   DesiredAccounts desired;
+  std::map<std::string, std::string> backend_of;  // account key -> "<ns>/<name>"
   std::vector<logic::Rejected> rejected;
   std::string content;
   for (const auto& [user, entry] : directory->by_user) {
@@ -205,6 +206,7 @@ Result<Action> OperatorModeProvisioner::Provision(const ServerCall& call) {
       continue;
     }
     content += AccountContent(*claims) + "\n";
+    backend_of[account->public_key()] = entry.ns() + "/" + entry.name();
     desired.emplace(account->public_key(), std::move(claims).value());
   }
 
@@ -285,8 +287,14 @@ Result<Action> OperatorModeProvisioner::Provision(const ServerCall& call) {
     job.ping_body = logic::AuthorizerPingBody(pub.auth_account);
     job.window = ctx_.authorizer_window;
     job.request_timeout = ctx_.probe_timeout;
-    // Done: this server is enqueued again and reads the outcome.
-    ctx_.account_syncs->Submit(key, std::move(job));
+    // Done: this server is enqueued again and reads the outcome. The
+    // installations whose account this adds write their env Secret now
+    // (they wait for it: an engine's first connect finds its account).
+    for (const auto& account : ctx_.account_syncs->Submit(key, std::move(job))) {
+      if (auto b = backend_of.find(account); b != backend_of.end()) {
+        ctx_.enqueue_backend(b->second);
+      }
+    }
   } else {
     next = Action::RequeueAfter(due - age);
   }
