@@ -123,6 +123,16 @@ TEST_F(OperatorModeE2E, AccountPerInstallationLimitsDeleteAndWholeClusterRestart
     EXPECT_EQ(ok.exit_code, 0) << ok.err;
   }
 
+  // A new installation's env Secret comes only once its account is with
+  // the servers (their lookups answered for it, pushed to every store): a
+  // first connect with it, as soon as it exists, is let in on every server.
+  ASSERT_NO_FATAL_FAILURE(CreateBackend("late"));
+  ASSERT_TRUE(testing::WaitFor([&] { return !Env("late").empty(); }, 30s, 10ms));
+  for (int server = 0; server < 3; ++server) {
+    auto first = Publish(EnvAt("late", server));
+    EXPECT_EQ(first.exit_code, 0) << "server " << server << ": " << first.err << first.out;
+  }
+
   // Raised to 2: applies to live servers with no reload.
   auto patched =
       client->Patch(kube::resources::PubSubBackend(), ns, "capped", kube::PatchType::kMerge,

@@ -70,8 +70,11 @@ std::vector<std::string> AccountSyncs::Submit(const std::string& key, AccountSyn
     std::lock_guard lock(lookups_mu_);
     wanted_.insert(key);
     std::shared_ptr<const DesiredAccounts>& latest = latest_[key];
-    for (const auto& [account, claims] : *job.desired) {
-      if (!latest || !latest->count(account)) added.push_back(account);
+    // Before the first submission nobody waits (MayHandOut): none to wake.
+    if (latest) {
+      for (const auto& [account, claims] : *job.desired) {
+        if (!latest->count(account)) added.push_back(account);
+      }
     }
     latest = job.desired;
     auto it = lookups_.find(key);

@@ -92,7 +92,8 @@ class AccountSyncs {
   // Queues a run (KeyedJobs::Submit) and, when the key's lookups are
   // answered already, answers them for job.desired from now on (and pushes
   // what is new). Returns the accounts job.desired adds to the key's last
-  // submission: their installations may now hand out their credentials.
+  // submission (none on the first): their installations, which waited in
+  // MayHandOut, may now hand out their credentials.
   std::vector<std::string> Submit(const std::string& key, AccountSyncJob job);
   // Whether an installation of the key may hand out its credentials now:
   // its account is in the last submission (its lookups are answered, and
