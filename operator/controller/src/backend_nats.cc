@@ -105,10 +105,14 @@ Result<Action> BackendReconciler::Impl::Nats(const json& server_obj) {
   // it. The server's reconcile, woken by the credentials Secret, hands it
   // and wakes this backend. An account the server leaves out never comes:
   // that is reported below.
-  if (api::OperatorMode(server) && !in.account.empty() && ctx.account_syncs &&
-      !ctx.account_syncs->MayHandOut(server_key, in.account) &&
-      !ctx.configs->VerdictOn(ConfigIndex::AccountsKey(server_key), key, plan->probe.username)
-           .left_out) {
+  std::optional<logic::LeftOut> account_left_out;
+  if (api::OperatorMode(server)) {
+    account_left_out =
+        ctx.configs->VerdictOn(ConfigIndex::AccountsKey(server_key), key, plan->probe.username)
+            .left_out;
+  }
+  if (api::OperatorMode(server) && !in.account.empty() && ctx.account_syncs && !account_left_out &&
+      !ctx.account_syncs->MayHandOut(server_key, in.account)) {
     ctx.enqueue_server(server_key);
     return Action::RequeueAfter(timing.config_write_wait);
   }
@@ -132,13 +136,9 @@ Result<Action> BackendReconciler::Impl::Nats(const json& server_obj) {
   if (file == nullptr) {
     // Operator mode: the server's reconcile may have left this
     // installation's account out (limits it cannot carry).
-    if (api::OperatorMode(server)) {
-      auto verdict =
-          ctx.configs->VerdictOn(ConfigIndex::AccountsKey(server_key), key, plan->probe.username);
-      if (verdict.left_out) {
-        return Fail(Step::kRenderConfig, verdict.left_out->reason, verdict.left_out->message,
-                    Action::AwaitChange());
-      }
+    if (account_left_out) {
+      return Fail(Step::kRenderConfig, account_left_out->reason, account_left_out->message,
+                  Action::AwaitChange());
     }
     // No user goes into a file: the authorizer serves it from the
     // credentials Secret as soon as its cache has it. Probe at once.
