@@ -44,6 +44,7 @@
 #include "switchboard/kube/client.h"
 #include "switchboard/kube/config.h"
 #include "switchboard/testing/e2e_harness.h"
+#include "switchboard/testing/metrics_text.h"
 #include "switchboard/testing/objects.h"
 #include "switchboard/testing/wait.h"
 
@@ -73,22 +74,7 @@ int CountUsers(const std::string& text) {
   return n;
 }
 
-// Sum of the samples of one metric whose labels contain `label` ("" for a
-// metric without labels).
-double MetricSum(const std::string& text, const std::string& name, const std::string& label) {
-  double sum = 0;
-  size_t pos = 0;
-  const std::string start = name + (label.empty() ? " " : "{");
-  while ((pos = text.find(start, pos)) != std::string::npos) {
-    size_t end = text.find('\n', pos);
-    std::string line = text.substr(pos, end - pos);
-    const bool line_start = pos == 0 || text[pos - 1] == '\n';
-    pos = end;
-    if (!line_start || line.find(label) == std::string::npos) continue;
-    sum += std::atof(line.substr(line.rfind(' ') + 1).c_str());
-  }
-  return sum;
-}
+using ::switchboard::testing::MetricSum;
 
 // One connect with a user's credentials, closed at once: "" when the server
 // accepted them, else why not. A refusal (Authorization Violation, which is
