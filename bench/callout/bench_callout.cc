@@ -28,6 +28,26 @@
 //   reloads          the callout servers' /varz config_load_time before the
 //                    installations and after the samples (callout mode
 //                    never reloads).
+//   NATS memory      each callout server's VmRSS before the installations
+//                    and with all N installations' engines connected (one
+//                    connection each): the growth per installation (in
+//                    Accounts mode, an account and a connection each).
+//   usage            with every engine connected, the operator's usage
+//                    round (switchboard_usage_collection_seconds) once its
+//                    switchboard_installation_connections count all N, and
+//                    the CPU the servers and the operator spend over the
+//                    next usage interval (which holds one round).
+//   API floor        --floor on: after the samples, the writes of N
+//                    backends from a bare client (bench/support/api_floor.h)
+//                    into a namespace of their own; callout mode's all
+//                    Ready over it.
+//   whole restart    --whole-restart on: every installation's engine
+//                    connected (Go client pacing, spread over the servers),
+//                    every callout server SIGKILLed at once and, in Accounts
+//                    mode, its resolver store emptied (an emptyDir), then
+//                    all started again: the time until every engine is
+//                    back, and (Accounts) until every store holds every
+//                    account again, pushed by the operator.
 //
 // --isolation picks the callout NatsServer's spec.isolation. Permissions
 // (default): every installation's user in one shared account, the
@@ -56,6 +76,7 @@
 //                 [--storm on|off] [--modes both|callout] [--timeout 900]
 //                 [--nats-servers 1] [--storm-runs 1]
 //                 [--isolation Permissions|Accounts] [--log-dir DIR]
+//                 [--floor on|off] [--whole-restart on|off]
 //   (--file-mode off is --modes callout)
 #include <signal.h>
 #include <stdlib.h>
@@ -77,9 +98,11 @@
 
 #include "bench_paths.h"
 #include "storm.h"
+#include "switchboard/bench/api_floor.h"
 #include "switchboard/common/base64.h"
 #include "switchboard/kube/client.h"
 #include "switchboard/kube/watcher.h"
+#include "switchboard/testing/metrics_text.h"
 #include "switchboard/testing/nats_cluster.h"
 #include "switchboard/testing/net.h"
 #include "switchboard/testing/process.h"
@@ -250,7 +273,7 @@ struct Mode {
 
 int main(int argc, char** argv) {
   int installations = 1000, samples = 40, timeout_s = 900, nats_servers = 1, storm_runs = 1;
-  bool storm_on = true, file_on = true;
+  bool storm_on = true, file_on = true, floor_on = false, whole_restart = false;
   std::string kubeconfig, isolation = "Permissions", log_dir;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
@@ -276,6 +299,10 @@ int main(int argc, char** argv) {
       isolation = v;
     } else if (a == "--log-dir") {
       log_dir = v;
+    } else if (a == "--floor") {
+      floor_on = v == "on";
+    } else if (a == "--whole-restart") {
+      whole_restart = v == "on";
     } else {
       std::fprintf(stderr, "unknown flag %s (see the header of bench_callout.cc)\n", a.c_str());
       return 2;
@@ -477,6 +504,19 @@ int main(int argc, char** argv) {
     return 1;
   }
 
+  // The operator's /metrics (usage, reconciles).
+  auto operator_metrics = [&] {
+    return testing::Run({"curl", "-s", "-m", "5",
+                         "http://127.0.0.1:" + std::to_string(op_metrics) + "/metrics"},
+                        {}, "", 10s)
+        .out;
+  };
+  // Each callout server's VmRSS (KiB), before any installation.
+  std::vector<long> server_rss_before;
+  for (int i = 0; i < cluster.size(); i++) {
+    server_rss_before.push_back(bench::ProcessStatusKb(cluster.pid(i), "VmRSS"));
+  }
+
   // N installations on each server, one mode after the other.
   for (Mode* m : modes) {
     const auto start = Clock::now();
@@ -502,6 +542,55 @@ int main(int argc, char** argv) {
         "first create (%d up, %d refusals on the way; %s)%s\n",
         m->name.c_str(), installations, targets.size(), Seconds(start), up.up, up.auth_refusals,
         LoadAverage().c_str(), m == &callout ? stored_accounts().c_str() : "");
+    std::fflush(stdout);
+    if (m != &callout || !up.all_up) continue;
+    // NATS memory with N installations, each with its engine connected.
+    std::string rss_by_server;
+    double grown_kib = 0;
+    for (int i = 0; i < cluster.size(); i++) {
+      const long now = bench::ProcessStatusKb(cluster.pid(i), "VmRSS");
+      grown_kib += static_cast<double>(now - server_rss_before[i]);
+      char buf[96];
+      std::snprintf(buf, sizeof buf, " s%d %.1f -> %.1f MiB", i + 1, server_rss_before[i] / 1024.0,
+                    now / 1024.0);
+      rss_by_server += buf;
+    }
+    std::printf(
+        "%-8s NATS servers' VmRSS before the installations and with %zu engines connected:%s; "
+        "%.1f KiB per installation per server\n",
+        m->name.c_str(), targets.size(), rss_by_server.c_str(),
+        grown_kib / cluster.size() / static_cast<double>(std::max<size_t>(targets.size(), 1)));
+    // The operator's usage round, once it counts every engine.
+    const std::string in_ns = "namespace=\"" + m->ns + "\"";
+    double counted = 0;
+    const auto usage_wait = Clock::now();
+    testing::WaitFor(
+        [&] {
+          counted =
+              testing::MetricSum(operator_metrics(), "switchboard_installation_connections", in_ns);
+          return counted >= static_cast<double>(targets.size());
+        },
+        120s, 1s);
+    const std::string text = operator_metrics();
+    const double collection_s =
+        testing::MetricSum(text, "switchboard_usage_collection_seconds", in_ns);
+    const double collection_errors =
+        testing::MetricSum(text, "switchboard_usage_collection_errors_total", in_ns);
+    // CPU over the next usage interval (the operator's interval is 30 s):
+    // the servers answering the round, the operator collecting it.
+    double cpu0 = bench::ProcessCpuSeconds(op.pid()), scpu0 = 0;
+    for (int i = 0; i < cluster.size(); i++) scpu0 += bench::ProcessCpuSeconds(cluster.pid(i));
+    const auto window = Clock::now();
+    std::this_thread::sleep_for(31s);  // a measuring window, not a wait for a condition
+    double scpu = -scpu0;
+    for (int i = 0; i < cluster.size(); i++) scpu += bench::ProcessCpuSeconds(cluster.pid(i));
+    const double ocpu = bench::ProcessCpuSeconds(op.pid()) - cpu0;
+    std::printf(
+        "%-8s usage with %zu engines connected: the operator counted %.0f connections %.1f s "
+        "after all were up; last round %.3f s (%.0f collection errors); over %.0f s (one round): "
+        "servers' CPU %.2f s, operator CPU %.2f s (%s)\n",
+        m->name.c_str(), targets.size(), counted, Seconds(usage_wait), collection_s,
+        collection_errors, Seconds(window), scpu, ocpu, LoadAverage().c_str());
     std::fflush(stdout);
   }
   long rss_at_n[2], hwm_at_n[2];
@@ -599,6 +688,17 @@ int main(int argc, char** argv) {
                 pf.p99 / pc.p99);
   }
   std::fflush(stdout);
+
+  // The API floor for N backends, beside callout mode's all Ready.
+  if (floor_on) {
+    const auto f = bench::RunApiFloor(c, callout.ns + "-floor", installations);
+    std::printf(
+        "API floor for %d backends: %.1f s (bare client, %d writes per backend incl. the create, "
+        "%d failures; %s); %s all Ready / floor = %.2f\n",
+        installations, f.seconds, bench::kApiFloorWritesPerBackend, f.failures,
+        LoadAverage().c_str(), callout.name.c_str(), callout.all_ready_s / f.seconds);
+    std::fflush(stdout);
+  }
 
   // The reconnect storm: every installation's engine connected, server 0
   // stopped and started again on its ports (in a thread, while the driver
@@ -763,6 +863,94 @@ int main(int argc, char** argv) {
               [&] { return std::vector<pid_t>{file_nats.pid()}; }, {}, "");
         }
       }
+    }
+  }
+
+  // The whole cluster at once: every server SIGKILLed (its node gone), in
+  // Accounts mode its store emptied, then all started again.
+  if (whole_restart) {
+    auto targets = EngineCredentials(c, callout.ns, callout_ports);
+    const size_t n = callout_ports.size();
+    for (size_t i = 0; i < targets.size(); i++) {
+      auto& p = targets[i].ports;
+      p.clear();
+      for (size_t j = 0; j < n; j++) p.push_back(callout_ports[(i + j) % n]);
+    }
+    bench::Storm storm(targets, bench::GoClientPacing());
+    const auto first = storm.RunUntilAllUp(std::chrono::seconds(timeout_s));
+    // What each store held before: every installation's account and the
+    // fixed ones.
+    auto store_counts = [&] {
+      std::vector<int> out;
+      for (int i = 0; accounts && i < cluster.size(); i++) {
+        int k = 0;
+        std::error_code ec;
+        for (const auto& e : std::filesystem::directory_iterator(store_of(i), ec)) {
+          k += e.path().extension() == ".jwt";
+        }
+        out.push_back(k);
+      }
+      return out;
+    };
+    const std::vector<int> held = store_counts();
+    if (!first.all_up) {
+      std::printf("whole restart: only %d of %zu engines connected at first (%s)\n", first.up,
+                  targets.size(), first.first_refusal.c_str());
+    } else {
+      const std::string load = LoadAverage();
+      const auto t0 = Clock::now();
+      for (int i = 0; i < cluster.size(); i++) cluster.KillServer(i);
+      for (int i = 0; accounts && i < cluster.size(); i++) {
+        std::error_code ec;
+        for (const auto& e : std::filesystem::directory_iterator(store_of(i), ec)) {
+          std::filesystem::remove(e.path(), ec);
+        }
+      }
+      bench::StormResult again;
+      double total = 0;
+      int down = 0;
+      std::thread driver([&] {
+        down = storm.RunUntilDown(static_cast<int>(targets.size()), 30s);
+        again = storm.RunUntilAllUp(std::chrono::seconds(timeout_s));
+        total = Seconds(t0);
+      });
+      // Started one after another on their ports, each waiting until it is
+      // routed to those already up (this thread owns the processes).
+      bool started = true;
+      for (int i = 0; i < cluster.size(); i++) started = cluster.StartServer(i) && started;
+      const double servers_up_s = Seconds(t0);
+      double stores_full_s = -1;
+      if (accounts) {
+        testing::WaitFor(
+            [&] {
+              const auto now = store_counts();
+              for (size_t i = 0; i < now.size(); i++) {
+                if (now[i] < held[i]) return false;
+              }
+              return true;
+            },
+            std::chrono::seconds(timeout_s), 20ms);
+        stores_full_s = Seconds(t0);
+      }
+      driver.join();
+      std::string held_text, now_text;
+      for (int k : held) held_text += " " + std::to_string(k);
+      for (int k : store_counts()) now_text += " " + std::to_string(k);
+      std::printf(
+          "%-8s whole restart (%zu servers SIGKILLed at once%s, %s): %d dropped; %d of %zu engines "
+          "back %.2f s after the kill (servers started%s and routed after %.2f s)%s; %d TCP "
+          "attempts, %d refusals\n",
+          callout.name.c_str(), n, accounts ? ", stores emptied" : "", load.c_str(), down, again.up,
+          targets.size(), total, started ? "" : " (NOT ALL)", servers_up_s,
+          accounts
+              ? (", every store holding its accounts again after " + std::to_string(stores_full_s) +
+                 " s (JWTs by store before:" + held_text + ", after:" + now_text + ")")
+                    .c_str()
+              : "",
+          again.attempts, again.auth_refusals);
+      for (const auto& [text, count] : again.refusals_by_text)
+        std::printf("%-8s   %d x %s\n", callout.name.c_str(), count, text.c_str());
+      std::fflush(stdout);
     }
   }
 

@@ -36,7 +36,9 @@
 #include <thread>
 #include <vector>
 
+#include "switchboard/bench/api_floor.h"
 #include "switchboard/kube/client.h"
+#include "switchboard/testing/metrics_text.h"
 #include "switchboard/testing/net.h"
 #include "switchboard/testing/process.h"
 #include "switchboard/testing/temp_dir.h"
@@ -44,6 +46,7 @@
 
 using namespace std::chrono_literals;
 using switchboard::kube::json;
+using switchboard::testing::MetricSum;
 namespace kube = switchboard::kube;
 namespace testing = switchboard::testing;
 
@@ -110,17 +113,6 @@ std::map<std::string, double> ApiWrites(const std::string& kubeconfig) {
 double Total(const std::map<std::string, double>& m) {
   double sum = 0;
   for (const auto& [k, v] : m) sum += v;
-  return sum;
-}
-
-double MetricSum(const std::string& text, const std::string& name, const std::string& label) {
-  double sum = 0;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.rfind(name + "{", 0) != 0 || line.find(label) == std::string::npos) continue;
-    sum += std::atof(line.substr(line.rfind(' ') + 1).c_str());
-  }
   return sum;
 }
 
@@ -344,67 +336,8 @@ int main(int argc, char** argv) {
   }
 
   // 4. The API floor: the same kinds of writes from a bare client.
-  const std::string floor_ns = ns + "-floor";
-  (void)c.Create(kube::resources::Namespace(),
-                 {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", floor_ns}}}});
-  const auto floor_start = std::chrono::steady_clock::now();
-  std::atomic<int> fnext{0}, ffailed{0};
-  std::vector<std::thread> floor_threads;
-  for (int t = 0; t < 8; t++) {
-    floor_threads.emplace_back([&] {
-      for (int i = fnext++; i < backends; i = fnext++) {
-        std::string name = "f" + std::to_string(i);
-        json obj = {
-            {"apiVersion", "pubsub.switchboard.dev/v1alpha1"},
-            {"kind", "PubSubBackend"},
-            {"metadata", {{"name", name}, {"namespace", floor_ns}}},
-            {"spec",
-             {{"kind", "nats"},
-              {"nats", {{"serverRef", {{"name", "bench"}}}, {"subjectPrefix", "f." + name}}}}}};
-        bool ok = c.Create(kube::resources::PubSubBackend(), obj).ok();
-        ok = ok && c.Patch(kube::resources::PubSubBackend(), floor_ns, name, kube::PatchType::kJson,
-                           json::array({{{"op", "add"},
-                                         {"path", "/metadata/finalizers"},
-                                         {"value", json::array({"x.dev/f"})}}}))
-                       .ok();
-        for (const char* suffix : {"-nats-credentials", "-pubsub-env"}) {
-          ok = ok && c.Create(kube::resources::Secret(),
-                              {{"apiVersion", "v1"},
-                               {"kind", "Secret"},
-                               {"metadata", {{"name", name + suffix}, {"namespace", floor_ns}}},
-                               {"data", {{"k", "dmFsdWU="}}}})
-                         .ok();
-        }
-        kube::PatchOptions po;
-        po.subresource = "status";
-        ok = ok && c.Patch(kube::resources::PubSubBackend(), floor_ns, name,
-                           kube::PatchType::kMerge, {{"status", {{"observedGeneration", 1}}}}, po)
-                       .ok();
-        ok = ok && c.Create(kube::resources::Event(),
-                            {{"apiVersion", "v1"},
-                             {"kind", "Event"},
-                             {"metadata", {{"name", name + ".e"}, {"namespace", floor_ns}}},
-                             {"involvedObject",
-                              {{"kind", "PubSubBackend"}, {"name", name}, {"namespace", floor_ns}}},
-                             {"reason", "Probed"},
-                             {"message", "m"},
-                             {"type", "Normal"}})
-                       .ok();
-        if (!ok) ffailed++;
-      }
-    });
-  }
-  for (auto& t : floor_threads) t.join();
-  const double floor_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - floor_start).count();
-  auto flist = c.ListAll(kube::resources::PubSubBackend(), floor_ns);
-  if (flist.ok()) {
-    for (const auto& o : (*flist)["items"]) {
-      (void)c.Patch(kube::resources::PubSubBackend(), floor_ns, kube::NameOf(o),
-                    kube::PatchType::kMerge, {{"metadata", {{"finalizers", nullptr}}}});
-    }
-  }
-  (void)c.Delete(kube::resources::Namespace(), "", floor_ns);
+  const auto api_floor = switchboard::bench::RunApiFloor(c, ns + "-floor", backends);
+  const double floor_s = api_floor.seconds;
   // The operator has been idle for the floor's duration: its steady state.
   const long rss_settled = StatusKb(op.pid(), "VmRSS:");
 
@@ -448,7 +381,7 @@ int main(int argc, char** argv) {
   std::printf(
       "API floor           %.1f s (bare client, 6 writes per backend incl. the create, "
       "%d failures); all Ready / floor = %.2f\n",
-      floor_s, ffailed.load(), all_ready_s / floor_s);
+      floor_s, api_floor.failures, all_ready_s / floor_s);
   std::printf("operator RSS idle   %.1f MiB\n", rss_idle / 1024.0);
   std::printf("operator RSS settled %.1f MiB (all Ready, after the floor run)\n",
               rss_settled / 1024.0);
