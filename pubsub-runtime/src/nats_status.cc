@@ -4,6 +4,8 @@
 #include <cctype>
 #include <string>
 
+#include "switchboard/pubsub/connection_limit.h"
+
 namespace switchboard::pubsub::internal {
 namespace {
 
@@ -26,6 +28,13 @@ constexpr std::string_view kServerConnectionsExceeded = "maximum connections exc
 // max_connections, whose -ERR comes with INFO and is dropped.
 constexpr std::string_view kClosedAfterGreeting = "Expected 'PONG', got ''";
 
+// The account's text first: it does not contain the server's.
+ConnectionLimit LimitIn(std::string_view text) {
+  if (ContainsNoCase(text, kAccountConnectionsExceeded)) return ConnectionLimit::kAccount;
+  if (ContainsNoCase(text, kServerConnectionsExceeded)) return ConnectionLimit::kServer;
+  return ConnectionLimit::kNone;
+}
+
 }  // namespace
 
 Status FromNats(natsStatus s, std::string_view what) {
@@ -47,13 +56,14 @@ Status FromNats(natsStatus s, std::string_view what) {
   // server sends it in answer to CONNECT). The server's own limit is sent
   // with INFO, before CONNECT, and nats.c 3.4 loses that text (below); it
   // is mapped for a client that keeps it.
-  if (ContainsNoCase(text, kAccountConnectionsExceeded)) {
+  const ConnectionLimit limit = LimitIn(text);
+  if (limit == ConnectionLimit::kAccount) {
     return Status::ResourceExhausted(
         msg +
         "; the server accepted the credentials but refused the connection at the "
         "account's connection limit (the account's max_connections)");
   }
-  if (ContainsNoCase(text, kServerConnectionsExceeded)) {
+  if (limit == ConnectionLimit::kServer) {
     return Status::ResourceExhausted(
         msg +
         "; the server refused the connection at its own connection limit (the server's "
@@ -92,3 +102,14 @@ Status FromNats(natsStatus s, std::string_view what) {
 }
 
 }  // namespace switchboard::pubsub::internal
+
+namespace switchboard::pubsub {
+
+// FromNats kept the server's text in the message of every refusal at a
+// limit (and its own hints name neither text).
+ConnectionLimit ConnectionLimitOf(const Status& status) {
+  if (status.code() != StatusCode::kResourceExhausted) return ConnectionLimit::kNone;
+  return internal::LimitIn(status.message());
+}
+
+}  // namespace switchboard::pubsub

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "silent_nats.h"
+#include "switchboard/pubsub/connection_limit.h"
 #include "switchboard/pubsub/nats_pubsub.h"
 #include "switchboard/testing/nats_server.h"
 #include "switchboard/testing/net.h"
@@ -133,6 +134,7 @@ TEST(ProbeTest, ConnectionAtTheAccountLimitIsResourceExhaustedNamingIt) {
   EXPECT_NE(m.find("account's connection limit"), std::string::npos) << m;
   EXPECT_NE(m.find("max_connections"), std::string::npos) << m;
   EXPECT_EQ(m.find("check the username"), std::string::npos) << m;
+  EXPECT_EQ(ConnectionLimitOf(r.status()), ConnectionLimit::kAccount);
   EXPECT_EQ(m.find("s3cret"), std::string::npos) << m;
 
   auto other = Probe({.urls = server.url(),
@@ -182,6 +184,7 @@ TEST(ProbeTest, ConnectionAtTheServerLimitNamesMaxConnections) {
   EXPECT_NE(r.status().message().find("max_connections"), std::string::npos)
       << r.status().ToString();
   EXPECT_EQ(r.status().message().find("account"), std::string::npos) << r.status().ToString();
+  EXPECT_EQ(ConnectionLimitOf(r.status()), ConnectionLimit::kNone);
 }
 
 // What a client that keeps the server's text reports: a fake server that
@@ -196,6 +199,7 @@ TEST(ProbeTest, ServerLimitTextIsResourceExhaustedNamingIt) {
   EXPECT_NE(m.find("maximum connections exceeded"), std::string::npos) << m;
   EXPECT_NE(m.find("the server's max_connections"), std::string::npos) << m;
   EXPECT_EQ(m.find("account"), std::string::npos) << m;
+  EXPECT_EQ(ConnectionLimitOf(r.status()), ConnectionLimit::kServer);
 }
 
 // The one outcome a real nats-server cannot be made to produce on demand:
@@ -237,6 +241,21 @@ TEST(ProbeTest, BadOptionsNameTheField) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(r.status().message().find("subject prefix"), std::string::npos);
+}
+
+// Only a refusal at a limit names one: other codes, and other
+// ResourceExhausted errors (a payload over max_payload), never do.
+TEST(ConnectionLimitOf, OnlyARefusalAtALimitNamesOne) {
+  EXPECT_EQ(ConnectionLimitOf(Status::Ok()), ConnectionLimit::kNone);
+  EXPECT_EQ(ConnectionLimitOf(Status::ResourceExhausted("publish: Maximum Payload Exceeded")),
+            ConnectionLimit::kNone);
+  EXPECT_EQ(ConnectionLimitOf(Status::Unavailable("connect: maximum connections exceeded")),
+            ConnectionLimit::kNone);
+  EXPECT_EQ(ConnectionLimitOf(Status::ResourceExhausted("connect: Maximum Connections Exceeded")),
+            ConnectionLimit::kServer);
+  EXPECT_EQ(ConnectionLimitOf(
+                Status::ResourceExhausted("connect: maximum account active connections exceeded")),
+            ConnectionLimit::kAccount);
 }
 
 }  // namespace

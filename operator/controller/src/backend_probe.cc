@@ -16,6 +16,7 @@
 #include "switchboard/operator_logic/env.h"
 #include "switchboard/operator_logic/retry_timing.h"
 #include "switchboard/operator_logic/time_util.h"
+#include "switchboard/pubsub/connection_limit.h"
 
 namespace switchboard::operator_controller {
 namespace logic = ::switchboard::operator_logic;
@@ -97,6 +98,8 @@ Result<Action> BackendReconciler::Impl::Probe(NatsProbe p) {
                                                                   outcome->at);
     o.code = outcome->primary.code();
     o.message = outcome->primary.message();
+    o.server_connection_limit =
+        pubsub::ConnectionLimitOf(outcome->primary) == pubsub::ConnectionLimit::kServer;
     o.user_waiting = waiting_at_refusal
                          ? std::max(std::chrono::milliseconds(0), failure.user_waiting - o.age)
                          : failure.user_waiting;

@@ -2,6 +2,7 @@
 
 #include "switchboard/operator_logic/conditions.h"
 #include "switchboard/operator_logic/time_util.h"
+#include "switchboard/pubsub/connection_limit.h"
 
 namespace switchboard::operator_controller {
 
@@ -35,6 +36,8 @@ KeyedJobs<ProbeJob, ProbeOutcome>::Ran RunProbeJob(
     operator_logic::ProbeFailureFacts facts = *job.retry;
     facts.code = r.status().code();
     facts.probe_message = r.status().message();
+    facts.server_connection_limit =
+        pubsub::ConnectionLimitOf(r.status()) == pubsub::ConnectionLimit::kServer;
     facts.user_waiting = std::max(
         std::chrono::milliseconds(0),
         std::chrono::duration_cast<std::chrono::milliseconds>(out.at - job.credentials_since));

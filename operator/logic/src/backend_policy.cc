@@ -1,7 +1,6 @@
 #include "switchboard/operator_logic/backend_policy.h"
 
 #include <algorithm>
-#include <cctype>
 #include <variant>
 
 #include "switchboard/operator_logic/conditions.h"
@@ -18,26 +17,15 @@ std::string Duration(milliseconds d) {
   return std::to_string(s / 60) + "m" + std::to_string(s % 60) + "s";
 }
 
-bool ContainsNoCase(std::string_view hay, std::string_view needle) {
-  auto it = std::search(hay.begin(), hay.end(), needle.begin(), needle.end(), [](char a, char b) {
-    return std::tolower(static_cast<unsigned char>(a)) ==
-           std::tolower(static_cast<unsigned char>(b));
-  });
-  return it != hay.end();
-}
-
 // A probe refused at a connection limit, in the operator's words (the
-// probe's message, pubsub's, speaks of NATS, not of the API's fields). The
-// server's -ERR text, kept in the probe's message, says which limit:
-// "maximum connections exceeded" is the server's own limit (checked before
-// the credentials); anything else (its account text is "maximum account
-// active connections exceeded") is taken for the installation's account,
-// the limit the operator sets.
+// probe's message, pubsub's, speaks of NATS, not of the API's fields):
+// the server's own limit (checked before the credentials), or else the
+// installation's account's, the limit the operator sets.
 ProbeFailureStep ConnectionLimitStep(const ProbeFailureFacts& f) {
   ProbeFailureStep s;
   s.reason = reasons::kConnectionLimitReached;
   s.retry = f.failure_retry;
-  if (ContainsNoCase(f.probe_message, "maximum connections exceeded")) {
+  if (f.server_connection_limit) {
     s.message = "NatsServer " + f.server +
                 " refused the probe's connection at the NATS server's own connection limit "
                 "(max_connections in its configuration, for all of its clients): engines "
@@ -295,6 +283,7 @@ ProbeStep DecideProbe(const ProbeFacts& f) {
   ProbeFailureFacts failure = f.failure;
   failure.code = f.outcome->code;
   failure.probe_message = f.outcome->message;
+  failure.server_connection_limit = f.outcome->server_connection_limit;
   failure.user_waiting = f.outcome->user_waiting;
   failure.has_status = has_status;
   auto decided = DecideProbeFailure(failure);

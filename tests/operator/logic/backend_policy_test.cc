@@ -540,8 +540,7 @@ TEST(DecideProbeRetry, Table) {
 
 // ---- a probe refused at a connection limit (either mode) ----
 
-// pubsub::Probe's messages (nats_status.cc) for the two -ERR texts; the
-// server's text is matched case-insensitively.
+// pubsub::Probe's messages (nats_status.cc) for the two -ERR texts.
 constexpr const char* kAccountLimit =
     "connect to nats://nats.nats:4222: Error ((conn.c:1905): maximum account active connections "
     "exceeded); the server accepted the credentials but refused the connection at the account's "
@@ -550,10 +549,12 @@ constexpr const char* kServerLimit =
     "connect to nats://nats.nats:4222: Error (Maximum Connections Exceeded); the server refused "
     "the connection at its own connection limit (the server's max_connections)";
 
+// The probe pool reads which limit from pubsub::ConnectionLimitOf.
 ProbeFailureFacts AtLimit(ProbeFailureFacts f, const char* text,
                           std::optional<int64_t> max_connections = 3) {
   f.code = StatusCode::kResourceExhausted;
   f.probe_message = text;
+  f.server_connection_limit = std::string_view(text) == kServerLimit;
   f.max_connections = max_connections;
   return f;
 }

@@ -109,8 +109,12 @@ using UserPath = std::variant<ThroughFile, ThroughAuthorizers>;
 struct ProbeFailureFacts {
   StatusCode code = StatusCode::kOk;  // pubsub::Probe's, never kOk here
   std::string probe_message;          // pubsub::Probe's message
-  std::string user, server;           // the probed user; "<ns>/<name>" of the NatsServer
-  UserPath path;                      // how the user reaches the server
+  // A refusal at a connection limit (kResourceExhausted) at the NATS
+  // server's own max_connections rather than the installation's account's
+  // (pubsub::ConnectionLimitOf, which alone reads the server's texts).
+  bool server_connection_limit = false;
+  std::string user, server;  // the probed user; "<ns>/<name>" of the NatsServer
+  UserPath path;             // how the user reaches the server
   // Since the user could first be served, as `path` counts it.
   std::chrono::milliseconds user_waiting{0};
   bool has_status = false;  // the backend has conditions (not new)
@@ -187,8 +191,9 @@ struct ProbeFacts {
   // What a failed probe is judged on: the probed user, its server, how the
   // user reaches it (`failure.path`: through the file, the reloader's
   // verdict also holds a probe back), the retries (reload_retry also paces
-  // a Staged rotation's fallback). The outcome gives code, probe_message
-  // and user_waiting; has_status comes from stored_status.
+  // a Staged rotation's fallback). The outcome gives code, probe_message,
+  // server_connection_limit and user_waiting; has_status comes from
+  // stored_status.
   ProbeFailureFacts failure;
   // The latest probe taken with this fingerprint; nullopt: none.
   struct Outcome {
@@ -199,6 +204,7 @@ struct ProbeFacts {
     // `failure.user_waiting` for this refusal.
     StatusCode code = StatusCode::kOk;
     std::string message;
+    bool server_connection_limit = false;  // as in ProbeFailureFacts
     std::chrono::milliseconds user_waiting{0};
   };
   std::optional<Outcome> outcome;
