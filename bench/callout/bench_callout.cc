@@ -265,7 +265,9 @@ struct Mode {
   std::vector<double> latencies;
   double all_ready_s = 0;
   int ready = 0;
-  int not_ready = 0;                      // samples not Ready within 60 s
+  int not_ready = 0;        // samples not Ready within 60 s
+  int create_failures = 0;  // samples whose create the API refused
+  std::string first_create_failure;
   std::vector<double> connect_latencies;  // create -> the env Secret authenticates
 };
 
@@ -604,7 +606,11 @@ int main(int argc, char** argv) {
     for (Mode* m : modes) {
       const std::string name = "s" + std::to_string(s);
       const auto start = Clock::now();
-      if (!c.Create(kube::resources::PubSubBackend(), Backend(m->ns, name)).ok()) continue;
+      if (auto created = c.Create(kube::resources::PubSubBackend(), Backend(m->ns, name));
+          !created.ok()) {
+        if (m->create_failures++ == 0) m->first_create_failure = created.status().ToString();
+        continue;
+      }
       // The env Secret's credentials authenticate (what an engine needs):
       // the same measure in both modes.
       std::optional<double> connected;
@@ -672,8 +678,9 @@ int main(int argc, char** argv) {
     auto p = Summarize(m->latencies);
     std::printf(
         "%-8s create -> Ready with %d installations: p50 %.3f s, p99 %.3f s, max %.3f s "
-        "(%zu samples; %d not Ready within 60 s)\n",
-        m->name.c_str(), installations, p.p50, p.p99, p.max, p.n, m->not_ready);
+        "(%zu samples; %d not Ready within 60 s; %d creates refused%s%s)\n",
+        m->name.c_str(), installations, p.p50, p.p99, p.max, p.n, m->not_ready, m->create_failures,
+        m->create_failures ? ", first: " : "", m->first_create_failure.c_str());
   }
   for (Mode* m : modes) {
     auto p = Summarize(m->connect_latencies);

@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -355,11 +356,19 @@ class HttplibTransport : public Transport {
     return c;
   }
 
+  // The most recently used idle connection, unless it has been idle longer
+  // than idle_connection_timeout; those (the oldest, at the front) close.
   Result<ClientPtr> Acquire(bool* reused) {
+    std::vector<ClientPtr> expired;  // closed outside the lock
     {
       std::lock_guard<std::mutex> lock(pool_mu_);
+      const auto oldest = std::chrono::steady_clock::now() - config_.idle_connection_timeout;
+      auto fresh = std::find_if(pool_.begin(), pool_.end(),
+                                [&](const Idle& i) { return i.since >= oldest; });
+      for (auto it = pool_.begin(); it != fresh; ++it) expired.push_back(std::move(it->client));
+      pool_.erase(pool_.begin(), fresh);
       if (!pool_.empty()) {
-        ClientPtr c = std::move(pool_.back());
+        ClientPtr c = std::move(pool_.back().client);
         pool_.pop_back();
         *reused = true;
         return c;
@@ -371,7 +380,7 @@ class HttplibTransport : public Transport {
 
   void Release(ClientPtr c) {
     std::lock_guard<std::mutex> lock(pool_mu_);
-    if (pool_.size() < kMaxIdle) pool_.push_back(std::move(c));
+    if (pool_.size() < kMaxIdle) pool_.push_back({std::move(c), std::chrono::steady_clock::now()});
   }
 
   Result<httplib::Request> Build(const HttpRequest& req) {
@@ -434,7 +443,11 @@ class HttplibTransport : public Transport {
   PkeyPtr key_;
   internal::TokenSource tokens_;
   std::mutex pool_mu_;
-  std::vector<ClientPtr> pool_;  // idle keep-alive connections; guarded by pool_mu_
+  struct Idle {
+    ClientPtr client;
+    std::chrono::steady_clock::time_point since;  // released
+  };
+  std::vector<Idle> pool_;  // idle keep-alive connections, oldest first; guarded by pool_mu_
 };
 
 }  // namespace

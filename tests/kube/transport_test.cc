@@ -1,8 +1,11 @@
 // Transport failures a real API server cannot produce on demand: nothing
-// listening, and a peer that accepts but never answers (a hung server). The
-// peers here are plain loopback sockets, said so because they are fakes.
+// listening, a peer that accepts but never answers (a hung server), and
+// one that closes its idle kept-alive connections within seconds (the
+// real one waits 90 s). The peers here are plain loopback sockets or an
+// httplib server, said so because they are fakes.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <httplib.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -16,6 +19,8 @@
 #include "switchboard/kube/client.h"
 #include "switchboard/kube/event_recorder.h"
 #include "switchboard/testing/net.h"
+#include "switchboard/testing/temp_dir.h"
+#include "switchboard/testing/test_certs.h"
 #include "switchboard/testing/wait.h"
 
 namespace switchboard::kube {
@@ -199,6 +204,71 @@ TEST(Transport, ServerPathPrefixWarningsAndStatusMapping) {
   auto lines = server.request_lines();
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(lines[0], "GET /k8s/clusters/c-1/api/v1/namespaces/a/secrets/b HTTP/1.1");
+}
+
+// A kept-alive connection idle past idle_connection_timeout is not used
+// again: a create (a POST, never retried) after the server closed the
+// connection while it was idle goes out on a new one and succeeds. Over
+// TLS, as to an API server: the server's close_notify is data on the
+// socket, so the HTTP library's own check (is the peer's end closed?)
+// takes the dead connection for a live one.
+TEST(Transport, IdleConnectionsPastTheirTimeoutAreNotReused) {
+  testing::TempDir dir;
+  const testing::TestCerts certs = testing::MakeCerts(dir.path());
+  ASSERT_FALSE(certs.cert.empty());
+  httplib::SSLServer server(certs.cert.c_str(), certs.key.c_str());
+  ASSERT_TRUE(server.is_valid());
+  server.set_keep_alive_timeout(2);  // seconds
+  std::mutex mu;
+  std::vector<int> ports;  // each request's client port; guarded by mu
+  server.Post("/api/v1/namespaces/a/secrets",
+              [&](const httplib::Request& req, httplib::Response& res) {
+                {
+                  std::lock_guard<std::mutex> lock(mu);
+                  ports.push_back(req.remote_port);
+                }
+                res.status = 201;
+                res.set_content(req.body, "application/json");
+              });
+  const int port = server.bind_to_any_port("127.0.0.1");
+  ASSERT_GT(port, 0);
+  std::thread serving([&] { server.listen_after_bind(); });
+  if (!testing::WaitFor([&] { return server.is_running(); }, 5s, 10ms)) {
+    server.stop();
+    serving.join();
+    FAIL() << "the httplib server did not start";
+  }
+
+  Config c;
+  c.server = "https://127.0.0.1:" + std::to_string(port);
+  c.ca_pem = certs.ca_pem;
+  c.connect_timeout = 2s;
+  c.idle_connection_timeout = 1s;  // a second call made at once is within it
+  auto client = Client::New(c);
+  auto create = [&]() -> Result<nlohmann::json> {
+    if (!client.ok()) return client.status();
+    const nlohmann::json secret = {{"apiVersion", "v1"},
+                                   {"kind", "Secret"},
+                                   {"metadata", {{"name", "s"}, {"namespace", "a"}}}};
+    return (*client)->Create(resources::Secret(), secret);
+  };
+  auto first = create();
+  auto second = create();  // at once: the same connection
+  // Past the server's keep-alive timeout, so past the client's idle one.
+  const auto until = std::chrono::steady_clock::now() + 2500ms;
+  testing::WaitFor([&] { return std::chrono::steady_clock::now() >= until; }, 5s, 50ms);
+  auto third = create();
+  server.stop();
+  serving.join();
+
+  ASSERT_TRUE(client.ok()) << client.status().ToString();
+  EXPECT_TRUE(first.ok()) << first.status().ToString();
+  EXPECT_TRUE(second.ok()) << second.status().ToString();
+  EXPECT_TRUE(third.ok()) << third.status().ToString();
+  std::lock_guard<std::mutex> lock(mu);
+  ASSERT_EQ(ports.size(), 3u);
+  EXPECT_EQ(ports[0], ports[1]) << "a connection used at once is kept alive";
+  EXPECT_NE(ports[1], ports[2]) << "an idle connection past its timeout was used again";
 }
 
 TEST(Transport, BadTlsMaterialIsRejectedUpFront) {

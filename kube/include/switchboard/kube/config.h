@@ -26,6 +26,11 @@ struct Config {
   std::chrono::milliseconds timeout{std::chrono::seconds(30)};
   // TCP/TLS connect deadline.
   std::chrono::milliseconds connect_timeout{std::chrono::seconds(5)};
+  // A kept-alive connection idle for longer is closed, not reused: the API
+  // server closes its own after 90 s idle (a load balancer in front of it
+  // often after 60), and a create sent on a connection the server has
+  // closed fails (a POST is not retried: it is not idempotent).
+  std::chrono::milliseconds idle_connection_timeout{std::chrono::seconds(45)};
 
   // Parses a kubeconfig file and resolves `context` (empty: current-context).
   // Relative file paths in it are relative to the file's directory.
