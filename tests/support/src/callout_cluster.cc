@@ -130,37 +130,20 @@ std::string CalloutClusterE2E::WaitConfigBody(const std::function<bool(const std
   return body;
 }
 
-bool CalloutClusterE2E::IsCalloutConfig(const std::string& body) {
-  return body.find("auth_callout") != std::string::npos;
-}
-
-bool CalloutClusterE2E::IsOperatorModeConfig(const std::string& body) {
-  return body.find("default_sentinel") != std::string::npos;
-}
-
 std::vector<std::string> CalloutClusterE2E::Bodies(const std::string& body) const {
-  const std::string quoted = "\"" + ResolverDir() + "\"";
-  std::vector<std::string> out;
-  for (int i = 0; i < cluster->size(); i++) {
-    std::string b = body;
-    if (auto at = b.find(quoted); at != std::string::npos) {
-      b.replace(at, quoted.size(), "\"" + StoreOf(i) + "\"");
-    }
-    out.push_back(std::move(b));
-  }
-  return out;
+  return BodiesWithStores(body, ResolverDir(), cluster->size());
 }
 
 bool CalloutClusterE2E::EveryStoreHolds(const std::string& account) const {
   for (int i = 0; i < cluster->size(); i++) {
-    if (!std::filesystem::exists(StoreOf(i) + "/" + account + ".jwt")) return false;
+    if (!StoreHolds(StoreOf(i), account)) return false;
   }
   return true;
 }
 
 bool CalloutClusterE2E::NoStoreHolds(const std::string& account) const {
   for (int i = 0; i < cluster->size(); i++) {
-    if (std::filesystem::exists(StoreOf(i) + "/" + account + ".jwt")) return false;
+    if (StoreHolds(StoreOf(i), account)) return false;
   }
   return true;
 }
@@ -178,27 +161,6 @@ void CalloutClusterE2E::RollingRestart(const std::string& body,
     ASSERT_TRUE(cluster->RestartServer(i)) << cluster->error();
     if (after_each) after_each(i);
   }
-}
-
-std::vector<std::optional<std::string>> CalloutClusterE2E::LoadTimes() const {
-  std::vector<std::optional<std::string>> t;
-  for (int i = 0; i < cluster->size(); i++) t.push_back(cluster->ConfigLoadTime(i));
-  return t;
-}
-
-std::vector<ClientConn> CalloutClusterE2E::Clients() const {
-  std::vector<ClientConn> out;
-  for (int i = 0; i < cluster->size(); i++) {
-    if (!cluster->running(i)) continue;
-    json connz = cluster->Monitor(i, "connz?auth=true&limit=100000");
-    for (const auto& c : connz.value("connections", json::array())) {
-      std::string user = c.value("authorized_user", "");
-      if (user.empty()) continue;
-      out.push_back(
-          {i, c.value("cid", uint64_t{0}), user.substr(0, user.find('#')), c.value("account", "")});
-    }
-  }
-  return out;
 }
 
 std::multiset<std::string> CalloutClusterE2E::AccountsOf(const std::string& user) const {

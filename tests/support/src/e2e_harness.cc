@@ -12,6 +12,7 @@
 #include "switchboard/api/constants.h"
 #include "switchboard/api/names.h"
 #include "switchboard/common/base64.h"
+#include "switchboard/testing/nats_accounts.h"
 #include "switchboard/testing/net.h"
 #include "switchboard/testing/tool_path.h"
 #include "switchboard/testing/wait.h"
@@ -267,19 +268,39 @@ std::pair<int, std::string> AuthorizerProcess::Fetch(const std::string& path) co
 }
 
 CalloutNats::CalloutNats(std::string ns, std::string name, std::vector<std::string> namespaces)
+    : CalloutNats(std::move(ns), std::move(name), std::move(namespaces), Options{}) {}
+
+CalloutNats::CalloutNats(std::string ns, std::string name, std::vector<std::string> namespaces,
+                         Options options)
     : ns_(std::move(ns)),
       name_(std::move(name)),
       namespaces_(std::move(namespaces)),
-      nats_(testing::NatsCluster::Options{.size = 1, .binary = CalloutNatsServerBinary()}) {}
+      options_(std::move(options)),
+      nats_(testing::NatsCluster::Options{.size = options_.size,
+                                          .binary = CalloutNatsServerBinary()}) {}
 
 CalloutNats::~CalloutNats() {
-  authorizers_.clear();  // before the server: they would only reconnect
+  authorizers_.clear();  // before the servers: they would only reconnect
+}
+
+std::string CalloutNats::ServerYaml(const std::vector<std::string>& allowed) const {
+  if (!accounts()) return CalloutServerYaml(ns_, name_, url(), allowed);
+  return NatsServerYaml(ns_, name_, url(), allowed) +
+         "  isolation: Accounts\n  provisioning:\n    mode: AuthCallout\n"
+         "    authCallout: {resolverDir: \"" +
+         resolver_dir() + "\"}\n";
+}
+
+std::string CalloutNats::store(int i) const { return StoreDir(resolver_dir(), i); }
+
+std::vector<std::optional<std::string>> CalloutNats::LoadTimes() const {
+  return e2e::LoadTimes(nats_);
 }
 
 bool CalloutNats::StartServer(const std::string& static_config) {
   static_config_ = static_config;
-  if (!nats_.Start(static_config)) {
-    error_ = "nats-server-callout did not start: " + nats_.error() + "\n" + nats_.Log(0);
+  if (!nats_.Start(BodiesWithStores(static_config, resolver_dir(), nats_.size()))) {
+    error_ = "nats-server-callout did not start: " + nats_.error() + "\n" + Logs();
     return false;
   }
   return true;
@@ -291,7 +312,7 @@ bool CalloutNats::StartServerFromSecret(std::chrono::milliseconds timeout) {
   if (!testing::WaitFor(
           [&] {
             text = SecretData(ns_, secret)[std::string(api::kDefaultConfigKey)];
-            return text.find("auth_callout") != std::string::npos;
+            return accounts() ? IsOperatorModeConfig(text) : IsCalloutConfig(text);
           },
           timeout, 200ms)) {
     error_ = "no static config in Secret " + ns_ + "/" + secret + ": \"" + text + "\"";
@@ -316,7 +337,11 @@ bool CalloutNats::StartAuthorizers(int count, std::chrono::milliseconds timeout)
 }
 
 std::string CalloutNats::Logs(size_t tail) const {
-  std::string out = "nats-server-callout log (tail):\n" + LogTail(nats_.Log(0), tail) + "\n";
+  std::string out;
+  for (int i = 0; i < nats_.size(); i++) {
+    out += "nats-server-callout " + nats_.server_name(i) + " log (tail):\n" +
+           LogTail(nats_.Log(i), tail) + "\n";
+  }
   for (size_t i = 0; i < authorizers_.size(); i++) {
     out += "authorizer " + std::to_string(i) + " log (tail):\n" +
            LogTail(authorizers_[i]->Log(), tail) + "\n";

@@ -35,6 +35,7 @@
 
 #include "switchboard/kube/client.h"
 #include "switchboard/testing/e2e_harness.h"
+#include "switchboard/testing/nats_accounts.h"
 #include "switchboard/testing/nats_cluster.h"
 #include "switchboard/testing/process.h"
 #include "switchboard/testing/temp_dir.h"
@@ -68,14 +69,6 @@ class EngineProcess {
   testing::Process proc_;
 };
 
-// One client connection a server's /connz shows.
-struct ClientConn {
-  int server = -1;      // index in the cluster
-  uint64_t cid = 0;     // the server's connection id
-  std::string user;     // authorized_user without "#<generation>"
-  std::string account;  // "" for the global account, which connz does not name
-};
-
 class CalloutClusterE2E : public ::testing::Test {
  protected:
   static constexpr char kServer[] = "callout";
@@ -102,15 +95,17 @@ class CalloutClusterE2E : public ::testing::Test {
   std::string WaitConfigBody(const std::function<bool(const std::string&)>& ready,
                              const std::string& what,
                              std::chrono::milliseconds timeout = std::chrono::seconds(60));
-  // The static config of each mode, by what only it holds.
-  static bool IsCalloutConfig(const std::string& body);       // auth_callout
-  static bool IsOperatorModeConfig(const std::string& body);  // default_sentinel
+  // The static config of each mode, by what only it holds (nats_accounts.h).
+  static bool IsCalloutConfig(const std::string& body) { return e2e::IsCalloutConfig(body); }
+  static bool IsOperatorModeConfig(const std::string& body) {
+    return e2e::IsOperatorModeConfig(body);
+  }
 
   // --- NATS ----------------------------------------------------------------
   // The resolver store the NatsServer names; each server gets its own
   // directory beside it (one config body, three local processes).
   std::string ResolverDir() const { return cluster->dir() + "/resolver"; }
-  std::string StoreOf(int i) const { return ResolverDir() + "-" + std::to_string(i); }
+  std::string StoreOf(int i) const { return StoreDir(ResolverDir(), i); }
   // Whether every server's store holds `account`'s JWT; whether none does.
   bool EveryStoreHolds(const std::string& account) const;
   bool NoStoreHolds(const std::string& account) const;
@@ -124,10 +119,10 @@ class CalloutClusterE2E : public ::testing::Test {
   // after_each(i) runs; asserts.
   void RollingRestart(const std::string& body, const std::function<void(int)>& after_each = {});
   // /varz config_load_time of each server: moves with every (re)load.
-  std::vector<std::optional<std::string>> LoadTimes() const;
+  std::vector<std::optional<std::string>> LoadTimes() const { return e2e::LoadTimes(*cluster); }
   // Every client connection of every running server with an authorized
   // user (the operator's probes included).
-  std::vector<ClientConn> Clients() const;
+  std::vector<ClientConn> Clients() const { return e2e::Clients(*cluster); }
   // The accounts `user`'s connections are in, one entry per connection.
   std::multiset<std::string> AccountsOf(const std::string& user) const;
 

@@ -1,8 +1,9 @@
 // What the operator's end-to-end tests run: kubectl against the shared
 // local cluster (fixture "cluster"), a real nats-server whose config
 // includes the operator's rendered file, switchboard-config-sync reloading
-// it, switchboard-operator processes, and for AuthCallout mode a
-// nats-server-callout on the operator's static config with
+// it, switchboard-operator processes, and for AuthCallout mode
+// nats-server-callout on the operator's static config (one server, or three
+// routed ones each with its own resolver store in operator mode) with
 // switchboard-authorizer replicas. Every helper starts only what it stops.
 #pragma once
 
@@ -133,43 +134,71 @@ class AuthorizerProcess {
   testing::Process proc_;
 };
 
-// A NatsServer in AuthCallout mode as the chart runs it: one
-// nats-server-callout started on the static config the operator wrote into
-// the config Secret (auth_callout is not reloadable: the server needs it at
-// start), and switchboard-authorizer replicas answering its callout. The
-// ports are chosen at construction, so url() can go into the NatsServer
-// before its config exists; nothing runs until the Start calls. Destroying
-// it stops the authorizers, then the server.
+// A NatsServer in AuthCallout mode as the chart runs it: nats-server-callout
+// started on the static config the operator wrote into the config Secret
+// (auth_callout is not reloadable: the server needs it at start), and
+// switchboard-authorizer replicas answering its callout. One server with
+// isolation Permissions by default (one callout account); with
+// isolation Accounts (NATS operator mode) the NatsServer names a resolver
+// directory and each server gets a store of its own (nats_accounts.h), as
+// each pod of a StatefulSet has, the full resolver sharing the account JWTs
+// between them. The ports are chosen at construction, so url() can go into
+// the NatsServer before its config exists; nothing runs until the Start
+// calls. Destroying it stops the authorizers, then the servers.
 class CalloutNats {
  public:
+  struct Options {
+    // Servers, routed to each other. Where more than one server is
+    // involved, three.
+    int size = 1;
+    std::string isolation = "Permissions";  // or "Accounts"
+  };
   // Serves the NatsServer ns/name; the authorizers watch `namespaces`.
   CalloutNats(std::string ns, std::string name, std::vector<std::string> namespaces);
+  CalloutNats(std::string ns, std::string name, std::vector<std::string> namespaces,
+              Options options);
   ~CalloutNats();
   CalloutNats(const CalloutNats&) = delete;
   CalloutNats& operator=(const CalloutNats&) = delete;
 
-  std::string url() const { return nats_.url(0); }
-  // Starts the server on `static_config`; false with the reason in error().
+  // One server: its URL; more: every server's (a seed list).
+  std::string url() const { return nats_.size() == 1 ? nats_.url(0) : nats_.urls(); }
+  std::string url(int i) const { return nats_.url(i); }
+  int size() const { return nats_.size(); }
+  bool accounts() const { return options_.isolation == "Accounts"; }
+  // The NatsServer ns/name at url() in this isolation (Accounts: the
+  // resolver directory resolver_dir()), admitting `allowed` namespaces.
+  std::string ServerYaml(const std::vector<std::string>& allowed = {}) const;
+  // Accounts: what the NatsServer names, and server i's own store.
+  std::string resolver_dir() const { return nats_.dir() + "/resolver"; }
+  std::string store(int i) const;
+
+  // Starts every server on `static_config` (each its own store);
+  // false with the reason in error().
   bool StartServer(const std::string& static_config);
-  // Waits until the config Secret holds a static config (auth_callout) and
-  // starts the server on it; the config is then in static_config().
+  // Waits until the config Secret holds the static config of this
+  // isolation (IsCalloutConfig, IsOperatorModeConfig) and starts the
+  // servers on it; the config is then in static_config().
   bool StartServerFromSecret(std::chrono::milliseconds timeout);
   // Starts `count` more authorizers and waits until each is ready.
   bool StartAuthorizers(int count, std::chrono::milliseconds timeout);
 
   const std::string& static_config() const { return static_config_; }
-  // /varz config_load_time: moves with every (re)load of the config.
+  // /varz config_load_time of server 0; of every server: moves with every
+  // (re)load of the config.
   std::optional<std::string> ConfigLoadTime() const { return nats_.ConfigLoadTime(0); }
+  std::vector<std::optional<std::string>> LoadTimes() const;
   testing::NatsCluster& nats() { return nats_; }
   int authorizers() const { return static_cast<int>(authorizers_.size()); }
   AuthorizerProcess& authorizer(int i) { return *authorizers_.at(static_cast<size_t>(i)); }
   const std::string& error() const { return error_; }
-  // The tails of the server's and every authorizer's log, for a failure.
+  // The tails of every server's and every authorizer's log, for a failure.
   std::string Logs(size_t tail = 3000) const;
 
  private:
   std::string ns_, name_;
   std::vector<std::string> namespaces_;
+  Options options_;
   testing::NatsCluster nats_;
   std::vector<std::unique_ptr<AuthorizerProcess>> authorizers_;
   std::string static_config_;
