@@ -7,24 +7,40 @@
 //   (d) the operator restarts and the API server is then frozen (SIGSTOP)
 //       for 45 s, longer than any wait in the operator (watch backoff max
 //       30 s, lease 4 s here, probe timeout 2 s), before it comes back.
-// In both provisioning modes (the test's parameter):
+// In every provisioning mode (the test's parameter):
 //   IncludeFile  nats-server including the rendered file, kept by
 //                switchboard-config-sync: the file never has fewer than N
 //                users.
-//   AuthCallout  nats-server-callout on the static config the operator
-//                wrote, two switchboard-authorizer replicas: every
-//                backend's credentials authenticate through the callout in
-//                every sample, the callout Secret (issuer key included) and
-//                the static config never change, and the server never
-//                loads its config again (/varz config_load_time).
-// Losing the Lease in (c) is allowed (a restart longer than the renew
-// deadline; the replica exits 1 and its Deployment would start it again):
-// some replica leads again once the API server is back.
+//   AuthCallout  one nats-server-callout on the static config the operator
+//                wrote (isolation Permissions: one callout account), two
+//                switchboard-authorizer replicas: every backend's
+//                credentials authenticate through the callout in every
+//                sample, the callout Secret (issuer key included) and the
+//                static config never change, and the server never loads
+//                its config again (/varz config_load_time).
+//   AuthCalloutAccounts  isolation Accounts (NATS operator mode): three
+//                routed nats-server-callout on the operator-mode config,
+//                each with its own full resolver store, two authorizers.
+//                All of AuthCallout's checks (each credential tried on
+//                another server in every sample, no server reloads, the
+//                callout Secret with the operator-mode seeds unchanged),
+//                and in every sample: no installation's account JWT leaves
+//                any store, none is signed again (a drop and a re-push
+//                between samples shows as new bytes; other claims as a
+//                rewrite), every connection of an installation's user is
+//                in the account its backend's status.account names (never
+//                the auth account or another's) and every engine has one,
+//                and no backend's status.account changes.
+// Each phase ends with a sample of NATS taken after it. Losing the Lease in
+// (c) is allowed (a restart longer than the renew deadline; the replica
+// exits 1 and its Deployment would start it again): some replica leads
+// again once the API server is back.
 // Everything is real: kube-apiserver + etcd (fixture "cluster"), the
 // binaries of this build. RUN_SERIAL: it restarts and freezes the shared API
 // server.
 //
-// N: SWITCHBOARD_OUTAGE_BACKENDS (default 300), one connection per 10.
+// N: SWITCHBOARD_OUTAGE_BACKENDS (default 300 in every mode), one
+// connection per 10.
 #include <gtest/gtest.h>
 #include <nats/nats.h>
 #include <signal.h>
@@ -45,6 +61,7 @@
 #include "switchboard/kube/config.h"
 #include "switchboard/testing/e2e_harness.h"
 #include "switchboard/testing/metrics_text.h"
+#include "switchboard/testing/nats_accounts.h"
 #include "switchboard/testing/objects.h"
 #include "switchboard/testing/wait.h"
 
@@ -55,12 +72,25 @@ using namespace std::chrono_literals;
 
 constexpr char kServer[] = "shared";
 
-enum class Mode { kIncludeFile, kAuthCallout };
+enum class Mode { kIncludeFile, kAuthCallout, kAuthCalloutAccounts };
 
 std::string ModeName(const ::testing::TestParamInfo<Mode>& info) {
-  return info.param == Mode::kAuthCallout ? "AuthCallout" : "IncludeFile";
+  switch (info.param) {
+    case Mode::kIncludeFile:
+      return "IncludeFile";
+    case Mode::kAuthCallout:
+      return "AuthCallout";
+    case Mode::kAuthCalloutAccounts:
+      return "AuthCalloutAccounts";
+  }
+  return "";
 }
 
+// SWITCHBOARD_OUTAGE_BACKENDS when set, else 300. Operator mode takes the
+// same default: at 300 it ran in 175 s here (every backend Ready at 30 s,
+// the four phases done at 124 s, then the namespace's deletion), beside
+// IncludeFile's 109 s and AuthCallout's 146 s: within the 3 minutes a mode
+// may add to CI, so no smaller N that would test less.
 int Backends() {
   const char* n = std::getenv("SWITCHBOARD_OUTAGE_BACKENDS");
   return n && std::atoi(n) > 0 ? std::atoi(n) : 300;
@@ -76,6 +106,22 @@ int CountUsers(const std::string& text) {
 
 using ::switchboard::testing::MetricSum;
 
+// `urls` (one URL, or a comma-separated seed list as a NatsServer's
+// spec.url may be) as the servers nats.c tries: natsOptions_SetURL takes
+// one URL only.
+void SetUrls(natsOptions* opts, const std::string& urls) {
+  std::vector<std::string> list;
+  for (size_t at = 0; at <= urls.size();) {
+    size_t comma = urls.find(',', at);
+    if (comma == std::string::npos) comma = urls.size();
+    list.push_back(urls.substr(at, comma - at));
+    at = comma + 1;
+  }
+  std::vector<const char*> c;
+  for (const auto& u : list) c.push_back(u.c_str());
+  natsOptions_SetServers(opts, c.data(), static_cast<int>(c.size()));
+}
+
 // One connect with a user's credentials, closed at once: "" when the server
 // accepted them, else why not. A refusal (Authorization Violation, which is
 // also what a callout nobody answered in time gets) is final; a connect
@@ -88,7 +134,7 @@ std::string Authenticate(const std::string& url, const std::string& user,
     natsOptions* opts = nullptr;
     natsConnection* nc = nullptr;
     natsOptions_Create(&opts);
-    natsOptions_SetURL(opts, url.c_str());
+    SetUrls(opts, url);
     natsOptions_SetUserInfo(opts, user.c_str(), password.c_str());
     natsOptions_SetAllowReconnect(opts, false);
     natsOptions_SetTimeout(opts, 10000);
@@ -108,16 +154,18 @@ class EngineConnection {
  public:
   explicit EngineConnection(const std::map<std::string, std::string>& env) {
     natsOptions_Create(&opts_);
-    natsOptions_SetURL(opts_, env.at("SERVER_MSGQUEUE_PUBSUB_NATS_URL").c_str());
+    SetUrls(opts_, env.at("SERVER_MSGQUEUE_PUBSUB_NATS_URL"));
     natsOptions_SetUserInfo(opts_, env.at("SERVER_MSGQUEUE_PUBSUB_NATS_USERNAME").c_str(),
                             env.at("SERVER_MSGQUEUE_PUBSUB_NATS_PASSWORD").c_str());
     natsOptions_SetMaxReconnect(opts_, -1);
     natsOptions_SetDisconnectedCB(opts_, &EngineConnection::OnDisconnected, events_.get());
     natsOptions_SetClosedCB(opts_, &EngineConnection::OnClosed, events_.get());
-    ok_ = natsConnection_Connect(&nc_, opts_) == NATS_OK;
+    natsStatus s = natsConnection_Connect(&nc_, opts_);
     const std::string subject = env.at("SERVER_MSGQUEUE_PUBSUB_NATS_SUBJECT_PREFIX") + ".*";
-    ok_ = ok_ && natsConnection_SubscribeSync(&sub_, nc_, subject.c_str()) == NATS_OK &&
-          natsConnection_Flush(nc_) == NATS_OK;
+    if (s == NATS_OK) s = natsConnection_SubscribeSync(&sub_, nc_, subject.c_str());
+    if (s == NATS_OK) s = natsConnection_Flush(nc_);
+    ok_ = s == NATS_OK;
+    if (!ok_) error_ = std::string(natsStatus_GetText(s)) + ": " + nats_GetLastError(nullptr);
   }
   // nats.c runs the disconnected and closed callbacks on its own callback
   // thread, after natsConnection_Close has returned: their state must live
@@ -143,6 +191,7 @@ class EngineConnection {
   EngineConnection& operator=(const EngineConnection&) = delete;
 
   bool ok() const { return ok_; }
+  const std::string& error() const { return error_; }  // why not ok()
   bool connected() const { return nc_ && natsConnection_Status(nc_) == NATS_CONN_STATUS_CONNECTED; }
   int disconnects() const { return events_->disconnects.load(); }
 
@@ -171,6 +220,7 @@ class EngineConnection {
   natsConnection* nc_ = nullptr;
   natsSubscription* sub_ = nullptr;
   bool ok_ = false;
+  std::string error_;
 };
 
 // SIGCONTs the API server on every exit path of a freeze.
@@ -229,7 +279,10 @@ class OperatorOutageE2E : public ::testing::TestWithParam<Mode> {
     if (callout()) {
       ASSERT_EQ(access(CalloutNatsServerBinary().c_str(), X_OK), 0)
           << CalloutNatsServerBinary() << " is missing (make tools, or SWITCHBOARD_TOOLS_DIR)";
-      callout_nats = std::make_unique<CalloutNats>(ns, kServer, std::vector<std::string>{ns});
+      // Operator mode: three routed servers, each its own resolver store.
+      CalloutNats::Options o;
+      if (accounts()) o = {.size = 3, .isolation = "Accounts"};
+      callout_nats = std::make_unique<CalloutNats>(ns, kServer, std::vector<std::string>{ns}, o);
     } else {
       file_nats = std::make_unique<LocalNats>();
       ASSERT_TRUE(file_nats->ok());
@@ -256,7 +309,9 @@ class OperatorOutageE2E : public ::testing::TestWithParam<Mode> {
     sync.Stop();
   }
 
-  bool callout() const { return GetParam() == Mode::kAuthCallout; }
+  // Both AuthCallout isolations; operator mode (isolation Accounts) alone.
+  bool callout() const { return GetParam() != Mode::kIncludeFile; }
+  bool accounts() const { return GetParam() == Mode::kAuthCalloutAccounts; }
   std::string url() const { return callout() ? callout_nats->url() : file_nats->url(); }
 
   std::unique_ptr<OperatorProcess> StartOperator(const std::vector<std::string>& extra = {}) {
@@ -322,7 +377,9 @@ class OperatorOutageE2E : public ::testing::TestWithParam<Mode> {
 
   // The data of every Secret the test watches: each backend's env and
   // credentials Secret; in AuthCallout mode also the callout Secret (the
-  // issuer's key pair) and the static config. One list.
+  // issuer's key pair; in operator mode the operator's, system account's,
+  // auth users' and installation signing seeds too: operator_mode_keys.h)
+  // and the static config. One list.
   std::map<std::string, json> WatchedSecrets(int n) {
     std::map<std::string, json> out;
     std::set<std::string> watched;
@@ -358,37 +415,156 @@ class OperatorOutageE2E : public ::testing::TestWithParam<Mode> {
 
   // One sample of the NATS side: how many of the n users NATS accepts now
   // (IncludeFile: users in the included file; AuthCallout: backends whose
-  // credentials authenticate), and in AuthCallout mode the server's config
-  // load time.
+  // credentials authenticate, in operator mode each on a server of its own
+  // that moves with every sample), and in AuthCallout mode every server's
+  // config load time; in operator mode also the stores and the accounts
+  // the connections are in (SampleAccounts).
   void SampleUsers() {
     int accepted = 0;
     if (!callout()) {
       accepted = CountUsers(file_nats->IncludeText());
     } else {
+      const int servers = callout_nats->size();
+      int k = samples.load();
       for (const auto& [user, password] : credentials) {
-        std::string why = Authenticate(url(), user, password);
+        const std::string at = servers == 1 ? url() : callout_nats->url(k++ % servers);
+        std::string why = Authenticate(at, user, password);
         if (why.empty()) {
           accepted++;
           continue;
         }
         std::lock_guard lock(mu);
-        if (refusals.size() < 10) refusals.push_back(user + ": " + why);
+        if (refusals.size() < 10) refusals.push_back(user + " at " + at + ": " + why);
       }
-      auto loaded = callout_nats->ConfigLoadTime();
+      auto loaded = callout_nats->LoadTimes();
       std::lock_guard lock(mu);
-      if (loaded && *loaded != config_load_time) reloads.push_back(*loaded);
+      for (size_t i = 0; i < loaded.size(); i++) {
+        if (loaded[i] && loaded[i] != load_times.at(i)) {
+          reloads.push_back("server " + std::to_string(i) + " at " + *loaded[i]);
+        }
+      }
     }
+    if (accounts()) SampleAccounts();
     min_users = std::min(min_users.load(), accepted);
     samples++;
   }
-  // One sample of the API side: every b* backend is Ready (nothing while
-  // the API server is away).
+
+  // Operator mode, recorded once every backend is Ready: each server's
+  // store (account -> the JWT, and its claims without iat and jti) and the
+  // account each user's connections must be in.
+  void RecordAccounts(int n) {
+    auth_account = Get("natsserver", ns, kServer)["status"]["authCallout"].value("issuer", "");
+    ASSERT_FALSE(auth_account.empty()) << Get("natsserver", ns, kServer).dump(2);
+    std::set<std::string> distinct;
+    for (const auto& b : ListBackends()) {
+      const std::string name = b["metadata"].value("name", "");
+      const std::string account = b.value("status", json::object()).value("account", "");
+      ASSERT_EQ(account.size(), 56u) << name << ": " << b.value("status", json()).dump();
+      ASSERT_EQ(account[0], 'A') << name << ": " << account;
+      ASSERT_NE(account, auth_account) << name;
+      ASSERT_TRUE(distinct.insert(account).second) << name << " shares account " << account;
+      account_of_backend[name] = account;
+    }
+    ASSERT_EQ(account_of_backend.size(), static_cast<size_t>(n));
+    // Pushed to every store (the full resolver shares what one server got).
+    ASSERT_TRUE(testing::WaitFor(
+        [&] {
+          for (int i = 0; i < callout_nats->size(); i++) {
+            auto held = StoredJwts(callout_nats->store(i));
+            for (const auto& a : distinct) {
+              if (!held.count(a)) return false;
+            }
+          }
+          return true;
+        },
+        60s, 200ms))
+        << "an installation's account is missing from a server's store";
+    stored.assign(static_cast<size_t>(callout_nats->size()), {});
+    for (int i = 0; i < callout_nats->size(); i++) {
+      for (auto& [account, jwt] : StoredJwts(callout_nats->store(i))) {
+        if (!distinct.count(account)) continue;
+        const std::string claims = ClaimsOf(jwt);
+        ASSERT_FALSE(claims.empty()) << "server " << i << "'s JWT of " << account << ": " << jwt;
+        stored[static_cast<size_t>(i)][account] = {jwt, claims};
+      }
+    }
+  }
+
+  // Operator mode: no installation's account left any store or was
+  // rewritten there (the same claims signed again count as a re-push,
+  // other claims as a rewrite); every connection of an installation's user
+  // is in that installation's account, and every engine has one there.
+  void SampleAccounts() {
+    std::vector<std::string> lost, rewritten;
+    std::set<std::string> pushed_again;
+    for (int i = 0; i < callout_nats->size(); i++) {
+      const auto held = StoredJwts(callout_nats->store(i));
+      for (const auto& [account, was] : stored.at(static_cast<size_t>(i))) {
+        auto it = held.find(account);
+        const std::string where = account + " in server " + std::to_string(i) + "'s store";
+        if (it == held.end()) {
+          lost.push_back(where);
+        } else if (it->second != was.jwt) {
+          // A file being written (no claims yet) is being signed again too.
+          const std::string claims = ClaimsOf(it->second);
+          if (claims.empty() || claims == was.claims) {
+            pushed_again.insert(where);
+          } else {
+            rewritten.push_back(where + ": " + claims + " (was " + was.claims + ")");
+          }
+        }
+      }
+    }
+    int unanswered = 0;
+    const auto clients = Clients(callout_nats->nats(), &unanswered);
+    std::vector<std::string> misplaced;
+    std::map<std::string, int> engine_conns;  // user -> connections in its account
+    for (const auto& c : clients) {
+      auto want = account_of_user.find(c.user);
+      if (want == account_of_user.end()) continue;
+      if (c.account != want->second) {
+        misplaced.push_back(c.user + " (cid " + std::to_string(c.cid) + ", server " +
+                            std::to_string(c.server) + ") in account \"" + c.account + "\", not " +
+                            want->second +
+                            (c.account == auth_account ? " (the auth account)" : ""));
+      } else {
+        engine_conns[c.user]++;
+      }
+    }
+    if (unanswered == 0) {
+      for (const auto& user : engine_users) {
+        if (!engine_conns.count(user)) misplaced.push_back(user + "'s engine is on no server");
+      }
+    }
+    std::lock_guard lock(mu);
+    auto keep = [](std::vector<std::string>& into, std::vector<std::string>& from) {
+      for (auto& f : from) {
+        if (into.size() < 10) into.push_back(std::move(f));
+      }
+    };
+    keep(store_losses, lost);
+    keep(store_rewrites, rewritten);
+    keep(misplacements, misplaced);
+    repushes.insert(pushed_again.begin(), pushed_again.end());
+    connz_unanswered += unanswered;
+  }
+  // One sample of the API side: every b* backend is Ready and in
+  // operator mode still names its account (nothing while the API server
+  // is away).
   void SampleStatus() {
     for (const auto& b : ListBackends()) {
       const std::string name = b["metadata"].value("name", "");
-      if (name.rfind("b", 0) == 0 && !IsReady(b)) {
+      if (name.rfind("b", 0) != 0) continue;
+      if (!IsReady(b)) {
         std::lock_guard lock(mu);
         not_ready.push_back(name + " " + b.value("status", json()).dump());
+      }
+      if (accounts()) {
+        const std::string account = b.value("status", json::object()).value("account", "");
+        if (account != account_of_backend.at(name)) {
+          std::lock_guard lock(mu);
+          account_changes.push_back(name + ": " + account + ", was " + account_of_backend.at(name));
+        }
       }
     }
   }
@@ -472,11 +648,20 @@ class OperatorOutageE2E : public ::testing::TestWithParam<Mode> {
   std::unique_ptr<kube::Client> client;
   std::string ns;
   std::string source_dir, cluster_dir;
-  std::unique_ptr<LocalNats> file_nats;            // IncludeFile
-  testing::Process sync;                           // IncludeFile
-  std::unique_ptr<CalloutNats> callout_nats;       // AuthCallout
-  std::string config_load_time;                    // AuthCallout: at the start
-  std::map<std::string, std::string> credentials;  // AuthCallout: user -> password, every b*
+  std::unique_ptr<LocalNats> file_nats;                // IncludeFile
+  testing::Process sync;                               // IncludeFile
+  std::unique_ptr<CalloutNats> callout_nats;           // AuthCallout
+  std::vector<std::optional<std::string>> load_times;  // AuthCallout: each server's, at the start
+  std::map<std::string, std::string> credentials;      // AuthCallout: user -> password, every b*
+  // Operator mode, set before the samplers start and only read by them.
+  struct StoredAccount {
+    std::string jwt, claims;  // claims: ClaimsOf(jwt)
+  };
+  std::vector<std::map<std::string, StoredAccount>> stored;  // by server, by account
+  std::map<std::string, std::string> account_of_backend;     // status.account, every b*
+  std::map<std::string, std::string> account_of_user;        // every b*'s user
+  std::set<std::string> engine_users;
+  std::string auth_account;
   std::unique_ptr<OperatorProcess> op;
   std::unique_ptr<OperatorProcess> standby;
   std::vector<std::unique_ptr<EngineConnection>> connections;
@@ -486,6 +671,10 @@ class OperatorOutageE2E : public ::testing::TestWithParam<Mode> {
   std::vector<std::string> not_ready;  // guarded by mu
   std::vector<std::string> refusals;   // guarded by mu
   std::vector<std::string> reloads;    // guarded by mu
+  // Operator mode; guarded by mu.
+  std::vector<std::string> store_losses, store_rewrites, misplacements, account_changes;
+  std::set<std::string> repushes;
+  int connz_unanswered = 0;
   std::unique_ptr<Sampler> users_sampler;
   std::unique_ptr<Sampler> status_sampler;
 };
@@ -501,12 +690,11 @@ TEST_P(OperatorOutageE2E, NoUserIsEverDroppedByRestartsFailoversOrAnAbsentApiSer
 
   op = StartOperator();
   if (callout()) {
-    Apply(CalloutServerYaml(ns, kServer, url(), {}));
+    Apply(callout_nats->ServerYaml());
     ASSERT_TRUE(callout_nats->StartServerFromSecret(60s)) << callout_nats->error();
     ASSERT_TRUE(callout_nats->StartAuthorizers(2, 60s)) << callout_nats->error();
-    auto loaded = callout_nats->ConfigLoadTime();
-    ASSERT_TRUE(loaded.has_value());
-    config_load_time = *loaded;
+    load_times = callout_nats->LoadTimes();
+    for (const auto& t : load_times) ASSERT_TRUE(t.has_value());
   } else {
     Apply(NatsServerYaml(ns, kServer, url(), {}));
   }
@@ -526,22 +714,48 @@ TEST_P(OperatorOutageE2E, NoUserIsEverDroppedByRestartsFailoversOrAnAbsentApiSer
 
   const auto secrets = WatchedSecrets(n);
   ASSERT_EQ(secrets.size(), static_cast<size_t>(2 * n + (callout() ? 2 : 0)));
+  if (accounts()) {
+    ASSERT_NO_FATAL_FAILURE(RecordAccounts(n));
+  }
   for (int i = 0; i < n; i++) {
     auto env = Env(secrets, Name(i));
-    credentials[env["SERVER_MSGQUEUE_PUBSUB_NATS_USERNAME"]] =
-        env["SERVER_MSGQUEUE_PUBSUB_NATS_PASSWORD"];
+    const std::string user = env["SERVER_MSGQUEUE_PUBSUB_NATS_USERNAME"];
+    credentials[user] = env["SERVER_MSGQUEUE_PUBSUB_NATS_PASSWORD"];
+    if (accounts()) account_of_user[user] = account_of_backend.at(Name(i));
     // One engine-like connection per 10 backends, with the env Secret's values.
     if (i % 10 == 0) {
       connections.push_back(std::make_unique<EngineConnection>(env));
-      ASSERT_TRUE(connections.back()->ok()) << Name(i);
+      ASSERT_TRUE(connections.back()->ok()) << Name(i) << ": " << connections.back()->error();
+      engine_users.insert(user);
     }
+  }
+  if (accounts()) {
+    // Every engine is on some server, in its account, before the first
+    // sample; and the samples can fail: a connection in another account
+    // is seen.
+    ASSERT_TRUE(testing::WaitFor(
+        [&] {
+          std::map<std::string, std::string> seen;
+          for (const auto& c : Clients(callout_nats->nats())) seen[c.user] = c.account;
+          for (const auto& user : engine_users) {
+            if (!seen.count(user) || seen[user] != account_of_user[user]) return false;
+          }
+          return true;
+        },
+        30s, 200ms))
+        << "an engine is not in its installation's account";
   }
   users_sampler = std::make_unique<Sampler>(callout() ? 2s : 200ms, [this] { SampleUsers(); });
   status_sampler = std::make_unique<Sampler>(1s, [this] { SampleStatus(); });
 
-  // Each phase's end goes to the log (what CI time it costs).
+  // Each phase's end goes to the log (what CI time it costs). A phase
+  // ends once a sample of NATS has ended after its last step: one shorter
+  // than a sample (a SIGKILL and a new operator take a second) is seen too.
   auto phase = [&](const char* name, auto&& run) {
     run(n);
+    const int ended = samples.load();
+    EXPECT_TRUE(testing::WaitFor([&] { return samples.load() > ended; }, 120s, 50ms))
+        << name << ": no sample of NATS after it";
     std::cout << name << " done at "
               << std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now() -
                                                                   start)
@@ -573,7 +787,7 @@ TEST_P(OperatorOutageE2E, NoUserIsEverDroppedByRestartsFailoversOrAnAbsentApiSer
                 "")
           << extra;
     }
-    EXPECT_EQ(callout_nats->ConfigLoadTime(), std::optional<std::string>(config_load_time));
+    EXPECT_EQ(callout_nats->LoadTimes(), load_times);
   } else {
     EXPECT_GE(CountUsers(file_nats->IncludeText()), n + 2);
   }
@@ -589,13 +803,39 @@ TEST_P(OperatorOutageE2E, NoUserIsEverDroppedByRestartsFailoversOrAnAbsentApiSer
   EXPECT_TRUE(reloads.empty()) << "the server loaded its config again at " << reloads.front();
   EXPECT_TRUE(not_ready.empty()) << not_ready.size() << " observations of a backend not Ready, "
                                  << "first: " << not_ready.front();
+  if (accounts()) {
+    auto first = [](const std::vector<std::string>& v) { return v.empty() ? "" : v.front(); };
+    EXPECT_TRUE(store_losses.empty())
+        << "an installation's account left a store: " << first(store_losses);
+    EXPECT_TRUE(store_rewrites.empty()) << "an installation's account was rewritten with other "
+                                        << "claims: " << first(store_rewrites);
+    EXPECT_TRUE(misplacements.empty())
+        << "a connection outside its installation's account: " << first(misplacements);
+    EXPECT_TRUE(account_changes.empty())
+        << "a backend's status.account changed: " << first(account_changes);
+    // Nothing about an installation changes here: an account signed again
+    // was dropped and pushed back between two samples, or pushed though
+    // every server held it already.
+    EXPECT_TRUE(repushes.empty()) << repushes.size() << " store entries signed again with the "
+                                  << "same claims, first: " << *repushes.begin();
+    std::cout << "operator mode: " << connz_unanswered << " connz requests unanswered" << std::endl;
+    for (const std::string extra : {"extra-c", "extra-d"}) {
+      const std::string account = Get("psb", ns, extra)["status"].value("account", "");
+      EXPECT_EQ(account.size(), 56u) << extra;
+      for (int i = 0; i < callout_nats->size(); i++) {
+        EXPECT_TRUE(StoreHolds(callout_nats->store(i), account)) << extra << " on server " << i;
+      }
+    }
+  }
 }
 
-// Both modes run every phase: a subset in AuthCallout mode would save little
-// (the failover takes seconds; setup, the 45 s outage and teardown are the
-// cost, and every phase needs them).
+// Every mode runs every phase: a subset in AuthCallout mode would save
+// little (the failover takes seconds; setup, the 45 s outage and teardown
+// are the cost, and every phase needs them).
 INSTANTIATE_TEST_SUITE_P(Modes, OperatorOutageE2E,
-                         ::testing::Values(Mode::kIncludeFile, Mode::kAuthCallout), ModeName);
+                         ::testing::Values(Mode::kIncludeFile, Mode::kAuthCallout,
+                                           Mode::kAuthCalloutAccounts),
+                         ModeName);
 
 }  // namespace
 }  // namespace switchboard::e2e
