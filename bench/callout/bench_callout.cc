@@ -48,6 +48,12 @@
 //                    all started again: the time until every engine is
 //                    back, and (Accounts) until every store holds every
 //                    account again, pushed by the operator.
+//   memory at N      with all N Ready and before any engine connects, each
+//                    callout server's VmRSS growth (in Accounts mode: N
+//                    accounts) and each authorizer's VmRSS. --engines off
+//                    stops there: no engine connects (nor NATS memory with
+//                    engines, usage or whole restart), for runs at a size
+//                    where N engines connecting at once is its own test.
 //
 // --isolation picks the callout NatsServer's spec.isolation. Permissions
 // (default): every installation's user in one shared account, the
@@ -76,7 +82,7 @@
 //                 [--storm on|off] [--modes both|callout] [--timeout 900]
 //                 [--nats-servers 1] [--storm-runs 1]
 //                 [--isolation Permissions|Accounts] [--log-dir DIR]
-//                 [--floor on|off] [--whole-restart on|off]
+//                 [--floor on|off] [--whole-restart on|off] [--engines on|off]
 //   (--file-mode off is --modes callout)
 #include <signal.h>
 #include <stdlib.h>
@@ -275,7 +281,7 @@ struct Mode {
 
 int main(int argc, char** argv) {
   int installations = 1000, samples = 40, timeout_s = 900, nats_servers = 1, storm_runs = 1;
-  bool storm_on = true, file_on = true, floor_on = false, whole_restart = false;
+  bool storm_on = true, file_on = true, floor_on = false, whole_restart = false, engines_on = true;
   std::string kubeconfig, isolation = "Permissions", log_dir;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
@@ -305,6 +311,8 @@ int main(int argc, char** argv) {
       floor_on = v == "on";
     } else if (a == "--whole-restart") {
       whole_restart = v == "on";
+    } else if (a == "--engines") {
+      engines_on = v == "on";
     } else {
       std::fprintf(stderr, "unknown flag %s (see the header of bench_callout.cc)\n", a.c_str());
       return 2;
@@ -316,6 +324,10 @@ int main(int argc, char** argv) {
   }
   if (isolation != "Permissions" && isolation != "Accounts") {
     std::fprintf(stderr, "--isolation is Permissions or Accounts, not %s\n", isolation.c_str());
+    return 2;
+  }
+  if (whole_restart && !engines_on) {
+    std::fprintf(stderr, "--whole-restart on needs the engines (--engines on)\n");
     return 2;
   }
   const bool accounts = isolation == "Accounts";
@@ -532,6 +544,37 @@ int main(int argc, char** argv) {
         "%-8s %d installations: all Ready after %.1f s (%d Ready, %d create failures; %s)\n",
         m->name.c_str(), installations, m->all_ready_s, m->ready, failed, LoadAverage().c_str());
     std::fflush(stdout);
+    if (m == &callout) {
+      // Memory with N installations and no engine yet: in Accounts mode
+      // what N accounts cost each server (its store, the accounts it has
+      // looked up), and what N installations cost each authorizer.
+      std::string by_server;
+      double grown_kib = 0;
+      for (int i = 0; i < cluster.size(); i++) {
+        const long now = bench::ProcessStatusKb(cluster.pid(i), "VmRSS");
+        grown_kib += static_cast<double>(now - server_rss_before[i]);
+        char buf[96];
+        std::snprintf(buf, sizeof buf, " s%d %.1f -> %.1f MiB", i + 1,
+                      server_rss_before[i] / 1024.0, now / 1024.0);
+        by_server += buf;
+      }
+      std::string by_authorizer;
+      for (size_t k = 0; k < authorizers.size(); k++) {
+        char buf[96];
+        std::snprintf(buf, sizeof buf, " a%zu %.1f MiB (VmHWM %.1f)", k,
+                      bench::ProcessStatusKb(authorizers[k].proc.pid(), "VmRSS") / 1024.0,
+                      bench::ProcessStatusKb(authorizers[k].proc.pid(), "VmHWM") / 1024.0);
+        by_authorizer += buf;
+      }
+      std::printf(
+          "%-8s with %d installations Ready, no engine yet: NATS servers' VmRSS%s (%.1f KiB per "
+          "installation per server); authorizers' VmRSS%s%s\n",
+          m->name.c_str(), installations, by_server.c_str(),
+          grown_kib / cluster.size() / std::max(installations, 1), by_authorizer.c_str(),
+          stored_accounts().c_str());
+      std::fflush(stdout);
+    }
+    if (!engines_on) continue;
     // Every installation's env Secret authenticates (both modes), every
     // engine connecting at once and retrying as the Go client does (a 10 ms
     // retry of thousands is a flood that only measures the flood).
