@@ -194,8 +194,13 @@ Result<std::string> InstallationAccountOf(const SecretData& callout_data, std::s
                                           std::string_view name) {
   const std::string* seed = Find(callout_data, k::kInstallationSigningSeed);
   if (seed == nullptr) {
-    return Status::FailedPrecondition(std::string(k::kInstallationSigningSeed) +
-                                      " not written yet");
+    // Reserved, then appended: `std::string(...) + "..."` moved into the
+    // Status here makes gcc 12 at -O2 warn (-Warray-bounds, a false
+    // positive about the short-string buffer).
+    std::string why;
+    why.reserve(64);
+    why.append(k::kInstallationSigningSeed).append(" not written yet");
+    return Status::FailedPrecondition(std::move(why));
   }
   auto signing = SeedOf(k::kInstallationSigningSeed, *seed, KeyType::kAccount);
   if (!signing.ok()) return Status::FailedPrecondition(signing.status().message());
