@@ -153,7 +153,7 @@ Result<json> Client::Delete(const ResourceRef& r, std::string_view ns, std::stri
 Result<json> Client::Raw(const HttpRequest& req, const CallOptions& call) { return Do(req, call); }
 
 Status Client::Watch(const ResourceRef& r, std::string_view ns, const WatchOptions& opts,
-                     const std::function<bool(const WatchEvent&)>& on_event, Cancellation* cancel,
+                     const std::function<bool(WatchEvent&)>& on_event, Cancellation* cancel,
                      const CallOptions& call) {
   std::chrono::milliseconds idle = call.timeout;
   if (idle.count() <= 0) {

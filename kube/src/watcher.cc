@@ -211,7 +211,7 @@ void Watcher::Run() {
         Status event_error;
         Status s = client_->Watch(
             resource_, ns_, wo,
-            [&](const WatchEvent& we) {
+            [&](WatchEvent& we) {
               if (we.type == WatchEventType::kError) {
                 if (we.error.code() == StatusCode::kGone) {
                   gone = true;
@@ -226,7 +226,9 @@ void Watcher::Run() {
                 WatcherEvent ev;
                 ev.type = we.type == WatchEventType::kDeleted ? WatcherEvent::Type::kDeleted
                                                               : WatcherEvent::Type::kApplied;
-                ev.object = we.object;
+                // Taken, not copied: the copy was the API's whole object
+                // (managedFields and all) made once more per event.
+                ev.object = std::move(we.object);
                 if (!ev.object.contains("apiVersion"))
                   ev.object["apiVersion"] = resource_.ApiVersion();
                 if (!ev.object.contains("kind")) ev.object["kind"] = resource_.kind;

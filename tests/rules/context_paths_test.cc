@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "cache_shapes.h"
 #include "rules_context.h"
 #include "switchboard/api/documents.h"
 #include "switchboard/api/metadata.h"
-#include "switchboard/kube/cache_shapes.h"
 #include "switchboard/rules/context_cache.h"
 #include "switchboard/testing/process.h"
 #include "switchboard/testing/temp_dir.h"
@@ -171,11 +171,11 @@ Verdict ByCli(const json& object, const Scene& scene, const sb::testing::TempDir
   return v;
 }
 
-// The objects as the operator's informers keep them (kube/cache_shapes.h).
+// The objects as the operator's informers keep them (cache_shapes.h).
 std::vector<sb::rules::ObjectPtr> Cached(const Scene& scene) {
   std::vector<sb::rules::ObjectPtr> out;
   for (json o : scene.objects) {
-    sb::kube::CompactCustomObject(o);
+    sb::operator_controller::CompactCustomObject(o);
     out.push_back(std::make_shared<const json>(std::move(o)));
   }
   return out;

@@ -4,7 +4,6 @@
 #include "probe_pool.h"
 #include "rules_context.h"
 #include "switchboard/api/constants.h"
-#include "switchboard/kube/cache_shapes.h"
 
 namespace switchboard::operator_controller {
 namespace logic = ::switchboard::operator_logic;

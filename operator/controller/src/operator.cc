@@ -15,6 +15,7 @@
 
 #include "account_syncs.h"
 #include "authorizer_checks.h"
+#include "cache_shapes.h"
 #include "config_index.h"
 #include "credential_sightings.h"
 #include "operator_health.h"
@@ -27,7 +28,6 @@
 #include "secret_io.h"
 #include "switchboard/api/packed.h"
 #include "switchboard/common/log.h"
-#include "switchboard/kube/cache_shapes.h"
 #include "switchboard/kube/client.h"
 #include "switchboard/kube/event_recorder.h"
 #include "switchboard/kube/multi_store.h"
@@ -147,7 +147,8 @@ Status Operator::Impl::Run() {
   // earlier layouts); a Secret a user references is read by name.
   // Each cache keeps only what the reconcilers read (cache_shapes.h).
   kube::WatcherOptions wo;
-  wo.transform = kube::CompactCustomObject;
+  wo.parse_keep = CustomObjectFields();
+  wo.transform = CompactCustomObject;
   // Before the caches: their informer threads call it until they stop.
   ReadyGauge ready_gauge(&metrics);
   kube::MultiStore backends(client.get(), kube::resources::PubSubBackend(), opts.namespaces, wo);
@@ -155,7 +156,8 @@ Status Operator::Impl::Run() {
   kube::WatcherOptions so = wo;
   so.label_selector = std::string(operator_logic::kManagedByLabel) + "=" +
                       std::string(operator_logic::kManagedByValue);
-  so.transform = kube::CompactOwnedSecret;
+  so.parse_keep = OwnedSecretFields();
+  so.transform = CompactOwnedSecret;
   kube::MultiStore secrets(client.get(), kube::resources::Secret(), opts.namespaces, so);
   ConfigIndex configs;
   CredentialSightings credential_sightings;

@@ -1,9 +1,10 @@
 // What the operator's caches keep of an object: everything a reconcile reads
 // survives, bookkeeping it never reads does not.
-#include "switchboard/kube/cache_shapes.h"
+#include "cache_shapes.h"
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <utility>
 
 #include "secret_io.h"
@@ -14,8 +15,6 @@
 namespace switchboard::operator_controller {
 using api::ApiShaped;
 using api::Pack;
-using kube::CompactCustomObject;
-using kube::CompactOwnedSecret;
 namespace {
 
 TEST(CacheShapes, OwnedSecretKeepsWhatReconcileReads) {
@@ -96,6 +95,56 @@ TEST(CacheShapes, NonObjectsAreLeftAlone) {
   json no_meta = {{"data", {{"k", "dg=="}}}, {"type", "Opaque"}};
   CompactOwnedSecret(no_meta);
   EXPECT_EQ(no_meta, (json{{"data", Pack({{"k", "dg=="}})}}));
+}
+
+// Each shape's parse mask keeps at least what its transform keeps: an
+// object parsed through the mask and then shaped is the object parsed whole
+// and shaped, and what the shape drops (managedFields, a Secret's type, an
+// owner reference's other fields) is never built.
+TEST(CacheShapes, ParseMasksKeepWhatTheShapesKeep) {
+  const std::string secret = R"({
+    "apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+    "metadata": {"name": "b-nats-env", "namespace": "team-a", "uid": "u1",
+      "resourceVersion": "42", "creationTimestamp": "2026-01-01T00:00:00Z",
+      "labels": {"app.kubernetes.io/managed-by": "switchboard"},
+      "annotations": {"pubsub.switchboard.dev/content-hash": "sha256:00"},
+      "managedFields": [{"manager": "switchboard-operator", "fieldsV1": {"f:data": {}}}],
+      "ownerReferences": [
+        {"apiVersion": "pubsub.switchboard.dev/v1alpha1", "kind": "PubSubBackend",
+         "name": "b", "uid": "owner", "controller": true, "blockOwnerDeletion": true},
+        {"apiVersion": "v1", "kind": "ConfigMap", "name": "c", "uid": "other"}]},
+    "data": {"SERVER_MSGQUEUE_PUBSUB_KIND": "bmF0cw=="}})";
+  const std::string backend = R"({
+    "apiVersion": "pubsub.switchboard.dev/v1alpha1", "kind": "PubSubBackend",
+    "metadata": {"name": "b", "namespace": "team-a", "uid": "u", "resourceVersion": "7",
+      "generation": 2, "creationTimestamp": "2026-01-01T00:00:00Z",
+      "deletionTimestamp": "2026-01-02T00:00:00Z", "labels": {"a": "b"},
+      "annotations": {"k": "v"}, "finalizers": ["pubsub.switchboard.dev/cleanup"],
+      "managedFields": [{"manager": "kubectl", "fieldsV1": {"f:spec": {}}}]},
+    "spec": {"kind": "nats", "nats": {"serverRef": {"name": "shared"}}},
+    "status": {"observedGeneration": 2, "conditions": [{"type": "Ready", "status": "True"}]}})";
+  struct Case {
+    const char* name;
+    const std::string& text;
+    kube::FieldMask mask;
+    void (*shape)(json&);
+  };
+  for (const Case& c : {Case{"secret", secret, OwnedSecretFields(), CompactOwnedSecret},
+                        Case{"backend", backend, CustomObjectFields(), CompactCustomObject}}) {
+    SCOPED_TRACE(c.name);
+    json whole = json::parse(c.text);
+    json masked = kube::ParseMasked(c.text, c.mask);
+    ASSERT_FALSE(masked.is_discarded());
+    EXPECT_FALSE(masked["metadata"].contains("managedFields"));
+    c.shape(whole);
+    c.shape(masked);
+    EXPECT_EQ(masked, whole);
+  }
+  json masked_secret = kube::ParseMasked(secret, OwnedSecretFields());
+  EXPECT_FALSE(masked_secret.contains("type"));
+  EXPECT_FALSE(masked_secret["metadata"].contains("creationTimestamp"));
+  EXPECT_EQ(masked_secret["metadata"]["ownerReferences"][0],
+            (json{{"kind", "PubSubBackend"}, {"name", "b"}, {"uid", "owner"}}));
 }
 
 // RecentWrites keeps bytes, not a DOM; a create is "fresh" only for exactly

@@ -3,8 +3,8 @@
 
 #include <atomic>
 
+#include "cache_shapes.h"
 #include "ready_gauge.h"
-#include "switchboard/kube/cache_shapes.h"
 #include "switchboard/operator_controller/health_server.h"
 #include "switchboard/operator_controller/metrics.h"
 #include "switchboard/testing/net.h"
@@ -94,7 +94,7 @@ kube::ObjectPtr CachedBackend(const std::string& name, const char* ready, const 
   if (ready) {
     o["status"] = {{"conditions", {{{"type", "Ready"}, {"status", ready}, {"reason", reason}}}}};
   }
-  kube::CompactCustomObject(o);
+  CompactCustomObject(o);
   return std::make_shared<const nlohmann::json>(std::move(o));
 }
 

@@ -98,10 +98,11 @@ class Client {
   // version") until the server ends the stream (returns OK), on_event
   // returns false (OK), `cancel` is cancelled (OK), or a failure (the Status;
   // a non-2xx answer maps like other calls). call.timeout bounds the wait
-  // between chunks; zero: opts.timeout_seconds plus a margin.
+  // between chunks; zero: opts.timeout_seconds plus a margin. `on_event`
+  // may take the event's object (it is not read again).
   Status Watch(const ResourceRef& r, std::string_view ns, const WatchOptions& opts,
-               const std::function<bool(const WatchEvent&)>& on_event,
-               Cancellation* cancel = nullptr, const CallOptions& call = {});
+               const std::function<bool(WatchEvent&)>& on_event, Cancellation* cancel = nullptr,
+               const CallOptions& call = {});
 
   // Any request, e.g. discovery. The body is parsed as JSON (null when empty).
   Result<json> Raw(const HttpRequest& req, const CallOptions& call = {});
