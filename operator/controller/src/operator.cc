@@ -98,6 +98,11 @@ Status Operator::Impl::Run() {
   // workers, watchers, HTTP) would each fill and fragment an arena of their
   // own, for no gain at this allocation rate. Before any thread starts.
   mallopt(M_ARENA_MAX, 2);
+  // A fixed mmap threshold: glibc otherwise raises it to the size of each
+  // large block freed, so after the first relist the next list pages and
+  // response bodies (megabytes, short-lived) come from the heap and leave
+  // it fragmented between the caches' long-lived nodes.
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 
   // 1. API access: --kubeconfig, else $KUBECONFIG, else in-cluster.
   auto config = kube::Config::Load(opts.kubeconfig);
