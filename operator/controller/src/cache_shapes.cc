@@ -47,7 +47,8 @@ void KeepMetadata(json& obj, const std::array<std::string_view, N>& keep) {
   if (meta != obj.end()) KeepOnly(*meta, keep);
 }
 
-// A mask path per member, with `metadata` narrowed to `metadata_members`.
+// A mask path per member of `members`, with `metadata` narrowed to the
+// members listed in `metadata`.
 template <size_t M, size_t K>
 std::vector<std::vector<std::string>> PathsOf(const std::array<std::string_view, M>& members,
                                               const std::array<std::string_view, K>& metadata) {
