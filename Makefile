@@ -69,8 +69,12 @@ test-tsan: deps ## pubsub-runtime stress + integration, authorizer session tests
 	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=0:second_deadlock_stack=1 \
 	  ctest --output-on-failure -j 1 -R '^(pubsub_(shutdown_stress|nats|cli)|authorizer_session|callout_restart)_test$$'
 
+# Two at a time: each e2e test has its own namespace, ports and processes
+# and mostly waits on servers; the few that restart, freeze or take over
+# the shared API server, or need the machine to themselves, are RUN_SERIAL
+# and run alone.
 test-e2e: build tools ## end-to-end tests (real kube-apiserver + etcd, kubectl, helm, nats-server)
-	cd $(BUILD) && ctest --output-on-failure -j 1 -L e2e
+	cd $(BUILD) && ctest --output-on-failure -j $(CTEST_JOBS) -L e2e
 
 test-node: build tools ## Switchboard in pods on a real node: images from the Dockerfile, helm install (root; see docs/node.md)
 	cd $(BUILD) && ctest --output-on-failure -j 1 -L node
