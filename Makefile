@@ -69,7 +69,7 @@ test-tsan: deps ## pubsub-runtime stress + integration, authorizer session tests
 	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=0:second_deadlock_stack=1 \
 	  ctest --output-on-failure -j 1 -R '^(pubsub_(shutdown_stress|nats|cli)|authorizer_session|callout_restart)_test$$'
 
-# Two at a time: each e2e test has its own namespace, ports and processes
+# $(CTEST_JOBS) at a time: each e2e test has its own namespace, ports and processes
 # and mostly waits on servers; the few that restart, freeze or take over
 # the shared API server, or need the machine to themselves, are RUN_SERIAL
 # and run alone.
