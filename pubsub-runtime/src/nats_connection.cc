@@ -79,12 +79,14 @@ void OnDisconnected(natsConnection*, void* closure) noexcept {
   }
 }
 
-void OnReconnected(natsConnection* nc, void*) noexcept {
+void OnReconnected(natsConnection* nc, void* closure) noexcept {
   NatsCallbackScope scope;
   try {
     char url[256] = {0};
     natsConnection_GetConnectedUrl(nc, url, sizeof url);
     log::Info(kLogger, "reconnected to NATS", {{"url", url}});
+    ConnState& state = StateOf(closure);
+    if (state.on_reconnected && !state.closing) state.on_reconnected();
   } catch (...) {
   }
 }
@@ -163,7 +165,7 @@ Status InstallConnectionCallbacks(natsOptions* opts, ConnHolder* holder) {
   natsStatus s = natsOptions_SetErrorHandler(opts, OnAsyncError, holder);
   if (s == NATS_OK) s = natsOptions_SetClosedCB(opts, OnClosed, holder);
   if (s == NATS_OK) s = natsOptions_SetDisconnectedCB(opts, OnDisconnected, holder);
-  if (s == NATS_OK) s = natsOptions_SetReconnectedCB(opts, OnReconnected, nullptr);
+  if (s == NATS_OK) s = natsOptions_SetReconnectedCB(opts, OnReconnected, holder);
   if (s == NATS_OK && (*holder)->user_jwt) {
     void* creds = const_cast<UserJwtCredentials*>((*holder)->user_jwt.get());
     s = natsOptions_SetUserCredentialsCallbacks(opts, OnUserJwt, creds, OnSignNonce, creds);
@@ -222,6 +224,7 @@ Result<std::shared_ptr<Connection>> OpenConnection(const NatsOptions& options) {
   auto state = std::make_shared<ConnState>();
   state->prefix = options.subject_prefix;
   state->on_error = options.on_error;
+  state->on_reconnected = options.on_reconnected;
   state->user_jwt = options.user_jwt;
   // nats.c owns the closure from a successful connect on (its closed
   // callback deletes it); a failed connect makes no callback.

@@ -32,6 +32,7 @@ struct ConnState {
   std::string prefix;
   std::shared_ptr<const UserJwtCredentials> user_jwt;  // the JWT callbacks' closure
   std::function<void(const Status&)> on_error;
+  std::function<void()> on_reconnected;
   std::atomic<bool> closing{false};  // set before an intentional close
   Latch closed;                      // set by the closed callback
 };

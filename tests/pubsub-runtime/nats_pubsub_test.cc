@@ -282,8 +282,12 @@ TEST(NatsPubSubTest, RefusesServerLeftAtTheOneMiBDefault) {
 TEST(NatsPubSubTest, PublishFailsFastWhileServerIsDownThenRecovers) {
   NatsServer server;
   ASSERT_TRUE(server.ok()) << server.Log();
-  auto ps = MustConnect(Options(server.url()));
+  std::atomic<int> reconnects{0};
+  NatsOptions options = Options(server.url());
+  options.on_reconnected = [&] { reconnects++; };
+  auto ps = MustConnect(options);
   ASSERT_TRUE(ps);
+  EXPECT_EQ(reconnects.load(), 0) << "the first connect is not a reconnect";
   auto topic = *Topic::TenantStream(kTenant);
   Collector c;
   auto sub = ps->Subscribe(topic, c.handler());
@@ -297,6 +301,8 @@ TEST(NatsPubSubTest, PublishFailsFastWhileServerIsDownThenRecovers) {
   EXPECT_EQ(s.code(), StatusCode::kUnavailable) << s.ToString();
   ASSERT_TRUE(server.Start()) << server.Log();
   ASSERT_TRUE(testing::WaitFor([&] { return ps->IsReady(); }, std::chrono::seconds(20)));
+  EXPECT_TRUE(testing::WaitFor([&] { return reconnects.load() >= 1; }, std::chrono::seconds(10)))
+      << reconnects.load() << " reconnect callbacks";
   // The subscription was re-established on reconnect; nothing sent while
   // down is delivered (nothing was buffered).
   m.id = "after-restart";

@@ -14,30 +14,94 @@ constexpr char kLookups[] = "$SYS.REQ.ACCOUNT.*.CLAIMS.LOOKUP";
 constexpr char kUpdate[] = "$SYS.REQ.CLAIMS.UPDATE";
 }  // namespace
 
-AccountLookups::AccountLookups(natsauth::KeyPair op, std::string fingerprint)
-    : operator_key_(std::move(op)), fingerprint_(std::move(fingerprint)) {}
+AccountLookups::AccountLookups(natsauth::KeyPair op, std::string fingerprint, std::string key)
+    : operator_key_(std::move(op)), fingerprint_(std::move(fingerprint)), key_(std::move(key)) {}
 
 AccountLookups::~AccountLookups() {
-  sub_.reset();  // no handler call runs after this
-  client_.reset();
+  {
+    std::lock_guard lock(push_mu_);
+    stopping_ = true;
+  }
+  stop_pushing_ = true;
+  push_cv_.notify_all();
+  if (pusher_.joinable()) pusher_.join();
+  sub_.reset();     // no handler call runs after this
+  client_.reset();  // nor a reconnect callback after this
 }
 
 Result<std::unique_ptr<AccountLookups>> AccountLookups::Start(const pubsub::NatsOptions& connection,
                                                               std::string_view operator_seed,
-                                                              std::string fingerprint) {
+                                                              std::string fingerprint,
+                                                              std::string key) {
   auto op = natsauth::KeyPair::FromSeed(operator_seed);
   if (!op.ok()) return Status::InvalidArgument("the operator seed does not decode");
   std::unique_ptr<AccountLookups> out(
-      new AccountLookups(std::move(op).value(), std::move(fingerprint)));
-  auto client = pubsub::NatsClient::Connect(connection);
-  if (!client.ok()) return client.status();
-  out->client_ = std::move(client).value();
+      new AccountLookups(std::move(op).value(), std::move(fingerprint), std::move(key)));
   AccountLookups* self = out.get();
+  // Before the connection, which may call it as soon as it exists.
+  out->pusher_ = std::thread([self] { self->PushAfterReconnects(); });
+  pubsub::NatsOptions options = connection;
+  options.on_reconnected = [self] { self->Reconnected(); };
+  auto client = pubsub::NatsClient::Connect(options);
+  if (!client.ok()) return client.status();
+  {
+    std::lock_guard lock(out->push_mu_);  // the pusher reads it under the lock
+    out->client_ = std::move(client).value();
+  }
+  out->push_cv_.notify_all();
   auto sub = out->client_->Subscribe(kLookups, "",
                                      [self](const pubsub::RawMessage& m) { self->OnLookup(m); });
   if (!sub.ok()) return sub.status();
   out->sub_ = std::move(sub).value();
   return out;
+}
+
+void AccountLookups::Reconnected() {
+  {
+    std::lock_guard lock(push_mu_);
+    push_wanted_ = true;
+  }
+  push_cv_.notify_all();
+}
+
+void AccountLookups::PushAfterReconnects() {
+  std::unique_lock lock(push_mu_);
+  for (;;) {
+    push_cv_.wait(lock, [this] { return stopping_ || (push_wanted_ && client_); });
+    if (stopping_) return;
+    push_wanted_ = false;
+    pubsub::NatsClient* client = client_.get();  // reset only after this thread ends
+    lock.unlock();
+    std::vector<std::string> jwts;
+    {
+      std::lock_guard answers(mu_);
+      jwts.reserve(answers_.size());
+      for (const auto& [account, answer] : answers_) jwts.push_back(answer.second);
+    }
+    size_t pushed = 0;
+    Status first = Status::Ok();
+    for (const auto& jwt : jwts) {
+      if (stop_pushing_) break;
+      Status s = client->Publish(kUpdate, jwt);
+      if (s.ok()) {
+        ++pushed;
+      } else if (first.ok()) {
+        first = s;  // disconnected again: the next reconnect pushes again
+      }
+    }
+    pushes_after_reconnect_.fetch_add(1);
+    if (first.ok()) {
+      log::Info("server", "reconnected: every desired account pushed to the account resolvers",
+                {{"key", key_}, {"accounts", std::to_string(pushed)}});
+    } else {
+      log::Warn("server", "reconnected: not every desired account pushed",
+                {{"key", key_},
+                 {"accounts", std::to_string(pushed)},
+                 {"of", std::to_string(jwts.size())},
+                 {"error", first.message()}});
+    }
+    lock.lock();
+  }
 }
 
 Status AccountLookups::Answer(const std::map<std::string, natsauth::AccountClaims>& desired) {

@@ -24,18 +24,29 @@
 // pushed. Lookups a client sends (their reply is a client inbox) are left
 // to the servers: the sync reads what the stores hold with them.
 //
+// After every reconnect it pushes every account it answers for, at once.
+// The server it is on now may be a new process with an empty store (a
+// whole-cluster restart), and a reply to a lookup comes too late when the
+// peers' empty replies come first: the client is refused, and Hatchet's
+// engine (nats.go) gives up after the same refusal twice from one server.
+// With every account in one store, any server's lookup is answered by
+// that peer, so no client waits for the next sync run. A reconnect to a
+// server that kept its store costs it one comparison per account.
+//
 // Threads: `Answer` and the destructor from any one thread at a time; the
-// handler runs on the subscription's nats.c thread. Destroying it returns
-// once no handler call runs and none will start, then closes the
-// connection.
+// handler runs on the subscription's nats.c thread, the push after a
+// reconnect on a thread of its own. Destroying it returns once neither
+// runs and none will start, then closes the connection.
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 
 #include "switchboard/common/status.h"
 #include "switchboard/natsauth/nkey.h"
@@ -50,9 +61,10 @@ class AccountLookups {
   // forever) and subscribes to every account lookup. `operator_seed` signs
   // the answers; a secret, never logged. `fingerprint` names what the
   // connection is for (URLs, CA, keys): a run with another one replaces it.
+  // `key` names the NatsServer in logs.
   static Result<std::unique_ptr<AccountLookups>> Start(const pubsub::NatsOptions& connection,
                                                        std::string_view operator_seed,
-                                                       std::string fingerprint);
+                                                       std::string fingerprint, std::string key);
   ~AccountLookups();
   AccountLookups(const AccountLookups&) = delete;
   AccountLookups& operator=(const AccountLookups&) = delete;
@@ -66,18 +78,34 @@ class AccountLookups {
   const std::string& fingerprint() const { return fingerprint_; }
   // Lookups answered since the last call (and reset to 0).
   uint64_t TakeAnswered() { return answered_.exchange(0); }
+  // Times every answered account was pushed after a reconnect.
+  uint64_t PushesAfterReconnect() const { return pushes_after_reconnect_.load(); }
 
  private:
-  AccountLookups(natsauth::KeyPair op, std::string fingerprint);
+  AccountLookups(natsauth::KeyPair op, std::string fingerprint, std::string key);
   void OnLookup(const pubsub::RawMessage& m);
+  // The reconnect callback (nats.c's thread): wakes PushAfterReconnects.
+  void Reconnected();
+  // The pusher thread: after each reconnect, every answer to every store.
+  void PushAfterReconnects();
 
   const natsauth::KeyPair operator_key_;
   const std::string fingerprint_;
+  const std::string key_;
   std::mutex mu_;
   // account key -> {AccountContent, its JWT}; guarded by mu_.
   std::map<std::string, std::pair<std::string, std::string>> answers_;
   std::atomic<uint64_t> answered_{0};
   bool filled_ = false;  // Answer has run once; only Answer touches it
+  std::atomic<uint64_t> pushes_after_reconnect_{0};
+  // The pusher's wake-ups; declared before client_, whose callbacks use
+  // them until it is destroyed.
+  std::mutex push_mu_;
+  std::condition_variable push_cv_;
+  bool push_wanted_ = false, stopping_ = false;  // guarded by push_mu_
+  std::atomic<bool> stop_pushing_{false};        // ends a push under way
+  std::thread pusher_;                           // joined before client_ goes
+  // Set once by Start under push_mu_; reset by the destructor.
   std::unique_ptr<pubsub::NatsClient> client_;
   std::unique_ptr<pubsub::Subscription> sub_;  // last: destroyed first, before client_
 };

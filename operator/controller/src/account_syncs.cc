@@ -158,8 +158,8 @@ std::shared_ptr<AccountLookups> AccountSyncs::LookupsFor(const AccountSyncJob& j
     }
   }
   // Connected off the lock (it may take the connect timeout).
-  auto started =
-      AccountLookups::Start(job.lookups_connection, job.operator_seed, job.lookups_fingerprint);
+  auto started = AccountLookups::Start(job.lookups_connection, job.operator_seed,
+                                       job.lookups_fingerprint, job.server_key);
   if (!started.ok()) {
     log::Warn("server", "account lookups not answered: cannot connect",
               {{"key", job.server_key}, {"error", started.status().message()}});

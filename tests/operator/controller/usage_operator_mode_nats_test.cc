@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "operator_mode_connection.h"
+#include "operator_mode_nats.h"
 #include "switchboard/authorizer/answer.h"
 #include "switchboard/authorizer/operator_mode.h"
 #include "switchboard/natsauth/operator_jwt.h"
@@ -51,52 +52,18 @@ using usage_nats::kDeadline;
 using usage_nats::kWindow;
 using usage_nats::Sum;
 
-int64_t Now() { return static_cast<int64_t>(std::time(nullptr)); }
-
 class UsageOperatorModeNatsTest : public testing::NatsLibraryTest {
  protected:
   void SetUp() override {
-    const std::string binary = switchboard::testing::ToolPath("nats-server-callout");
-    ASSERT_EQ(access(binary.c_str(), X_OK), 0)
-        << binary << " is missing: build it with `bash scripts/build-tools.sh "
-        << "nats-server-callout` (make test does, through make tools)";
-    cluster_ =
-        std::make_unique<testing::NatsCluster>(testing::NatsCluster::Options{.binary = binary});
-    // The keys as the operator generates them into the callout Secret.
-    auto seeds = logic::PlanOperatorModeSeeds(std::nullopt, Now());
-    ASSERT_TRUE(seeds.ok()) << seeds.status().ToString();
-    auto issuer = natsauth::KeyPair::Generate(natsauth::KeyType::kAccount);
-    ASSERT_TRUE(issuer.ok());
-    auto mode = authorizer::OperatorModeOf(seeds->seeds, issuer->Seed());
-    ASSERT_TRUE(mode.ok()) << mode.status().ToString();
-    mode_ = *mode;
+    ASSERT_NO_FATAL_FAILURE(StartOperatorModeNats(nats_));
+    cluster_ = nats_.cluster.get();
+    mode_ = nats_.mode;
     const logic::OperatorModeKeyPairs& keys = mode_->keys;
-
-    auto jwts = logic::EncodeOperatorModeJwts(keys);
-    ASSERT_TRUE(jwts.ok()) << jwts.status().ToString();
-    std::vector<std::string> bodies;
-    for (int i = 0; i < cluster_->size(); ++i) {
-      logic::OperatorModeConfigInput in;
-      in.server_ns = "nats";
-      in.server_name = "main";
-      in.operator_jwt = jwts->operator_jwt;
-      in.system_account_jwt = jwts->system_account_jwt;
-      in.auth_account_jwt = jwts->auth_account_jwt;
-      in.sentinel_jwt = jwts->sentinel_jwt;
-      in.resolver_dir = cluster_->dir() + "/resolver-" + cluster_->server_name(i);
-      in.now = Now();
-      auto body = logic::RenderOperatorModeConfig(in);
-      ASSERT_TRUE(body.ok()) << body.status().ToString();
-      bodies.push_back(*body);
-    }
-    ASSERT_TRUE(cluster_->Start(bodies)) << cluster_->error();
 
     // The operator's system connection, as the account syncs and the
     // collector make it.
-    auto options = OperatorModeSystemConnection(cluster_->urls(), "", keys, Now());
-    ASSERT_TRUE(options.ok()) << options.status().ToString();
-    options->name = "switchboard-operator-usage";
-    system_options_ = *options;
+    system_options_ = nats_.system_options;
+    system_options_.name = "switchboard-operator-usage";
     auto client = pubsub::NatsClient::Connect(system_options_);
     ASSERT_TRUE(client.ok()) << client.status().ToString() << "\n" << cluster_->Log(0);
     system_ = std::move(client).value();
@@ -119,7 +86,7 @@ class UsageOperatorModeNatsTest : public testing::NatsLibraryTest {
 
     // The authorizer: its own answer code and operator-mode signer, as
     // the auth account's user.
-    auto authorizer_jwt = logic::AuthorizerUserJwt(keys, Now());
+    auto authorizer_jwt = logic::AuthorizerUserJwt(keys, UnixNow());
     ASSERT_TRUE(authorizer_jwt.ok());
     NatsTestClient::UserJwt creds{.jwt = *authorizer_jwt, .sign = [this](std::string_view nonce) {
                                     auto sig = mode_->keys.authorizer_user.Sign(nonce);
@@ -143,7 +110,7 @@ class UsageOperatorModeNatsTest : public testing::NatsLibraryTest {
     }
     responder_.reset();
     system_.reset();
-    cluster_.reset();
+    nats_.cluster.reset();
   }
 
   // Pushes installation ns/name's account (its derived key, no limits)
@@ -153,7 +120,7 @@ class UsageOperatorModeNatsTest : public testing::NatsLibraryTest {
     auto account = logic::InstallationAccountKey(keys.installation_signing, ns, name);
     ASSERT_TRUE(account.ok());
     auto claims = logic::InstallationAccountClaims({ns, name, account->public_key(), {}},
-                                                   keys.Public(), Now());
+                                                   keys.Public(), UnixNow());
     ASSERT_TRUE(claims.ok()) << claims.status().ToString();
     auto jwt = natsauth::EncodeAccountClaims(*claims, keys.operator_key);
     ASSERT_TRUE(jwt.ok());
@@ -176,7 +143,8 @@ class UsageOperatorModeNatsTest : public testing::NatsLibraryTest {
         << "not every resolver lists " << ns << "/" << name;
   }
 
-  std::unique_ptr<testing::NatsCluster> cluster_;
+  OperatorModeNats nats_;
+  testing::NatsCluster* cluster_ = nullptr;  // nats_'s
   std::shared_ptr<const authorizer::OperatorMode> mode_;
   pubsub::NatsOptions system_options_;
   std::unique_ptr<pubsub::NatsClient> system_;

@@ -85,6 +85,13 @@ struct NatsOptions {
   // slow consumer dropping messages, Unavailable when nats.c closed the
   // connection for good (e.g. credentials refused on reconnect).
   std::function<void(const Status&)> on_error;
+  // After each reconnect (not the first connect), on a library thread: a
+  // server the connection is on now may be a new process that lost what an
+  // earlier one held. nats.c runs one connection's callbacks one at a time
+  // and none after its closed callback, which destroying the connection
+  // waits for. Must return at once and must not use the connection: hand
+  // the work to a thread of the owner's.
+  std::function<void()> on_reconnected;
 };
 
 class NatsPubSub : public PubSub {
