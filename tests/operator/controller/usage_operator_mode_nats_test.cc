@@ -11,10 +11,8 @@
 // the counters follow traffic through an engine closing. A missing tool is
 // a failure, not a skip.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <chrono>
-#include <ctime>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -29,7 +27,6 @@
 #include "switchboard/natsauth/operator_jwt.h"
 #include "switchboard/operator_logic/callout.h"
 #include "switchboard/operator_logic/operator_mode_claims.h"
-#include "switchboard/operator_logic/operator_mode_config.h"
 #include "switchboard/operator_logic/operator_mode_keys.h"
 #include "switchboard/operator_logic/usage.h"
 #include "switchboard/pubsub/nats_client.h"
@@ -37,7 +34,6 @@
 #include "switchboard/testing/directory.h"
 #include "switchboard/testing/nats_client.h"
 #include "switchboard/testing/nats_cluster.h"
-#include "switchboard/testing/tool_path.h"
 #include "switchboard/testing/wait.h"
 #include "usage_nats_checks.h"
 #include "usage_source.h"
