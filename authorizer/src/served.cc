@@ -13,11 +13,18 @@ namespace logic = operator_logic;
 using nlohmann::json;
 
 bool ServedServer::SameConnections(const ServedServer& other) const {
-  auto user = [](const ServedServer& s) {
-    return s.operator_mode ? s.operator_mode->keys.authorizer_user.public_key() : std::string();
+  auto user = [](const std::shared_ptr<const OperatorMode>& mode) {
+    return mode ? mode->keys.authorizer_user.public_key() : std::string();
   };
   return urls == other.urls && authorizer == other.authorizer && system == other.system &&
-         ca == other.ca && user(*this) == user(other);
+         ca == other.ca && user(operator_mode) == user(other.operator_mode) &&
+         user(operator_mode_keys) == user(other.operator_mode_keys);
+}
+
+std::vector<std::shared_ptr<const OperatorMode>> LoginsOf(const ServedServer& served) {
+  if (served.operator_mode) return {served.operator_mode, nullptr};
+  if (served.operator_mode_keys) return {nullptr, served.operator_mode_keys};
+  return {nullptr};
 }
 
 CalloutSecret CalloutSecretOf(const json& secret) {
@@ -89,6 +96,7 @@ Result<ServedServer> Build(const json& server, const CalloutLookup& callout,
     }
     out.operator_mode = stored->operator_mode;
   }
+  out.operator_mode_keys = stored->operator_mode;
   auto dir = directory();
   if (!dir.ok()) return dir.status();
   out.directory = std::make_shared<const logic::Directory>(std::move(dir).value());

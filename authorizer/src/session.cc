@@ -48,6 +48,9 @@ struct ServerSession::Member {
   std::chrono::steady_clock::time_point next_connect{};
   std::string error;
   bool tls_failed = false;
+  // The login `client` was made with (LoginsOf): null is config mode.
+  std::shared_ptr<const OperatorMode> login;
+  bool other_isolation = false;  // not the served isolation's login
 };
 
 ServerSession::ServerSession(std::shared_ptr<const ServedServer> served, SessionOptions options,
@@ -127,6 +130,7 @@ SessionHealth ServerSession::Health() const {
     if (connected) {
       mh.server_id = m->client->ConnectedServerId();
       mh.subscribed = m->sub != nullptr;
+      mh.other_isolation = m->other_isolation;
       h.connected = true;
       all_subscribed &= mh.subscribed;
       if (mh.subscribed && !mh.server_id.empty()) servers.insert(mh.server_id);
@@ -152,13 +156,13 @@ int ServerSession::Kicks() const {
 }
 
 pubsub::NatsOptions ServerSession::ConnectOptions(const logic::Credentials& who,
-                                                  const std::string& name) {
+                                                  const std::string& name,
+                                                  const std::shared_ptr<const OperatorMode>& mode) {
   pubsub::NatsOptions o;
   o.urls = served()->urls;
   o.username = who.username;
   o.password = who.password;
-  // A copy of the pointer: the snapshot may be replaced meanwhile.
-  if (const std::shared_ptr<const OperatorMode> mode = served()->operator_mode) {
+  if (mode) {
     if (Status s = UseOperatorModeUser(o, *mode, who.username == api::kCalloutSystemUsername);
         !s.ok()) {
       log::Warn(kLogger, "cannot make the operator-mode user JWT",
@@ -236,13 +240,42 @@ void ServerSession::Loop() {
   }
 }
 
+Result<std::unique_ptr<pubsub::NatsClient>> ServerSession::ConnectAs(
+    const logic::Credentials& who, const std::string& name, const std::string& pinned_url,
+    std::shared_ptr<const OperatorMode>& login) {
+  std::optional<Status> first;
+  const std::vector<std::shared_ptr<const OperatorMode>> logins = LoginsOf(*served());
+  for (const auto& mode : logins) {
+    pubsub::NatsOptions o = ConnectOptions(who, name, mode);
+    if (!pinned_url.empty()) {
+      o.urls = pinned_url;
+      o.pinned = true;
+    }
+    // The other isolation's login is for a server not restarted since the
+    // switch: once it restarts (into the served isolation) it refuses that
+    // login, and a reconnect with it would be refused, perhaps for ever
+    // (when the refusal is the callout's timeout). Connecting again here
+    // tries the served isolation's login first.
+    o.reconnect = mode == logins.front();
+    auto c = pubsub::NatsClient::Connect(o);
+    if (c.ok()) {
+      login = mode;
+      return c;
+    }
+    if (!first) first = c.status();
+    // Nothing listening, or TLS: no other login fares better.
+    if (c.status().code() == StatusCode::kUnavailable) break;
+  }
+  return *first;
+}
+
 void ServerSession::EnsureSystem() {
   if (system_ && system_->State() == ConnectionState::kClosed) system_.reset();
   if (system_ || std::chrono::steady_clock::now() < next_system_connect_) return;
   next_system_connect_ = std::chrono::steady_clock::now() + options_.reconnect_wait;
   auto served = this->served();
-  auto c = pubsub::NatsClient::Connect(
-      ConnectOptions(served->system, std::string(api::kAuthorizerUsername) + "-sweep"));
+  auto c = ConnectAs(served->system, std::string(api::kAuthorizerUsername) + "-sweep", "",
+                     system_login_);
   if (!c.ok()) {
     // Without it the members are the seeds only, and no sweep runs.
     log::Warn(kLogger, "cannot connect as " + served->system.username + "; retrying",
@@ -329,11 +362,9 @@ void ServerSession::EnsureSubscribed(const std::string& url) {
     m.next_connect = std::chrono::steady_clock::now() + options_.reconnect_wait;
   };
   if (!client) {
-    pubsub::NatsOptions o =
-        ConnectOptions(served()->authorizer, std::string(api::kAuthorizerUsername));
-    o.urls = url;
-    o.pinned = true;
-    auto connected = pubsub::NatsClient::Connect(o);
+    std::shared_ptr<const OperatorMode> login;
+    auto connected =
+        ConnectAs(served()->authorizer, std::string(api::kAuthorizerUsername), url, login);
     if (!connected.ok()) {
       log::Warn(
           kLogger, "cannot connect to NATS; retrying",
@@ -343,17 +374,35 @@ void ServerSession::EnsureSubscribed(const std::string& url) {
       return;
     }
     client = std::shared_ptr<pubsub::NatsClient>(std::move(connected).value());
+    const bool other = login != served()->operator_mode;
+    if (other) {
+      log::Info(kLogger,
+                "the server runs the other isolation's config (not restarted since a switch); "
+                "logged in and answering in that isolation until it restarts",
+                {{"server", ns_ + "/" + name_},
+                 {"url", url},
+                 {"isolation", login ? "Accounts" : "Permissions"}});
+    }
     std::lock_guard lock(mu_);
     health_.attempted = true;
-    members_.at(url)->client = client;
+    Member& m = *members_.at(url);
+    m.client = client;
+    m.login = std::move(login);
+    m.other_isolation = other;
   }
   std::weak_ptr<pubsub::NatsClient> weak = client;
+  std::shared_ptr<const OperatorMode> login;
+  {
+    std::lock_guard lock(mu_);
+    login = members_.at(url)->login;
+  }
   auto sub = client->Subscribe(std::string(api::kAuthCalloutSubject),
                                std::string(api::kAuthorizerQueueGroup),
-                               [this, weak](const pubsub::RawMessage& m) {
+                               [this, weak, login](const pubsub::RawMessage& m) {
                                  if (m.reply.empty())
                                    return;  // not a callout request: nothing to answer
                                  Request r{.client = weak.lock(),
+                                           .login = login,
                                            .reply = std::string(m.reply),
                                            .data = std::string(m.data),
                                            .received = std::chrono::steady_clock::now()};
@@ -402,10 +451,11 @@ void ServerSession::Work() {
 
 void ServerSession::Answer(const Request& r) {
   auto served = this->served();
+  // In the isolation of the login the request came on: the one its server
+  // runs.
   const ConfigModeSigner config_mode(*served->issuer);
   const UserJwtSigner& signer =
-      served->operator_mode ? static_cast<const UserJwtSigner&>(served->operator_mode->signer)
-                            : config_mode;
+      r.login ? static_cast<const UserJwtSigner&>(r.login->signer) : config_mode;
   authorizer::Answer a = AnswerRequest(r.data, *served->directory, *served->issuer, signer,
                                        options_.clock(), options_.credential_deps);
   if (!a.reply.empty()) {
@@ -433,7 +483,9 @@ Status ServerSession::Sweep() {
   // Operator mode: the installations' connections are in their own
   // accounts, so every account's connections are listed (the system user
   // sees them all) and judged by account.
-  const std::shared_ptr<const OperatorMode> mode = served->operator_mode;
+  // The isolation of the servers the system user reached (during a roll,
+  // perhaps the old one): the connections it lists are judged by it.
+  const std::shared_ptr<const OperatorMode> mode = system_login_;
   const std::string account = mode ? std::string() : served->account;
   auto replies =
       system_->RequestAll(PingConnzSubject(), ConnzRequest(account, 0), options_.gather_wait);

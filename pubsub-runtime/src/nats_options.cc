@@ -47,8 +47,10 @@ Result<NatsOptionsPtr> BuildNatsOptions(const NatsOptions& options) {
   SB_RETURN_IF_ERROR(check(natsOptions_SetName(opts.get(), options.name.c_str()), "name"));
   SB_RETURN_IF_ERROR(check(natsOptions_SetTimeout(opts.get(), options.connect_timeout.count()),
                            "connect_timeout"));
-  // Reconnect forever; never buffer while disconnected (publish fails fast).
-  SB_RETURN_IF_ERROR(check(natsOptions_SetAllowReconnect(opts.get(), true), "reconnect"));
+  // Reconnect forever (unless the owner reconnects itself); never buffer
+  // while disconnected (publish fails fast).
+  SB_RETURN_IF_ERROR(
+      check(natsOptions_SetAllowReconnect(opts.get(), options.reconnect), "reconnect"));
   SB_RETURN_IF_ERROR(check(natsOptions_SetMaxReconnect(opts.get(), -1), "reconnect"));
   SB_RETURN_IF_ERROR(check(natsOptions_SetReconnectWait(opts.get(), options.reconnect_wait.count()),
                            "reconnect_wait"));

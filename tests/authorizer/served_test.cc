@@ -229,6 +229,20 @@ TEST(ServedTest, OperatorModeKeysComeDecodedWithTheCalloutSecret) {
   ASSERT_TRUE(ignored.ok()) << ignored.status().ToString();
   EXPECT_EQ(ignored->operator_mode, nullptr);
   EXPECT_FALSE(ignored->SameConnections(*first));  // it logs in with a user JWT
+
+  // The logins, served isolation's first: a server not restarted since a
+  // switch of isolation still takes the other one.
+  EXPECT_EQ(first->operator_mode_keys, first->operator_mode);
+  EXPECT_EQ(LoginsOf(*first),
+            (std::vector<std::shared_ptr<const OperatorMode>>{first->operator_mode, nullptr}));
+  // Permissions after Accounts: the Secret keeps the operator-mode keys.
+  EXPECT_EQ(ignored->operator_mode_keys, decoded->operator_mode);
+  EXPECT_EQ(LoginsOf(*ignored),
+            (std::vector<std::shared_ptr<const OperatorMode>>{nullptr, decoded->operator_mode}));
+  // Permissions never switched: the passwords only.
+  EXPECT_EQ(config_mode->operator_mode_keys, nullptr);
+  EXPECT_EQ(LoginsOf(*config_mode), (std::vector<std::shared_ptr<const OperatorMode>>{nullptr}));
+  EXPECT_FALSE(config_mode->SameConnections(*ignored));  // one more login to try
 }
 
 TEST(ReadinessTest, SyncedAndSubscribedWhereReachable) {

@@ -22,6 +22,7 @@
 #include "switchboard/authorizer/authorizer.h"
 #include "switchboard/natsauth/nkey.h"
 #include "switchboard/operator_logic/callout.h"
+#include "switchboard/operator_logic/operator_mode_keys.h"
 #include "switchboard/pubsub/nats_client.h"
 #include "switchboard/testing/callout_config.h"
 #include "switchboard/testing/nats_client.h"
@@ -159,6 +160,46 @@ TEST_F(SessionTest, RightPasswordConnectsAndRoundTripsOnItsPrefix) {
   EXPECT_EQ(conns[0].value("authorized_user", ""), logic::CalloutConnectionName("inst-a", 2))
       << conns[0];
   EXPECT_EQ(conns[0].value("account", ""), "HATCHET");
+}
+
+// After a switch to isolation: Accounts, a server not yet restarted still
+// runs the Permissions config and refuses the operator-mode login: the
+// member logs in with the password instead and answers that server in
+// config mode, so its new connections are admitted (into the configured
+// account) through the roll rather than refused after the callout timeout.
+TEST_F(SessionTest, AServerNotRestartedSinceASwitchToAccountsIsServedInItsOwnIsolation) {
+  auto seeds = logic::PlanOperatorModeSeeds(std::nullopt, 1'800'000'000);
+  ASSERT_TRUE(seeds.ok()) << seeds.status().ToString();
+  auto mode = OperatorModeOf(seeds->seeds, issuer_->Seed());
+  ASSERT_TRUE(mode.ok()) << mode.status().ToString();
+  auto accounts = std::make_shared<ServedServer>(*Served({Entry("inst-a", "pw-a", "hatchet.a")}));
+  accounts->operator_mode = *mode;
+  accounts->operator_mode_keys = *mode;
+  ASSERT_EQ(LoginsOf(*accounts).size(), 2u);
+
+  Metrics metrics(std::make_shared<prometheus::Registry>());
+  auto session = Start(accounts, &metrics);
+  SessionHealth h = session->Health();
+  ASSERT_EQ(h.members.size(), 1u);
+  EXPECT_TRUE(h.members[0].other_isolation);
+  EXPECT_TRUE(h.members[0].subscribed) << h.members[0].error;
+
+  Client a(server_->url(), "inst-a", "pw-a");
+  ASSERT_TRUE(a.connected()) << a.error() << "\n" << server_->Log();
+  ASSERT_TRUE(a.Subscribe("hatchet.a.*"));
+  ASSERT_TRUE(a.Publish("hatchet.a.x", "hello"));
+  EXPECT_EQ(a.Next(), "hello");
+  json connz = Connz();
+  ASSERT_TRUE(connz.is_object()) << connz;
+  const json conns = connz["data"].value("connections", json::array());
+  ASSERT_EQ(conns.size(), 1u) << connz;
+  EXPECT_EQ(conns[0].value("account", ""), "HATCHET");
+  Client wrong(server_->url(), "inst-a", "not-pw-a");
+  EXPECT_FALSE(wrong.connected());
+
+  // Served in Permissions, the same server takes the first login.
+  auto permissions = Start(Served({Entry("inst-a", "pw-a", "hatchet.a")}), nullptr);
+  EXPECT_FALSE(permissions->Health().members.at(0).other_isolation);
 }
 
 TEST_F(SessionTest, WrongPasswordAndUnknownUserAreRefusedByAnAnswer) {

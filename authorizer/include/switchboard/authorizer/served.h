@@ -39,12 +39,30 @@ struct ServedServer {
   // isolation: Accounts (NATS operator mode): the keys, the connections'
   // user JWTs and the signer (operator_mode.h); null in config mode.
   std::shared_ptr<const OperatorMode> operator_mode;
+  // The operator-mode keys the callout Secret holds, whatever the
+  // isolation (it keeps them after a switch back to Permissions): what a
+  // server still in operator mode is logged in to and answered with
+  // (LoginsOf). Null when the Secret has none.
+  std::shared_ptr<const OperatorMode> operator_mode_keys;
 
   std::string key() const { return ns + "/" + name; }
   // What the connections depend on: a different value (a new CA too)
   // replaces the session, whose new connections use it.
   bool SameConnections(const ServedServer& other) const;
 };
+
+// The logins the authorizer's connections try, in this order, and the mode
+// each answers in: null is config mode (the Secret's passwords, answers for
+// the configured account), otherwise that operator mode (its users' JWTs,
+// answers in the installations' accounts). First the served isolation's;
+// then the other one's, when the Secret holds what it needs (config mode's
+// passwords always; operator mode's keys once the server was switched to
+// Accounts). Why: nats-server cannot reload into or out of operator mode,
+// so after a switch of isolation each server runs the old config until it
+// restarts, and refuses the new isolation's login; the other login keeps
+// that server's new connections admitted (in the old isolation's walls)
+// through the roll, instead of refused after the callout timeout.
+std::vector<std::shared_ptr<const OperatorMode>> LoginsOf(const ServedServer& served);
 
 // A callout Secret as the authorizer keeps it: decoded once
 // (DecodeSecretData, DecodeCalloutKeys), or why it does not decode (the

@@ -61,6 +61,9 @@ struct MemberHealth {
   std::string url;
   std::string server_id;  // the server it is connected to; "" while not connected
   bool subscribed = false;
+  // Logged in as the other isolation's authorizer (LoginsOf): its server
+  // has not restarted since a switch of isolation.
+  bool other_isolation = false;
   std::string error;  // its last connect/subscribe failure ("" once it works)
 };
 
@@ -100,6 +103,7 @@ class ServerSession {
   struct Member;
   struct Request {
     std::shared_ptr<pubsub::NatsClient> client;  // the connection it came on
+    std::shared_ptr<const OperatorMode> login;   // ... and its login (LoginsOf)
     std::string reply, data;
     std::chrono::steady_clock::time_point received;
   };
@@ -111,8 +115,18 @@ class ServerSession {
   void RemoveMember(const std::string& url);
   void EnsureSystem();
   Status Sweep();
+  // As `who`, in the isolation of `mode` (null: config mode).
   pubsub::NatsOptions ConnectOptions(const operator_logic::Credentials& who,
-                                     const std::string& name);
+                                     const std::string& name,
+                                     const std::shared_ptr<const OperatorMode>& mode);
+  // Connects as `who` with the first of LoginsOf(served) the server takes
+  // and sets `login` to it (to `pinned_url` only, when not empty). A
+  // failure that is not a refusal (nothing listening, TLS) ends the tries;
+  // when all fail, the first login's error.
+  Result<std::unique_ptr<pubsub::NatsClient>> ConnectAs(const operator_logic::Credentials& who,
+                                                        const std::string& name,
+                                                        const std::string& pinned_url,
+                                                        std::shared_ptr<const OperatorMode>& login);
   void Wake();
 
   const SessionOptions options_;
@@ -125,9 +139,10 @@ class ServerSession {
   bool sweep_requested_ = false;                // guarded by mu_
   std::shared_ptr<const ServedServer> served_;  // guarded by mu_
   // By URL; added and removed by the loop thread only.
-  std::map<std::string, std::unique_ptr<Member>> members_;                     // guarded by mu_
-  std::map<std::string, std::string> aliases_;                                 // loop thread only
-  std::unique_ptr<pubsub::NatsClient> system_;                                 // loop thread only
+  std::map<std::string, std::unique_ptr<Member>> members_;  // guarded by mu_
+  std::map<std::string, std::string> aliases_;              // loop thread only
+  std::unique_ptr<pubsub::NatsClient> system_;              // loop thread only
+  std::shared_ptr<const OperatorMode> system_login_;        // system_'s login; loop thread only
   std::chrono::steady_clock::time_point next_system_connect_{};                // loop thread only
   std::map<std::pair<std::string, uint64_t>, operator_logic::Time> suspects_;  // loop thread only
   // Operator mode: "<ns>/<name>" -> the installation's account key, as

@@ -69,6 +69,10 @@ struct NatsOptions {
   bool pinned = false;
   std::chrono::milliseconds connect_timeout{5000};
   std::chrono::milliseconds reconnect_wait{2000};
+  // false: a lost connection is closed for good at once (on_error gets
+  // Unavailable), for an owner that connects again itself, perhaps with
+  // other credentials.
+  bool reconnect = true;
   int64_t required_max_payload = kRequiredMaxPayload;
 
   // gzip on publish. Off by default, as in Hatchet's NATS backend, which
