@@ -11,6 +11,7 @@
 #include "nats_test_util.h"
 #include "switchboard/pubsub/codec.h"
 #include "switchboard/pubsub/compression.h"
+#include "switchboard/pubsub/nats_client.h"
 #include "switchboard/testing/nats_server.h"
 #include "switchboard/testing/net.h"
 #include "switchboard/testing/process.h"
@@ -313,6 +314,37 @@ TEST(NatsPubSubTest, PublishFailsFastWhileServerIsDownThenRecovers) {
       },
       std::chrono::seconds(10), std::chrono::milliseconds(50)));
   for (const auto& got : c.messages()) EXPECT_EQ(got.id, "after-restart");
+}
+
+// reconnect = false (the authorizer's connections with the other
+// isolation's login): a lost connection is closed for good at once and
+// says so, where the default goes on reconnecting.
+TEST(NatsPubSubTest, WithoutReconnectALostConnectionIsClosedForGood) {
+  NatsServer server;
+  ASSERT_TRUE(server.ok()) << server.Log();
+  std::atomic<int> unavailable{0};
+  NatsOptions once = Options(server.url());
+  once.reconnect = false;
+  once.on_error = [&](const Status& s) {
+    if (s.code() == StatusCode::kUnavailable) unavailable++;
+  };
+  auto closing = NatsClient::Connect(once);
+  ASSERT_TRUE(closing.ok()) << closing.status().ToString();
+  auto reconnecting = NatsClient::Connect(Options(server.url()));
+  ASSERT_TRUE(reconnecting.ok()) << reconnecting.status().ToString();
+  EXPECT_EQ((*closing)->State(), ConnectionState::kConnected);
+  server.Stop();
+  EXPECT_TRUE(testing::WaitFor([&] { return (*closing)->State() == ConnectionState::kClosed; },
+                               std::chrono::seconds(10)));
+  EXPECT_TRUE(testing::WaitFor([&] { return unavailable.load() >= 1; }, std::chrono::seconds(10)));
+  EXPECT_TRUE(
+      testing::WaitFor([&] { return (*reconnecting)->State() == ConnectionState::kReconnecting; },
+                       std::chrono::seconds(10)));
+  ASSERT_TRUE(server.Start()) << server.Log();
+  EXPECT_TRUE(
+      testing::WaitFor([&] { return (*reconnecting)->State() == ConnectionState::kConnected; },
+                       std::chrono::seconds(20)));
+  EXPECT_EQ((*closing)->State(), ConnectionState::kClosed);
 }
 
 // Permissions as the operator renders them: `<prefix>.*` only.
