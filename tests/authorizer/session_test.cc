@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <ctime>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -21,7 +22,10 @@
 #include "switchboard/api/constants.h"
 #include "switchboard/authorizer/authorizer.h"
 #include "switchboard/natsauth/nkey.h"
+#include "switchboard/natsauth/operator_jwt.h"
 #include "switchboard/operator_logic/callout.h"
+#include "switchboard/operator_logic/operator_mode_claims.h"
+#include "switchboard/operator_logic/operator_mode_config.h"
 #include "switchboard/operator_logic/operator_mode_keys.h"
 #include "switchboard/pubsub/nats_client.h"
 #include "switchboard/testing/callout_config.h"
@@ -200,6 +204,77 @@ TEST_F(SessionTest, AServerNotRestartedSinceASwitchToAccountsIsServedInItsOwnIso
   // Served in Permissions, the same server takes the first login.
   auto permissions = Start(Served({Entry("inst-a", "pw-a", "hatchet.a")}), nullptr);
   EXPECT_FALSE(permissions->Health().members.at(0).other_isolation);
+}
+
+// The other way: after a switch back to isolation: Permissions, a server
+// not yet restarted still runs NATS operator mode and refuses the password
+// login; the member logs in with the operator-mode JWT the callout Secret
+// keeps and answers in operator mode, so a new connection lands in its
+// installation's account, which that server's store holds.
+TEST_F(SessionTest, AServerStillInOperatorModeAfterASwitchToPermissionsIsServedInIt) {
+  auto seeds = logic::PlanOperatorModeSeeds(std::nullopt, std::time(nullptr));
+  ASSERT_TRUE(seeds.ok()) << seeds.status().ToString();
+  auto mode = OperatorModeOf(seeds->seeds, issuer_->Seed());
+  ASSERT_TRUE(mode.ok()) << mode.status().ToString();
+  const logic::OperatorModeKeyPairs& keys = (*mode)->keys;
+  auto jwts = logic::EncodeOperatorModeJwts(keys);
+  ASSERT_TRUE(jwts.ok()) << jwts.status().ToString();
+  switchboard::testing::TempDir store;
+  logic::OperatorModeConfigInput in;
+  in.server_ns = "nats";
+  in.server_name = "main";
+  in.operator_jwt = jwts->operator_jwt;
+  in.system_account_jwt = jwts->system_account_jwt;
+  in.auth_account_jwt = jwts->auth_account_jwt;
+  in.sentinel_jwt = jwts->sentinel_jwt;
+  in.resolver_dir = store.path() + "/resolver";
+  in.now = std::time(nullptr);
+  auto config = logic::RenderOperatorModeConfig(in);
+  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  switchboard::testing::NatsServer opmode(*config, 0,
+                                          switchboard::testing::ToolPath("nats-server-callout"));
+  ASSERT_TRUE(opmode.ok()) << opmode.Log();
+
+  // The installation's account in the store, as the operator pushed it
+  // before the switch back.
+  pubsub::NatsOptions sys{.urls = opmode.url()};
+  ASSERT_TRUE(UseOperatorModeUser(sys, **mode, /*system=*/true).ok());
+  auto system = pubsub::NatsClient::Connect(sys);
+  ASSERT_TRUE(system.ok()) << system.status().ToString();
+  auto account = logic::InstallationAccountKey(keys.installation_signing, "team", "inst-a");
+  ASSERT_TRUE(account.ok());
+  auto claims = logic::InstallationAccountClaims(
+      {.ns = "team", .name = "inst-a", .account = account->public_key()}, keys.Public(),
+      std::time(nullptr));
+  ASSERT_TRUE(claims.ok()) << claims.status().ToString();
+  auto pushed = (*system)->Request(
+      "$SYS.REQ.CLAIMS.UPDATE", natsauth::EncodeAccountClaims(*claims, keys.operator_key).value(),
+      kDeadline);
+  ASSERT_TRUE(pushed.ok()) << pushed.status().ToString();
+  EXPECT_THAT(*pushed, HasSubstr("\"code\":200"));
+
+  auto permissions =
+      std::make_shared<ServedServer>(*Served({Entry("inst-a", "pw-a", "hatchet.a")}));
+  permissions->urls = opmode.url();
+  permissions->operator_mode_keys = *mode;
+  ASSERT_EQ(LoginsOf(*permissions).size(), 2u);
+  auto session = std::make_unique<ServerSession>(permissions, options_, nullptr);
+  ASSERT_TRUE(
+      switchboard::testing::WaitFor([&] { return session->Health().subscribed; }, kDeadline))
+      << session->Health().error << "\n"
+      << opmode.Log();
+  EXPECT_TRUE(session->Health().members.at(0).other_isolation);
+
+  Client a(opmode.url(), "inst-a", "pw-a");
+  ASSERT_TRUE(a.connected()) << a.error() << "\n" << opmode.Log();
+  ASSERT_TRUE(a.Subscribe("hatchet.a.*"));
+  ASSERT_TRUE(a.Publish("hatchet.a.x", "hello"));
+  EXPECT_EQ(a.Next(), "hello");
+  auto connz =
+      (*system)->Request("$SYS.REQ.SERVER.PING.CONNZ",
+                         R"({"auth":true,"acc":")" + account->public_key() + R"("})", kDeadline);
+  ASSERT_TRUE(connz.ok()) << connz.status().ToString();
+  EXPECT_THAT(*connz, HasSubstr(logic::CalloutConnectionName("inst-a", 0)));
 }
 
 TEST_F(SessionTest, WrongPasswordAndUnknownUserAreRefusedByAnAnswer) {
