@@ -15,6 +15,7 @@ struct Metrics::Families {
   prometheus::Family<prometheus::Histogram>* latency;
   prometheus::Family<prometheus::Gauge>* subscribed;
   prometheus::Family<prometheus::Gauge>* servers;
+  prometheus::Family<prometheus::Gauge>* other_isolation;
   prometheus::Family<prometheus::Counter>* kicks;
   prometheus::Family<prometheus::Counter>* sweeps;
   prometheus::Family<prometheus::Histogram>* rebuilds;
@@ -42,6 +43,13 @@ Metrics::Metrics(std::shared_ptr<prometheus::Registry> registry)
                          "NATS servers of that NatsServer's cluster this replica is subscribed on, "
                          "each through its own connection")
                      .Register(*registry_);
+  f_->other_isolation =
+      &prometheus::BuildGauge()
+           .Name("switchboard_authorizer_other_isolation_servers")
+           .Help(
+               "Of those servers, the ones this replica logged in to with the other isolation's "
+               "login: not restarted since the NatsServer's isolation was switched")
+           .Register(*registry_);
   f_->kicks = &prometheus::BuildCounter()
                    .Name("switchboard_authorizer_kicks_total")
                    .Help("Connections closed because their user or password is no longer accepted")
@@ -77,6 +85,11 @@ void Metrics::SetSubscribedServers(std::string_view ns, std::string_view name, i
   f_->servers->Add({{"namespace", std::string(ns)}, {"name", std::string(name)}}).Set(servers);
 }
 
+void Metrics::SetOtherIsolationServers(std::string_view ns, std::string_view name, int servers) {
+  f_->other_isolation->Add({{"namespace", std::string(ns)}, {"name", std::string(name)}})
+      .Set(servers);
+}
+
 void Metrics::StartServer(std::string_view ns, std::string_view name) {
   const prometheus::Labels labels{{"namespace", std::string(ns)}, {"name", std::string(name)}};
   f_->subscribed->Add(labels).Set(0);
@@ -87,6 +100,7 @@ void Metrics::ForgetServer(std::string_view ns, std::string_view name) {
   const prometheus::Labels labels{{"namespace", std::string(ns)}, {"name", std::string(name)}};
   f_->subscribed->Remove(&f_->subscribed->Add(labels));
   f_->servers->Remove(&f_->servers->Add(labels));
+  f_->other_isolation->Remove(&f_->other_isolation->Add(labels));
   f_->kicks->Remove(&f_->kicks->Add(labels));
 }
 

@@ -122,7 +122,7 @@ SessionHealth ServerSession::Health() const {
   std::lock_guard lock(mu_);
   SessionHealth h = health_;
   // Live, not as of the loop's last look: nats.c may be reconnecting now.
-  std::set<std::string> servers;
+  std::set<std::string> servers, other_isolation;
   bool all_subscribed = true, any_tls_failed = false;
   for (const auto& [url, m] : members_) {
     MemberHealth mh{.url = url, .error = m->error};
@@ -133,7 +133,10 @@ SessionHealth ServerSession::Health() const {
       mh.other_isolation = m->other_isolation;
       h.connected = true;
       all_subscribed &= mh.subscribed;
-      if (mh.subscribed && !mh.server_id.empty()) servers.insert(mh.server_id);
+      if (mh.subscribed && !mh.server_id.empty()) {
+        servers.insert(mh.server_id);
+        if (mh.other_isolation) other_isolation.insert(mh.server_id);
+      }
     }
     any_tls_failed |= m->tls_failed;
     if (h.error.empty()) h.error = m->error;
@@ -141,6 +144,7 @@ SessionHealth ServerSession::Health() const {
   }
   h.subscribed = h.connected && all_subscribed;
   h.servers = static_cast<int>(servers.size());
+  h.other_isolation = static_cast<int>(other_isolation.size());
   h.tls_failed = !h.connected && any_tls_failed;
   return h;
 }
@@ -202,6 +206,7 @@ void ServerSession::Loop() {
       SessionHealth h = Health();
       metrics_->SetSubscribed(ns_, name_, h.connected && h.subscribed);
       metrics_->SetSubscribedServers(ns_, name_, h.servers);
+      metrics_->SetOtherIsolationServers(ns_, name_, h.other_isolation);
     }
     bool due = false;
     {

@@ -187,6 +187,14 @@ TEST_F(SessionTest, AServerNotRestartedSinceASwitchToAccountsIsServedInItsOwnIso
   ASSERT_EQ(h.members.size(), 1u);
   EXPECT_TRUE(h.members[0].other_isolation);
   EXPECT_TRUE(h.members[0].subscribed) << h.members[0].error;
+  EXPECT_EQ(h.other_isolation, 1);
+  const std::map<std::string, std::string> labels = {{"namespace", "nats"}, {"name", "main"}};
+  EXPECT_TRUE(switchboard::testing::WaitFor(
+      [&] {
+        return CounterSum(*metrics.registry(), "switchboard_authorizer_other_isolation_servers",
+                          labels) == 1;
+      },
+      kDeadline));
 
   Client a(server_->url(), "inst-a", "pw-a");
   ASSERT_TRUE(a.connected()) << a.error() << "\n" << server_->Log();
@@ -202,8 +210,19 @@ TEST_F(SessionTest, AServerNotRestartedSinceASwitchToAccountsIsServedInItsOwnIso
   EXPECT_FALSE(wrong.connected());
 
   // Served in Permissions, the same server takes the first login.
-  auto permissions = Start(Served({Entry("inst-a", "pw-a", "hatchet.a")}), nullptr);
+  Metrics served_as_run(std::make_shared<prometheus::Registry>());
+  auto permissions = Start(Served({Entry("inst-a", "pw-a", "hatchet.a")}), &served_as_run);
   EXPECT_FALSE(permissions->Health().members.at(0).other_isolation);
+  EXPECT_EQ(permissions->Health().other_isolation, 0);
+  EXPECT_TRUE(switchboard::testing::WaitFor(
+      [&] {
+        return CounterSum(*served_as_run.registry(), "switchboard_authorizer_subscribed_servers",
+                          labels) == 1;
+      },
+      kDeadline));
+  EXPECT_EQ(CounterSum(*served_as_run.registry(), "switchboard_authorizer_other_isolation_servers",
+                       labels),
+            0);
 }
 
 // The other way: after a switch back to isolation: Permissions, a server

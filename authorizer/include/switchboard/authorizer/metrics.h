@@ -31,6 +31,11 @@ class Metrics {
   // switchboard_authorizer_subscribed_servers{namespace,name}: the distinct
   // NATS servers (server ids) this replica is subscribed on.
   void SetSubscribedServers(std::string_view ns, std::string_view name, int servers);
+  // switchboard_authorizer_other_isolation_servers{namespace,name}: of
+  // those, the servers this replica is logged in to with the other
+  // isolation's login (LoginsOf): not restarted since a switch of
+  // isolation, so still in the old walls.
+  void SetOtherIsolationServers(std::string_view ns, std::string_view name, int servers);
   // A served server's series from its session's start: not subscribed, no
   // kick yet (a counter that exists at 0 lets increase() see the first).
   void StartServer(std::string_view ns, std::string_view name);

@@ -72,6 +72,7 @@ struct SessionHealth {
   bool connected = false;   // at least one member is connected
   bool subscribed = false;  // ... and every connected member's queue subscription is on its server
   int servers = 0;          // distinct servers with a subscribed member
+  int other_isolation = 0;  // ... of which logged in with the other isolation's login
   std::vector<MemberHealth> members;  // by URL
   std::string error;                  // the last connect/subscribe/sweep failure ("" once it works)
   // No member is connected and the last connect failed in TLS (handshake, or the certificate does
