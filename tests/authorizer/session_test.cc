@@ -25,7 +25,6 @@
 #include "switchboard/natsauth/operator_jwt.h"
 #include "switchboard/operator_logic/callout.h"
 #include "switchboard/operator_logic/operator_mode_claims.h"
-#include "switchboard/operator_logic/operator_mode_config.h"
 #include "switchboard/operator_logic/operator_mode_keys.h"
 #include "switchboard/pubsub/nats_client.h"
 #include "switchboard/testing/callout_config.h"
@@ -236,19 +235,9 @@ TEST_F(SessionTest, AServerStillInOperatorModeAfterASwitchToPermissionsIsServedI
   auto mode = OperatorModeOf(seeds->seeds, issuer_->Seed());
   ASSERT_TRUE(mode.ok()) << mode.status().ToString();
   const logic::OperatorModeKeyPairs& keys = (*mode)->keys;
-  auto jwts = logic::EncodeOperatorModeJwts(keys);
-  ASSERT_TRUE(jwts.ok()) << jwts.status().ToString();
   switchboard::testing::TempDir store;
-  logic::OperatorModeConfigInput in;
-  in.server_ns = "nats";
-  in.server_name = "main";
-  in.operator_jwt = jwts->operator_jwt;
-  in.system_account_jwt = jwts->system_account_jwt;
-  in.auth_account_jwt = jwts->auth_account_jwt;
-  in.sentinel_jwt = jwts->sentinel_jwt;
-  in.resolver_dir = store.path() + "/resolver";
-  in.now = std::time(nullptr);
-  auto config = logic::RenderOperatorModeConfig(in);
+  auto config = switchboard::testing::OperatorModeConfig(keys, store.path() + "/resolver",
+                                                         std::time(nullptr));
   ASSERT_TRUE(config.ok()) << config.status().ToString();
   switchboard::testing::NatsServer opmode(*config, 0,
                                           switchboard::testing::ToolPath("nats-server-callout"));

@@ -16,9 +16,9 @@
 #include "operator_mode_connection.h"
 #include "switchboard/authorizer/operator_mode.h"
 #include "switchboard/natsauth/nkey.h"
-#include "switchboard/operator_logic/operator_mode_config.h"
 #include "switchboard/operator_logic/operator_mode_keys.h"
 #include "switchboard/pubsub/nats_pubsub.h"
+#include "switchboard/testing/callout_config.h"
 #include "switchboard/testing/nats_cluster.h"
 #include "switchboard/testing/tool_path.h"
 
@@ -56,20 +56,9 @@ inline void StartOperatorModeNats(OperatorModeNats& out) {
   out.mode = *mode;
   const logic::OperatorModeKeyPairs& keys = out.mode->keys;
 
-  auto jwts = logic::EncodeOperatorModeJwts(keys);
-  ASSERT_TRUE(jwts.ok()) << jwts.status().ToString();
   std::vector<std::string> bodies;
   for (int i = 0; i < out.cluster->size(); ++i) {
-    logic::OperatorModeConfigInput in;
-    in.server_ns = "nats";
-    in.server_name = "main";
-    in.operator_jwt = jwts->operator_jwt;
-    in.system_account_jwt = jwts->system_account_jwt;
-    in.auth_account_jwt = jwts->auth_account_jwt;
-    in.sentinel_jwt = jwts->sentinel_jwt;
-    in.resolver_dir = out.StoreOf(i);
-    in.now = UnixNow();
-    auto body = logic::RenderOperatorModeConfig(in);
+    auto body = testing::OperatorModeConfig(keys, out.StoreOf(i), UnixNow());
     ASSERT_TRUE(body.ok()) << body.status().ToString();
     bodies.push_back(*body);
   }

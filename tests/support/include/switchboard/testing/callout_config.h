@@ -5,9 +5,11 @@
 // renderer itself checks it against the server instead of using this.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "switchboard/common/status.h"
+#include "switchboard/operator_logic/operator_mode_keys.h"
 
 namespace switchboard::testing {
 
@@ -20,5 +22,12 @@ struct CalloutConfigParams {
 // The render, passwords hashed at bcrypt's lowest cost (tests only);
 // kInvalidArgument as the render refuses its input.
 Result<std::string> CalloutConfig(const CalloutConfigParams& params);
+
+// The static config of NATS operator mode (AuthCallout with isolation:
+// Accounts) for NatsServer nats/main: the render
+// (operator_logic::RenderOperatorModeConfig) of these keys' JWTs, with the
+// full resolver's store in `resolver_dir`, valid at `now` (Unix seconds).
+Result<std::string> OperatorModeConfig(const operator_logic::OperatorModeKeyPairs& keys,
+                                       std::string resolver_dir, int64_t now);
 
 }  // namespace switchboard::testing
