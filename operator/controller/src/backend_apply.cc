@@ -1,6 +1,7 @@
 // The apply step of a PubSubBackend reconcile: its finalizer and the Secrets
 // it owns. Each write is skipped when the object already says the same.
 #include "backend_step.h"
+#include "secret_cache.h"
 #include "secret_io.h"
 #include "switchboard/operator_logic/env.h"
 #include "switchboard/operator_logic/objects.h"

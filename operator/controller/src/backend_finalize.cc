@@ -9,6 +9,7 @@
 #include "config_index.h"
 #include "credential_sightings.h"
 #include "probe_pool.h"
+#include "secret_cache.h"
 #include "secret_io.h"
 #include "switchboard/api/constants.h"
 #include "switchboard/api/names.h"
@@ -28,7 +29,7 @@ namespace {
 // Whether the config Secret still holds a user of the backend's stored
 // credentials (none when they are missing, foreign or unreadable).
 bool UsersStillRendered(const ReconcileContext& ctx, const api::BackendView& view,
-                        const std::string& uid, const json* config,
+                        const std::string& uid, const SecretRecord* config,
                         const api::NatsServerView& server) {
   auto stored = ReadStoredCredentials(ctx, view, uid);
   const auto* creds = std::get_if<StoredCredentials>(&stored);
@@ -54,7 +55,8 @@ Result<Action> BackendReconciler::Impl::Finalize() {
       const auto timing = logic::RetryTimingFor({ctx.probe_interval, ctx.authorizer_recheck});
       if (std::holds_alternative<logic::ThroughFile>(UserPathOf(server, timing))) {
         logic::RemovalFromFile file;
-        kube::ObjectPtr config = ctx.secrets->Get(server.ns(), server.config_secret_name());
+        SecretCache::RecordPtr config =
+            ctx.secrets->Record(server.ns(), server.config_secret_name());
         file.config_exists = config != nullptr;
         file.users_rendered = config && UsersStillRendered(ctx, view, uid, config.get(), server);
         file.cleanup_timeout = ctx.cleanup_timeout;

@@ -4,6 +4,7 @@
 #include "account_syncs.h"
 #include "backend_step.h"
 #include "config_index.h"
+#include "secret_cache.h"
 #include "switchboard/api/metadata.h"
 #include "switchboard/api/names.h"
 #include "switchboard/api/operator_mode.h"
@@ -151,7 +152,7 @@ Result<Action> BackendReconciler::Impl::Nats(const json& server_obj) {
 
   // 3. The user in the server's config Secret (written by the server
   //    reconciler from the same caches).
-  kube::ObjectPtr config = ctx.secrets->Get(server.ns(), server.config_secret_name());
+  SecretCache::RecordPtr config = ctx.secrets->Record(server.ns(), server.config_secret_name());
   const bool staged = plan->state.phase == logic::RotationPhase::kStaged;
   const bool probe_user_in =
       ConfigHolds(ctx, config.get(), server, plan->probe.username, plan->probe.bcrypt);

@@ -5,6 +5,7 @@
 
 #include "backend_step.h"
 #include "config_index.h"
+#include "secret_cache.h"
 #include "secret_io.h"
 #include "switchboard/api/constants.h"
 #include "switchboard/api/names.h"
@@ -132,7 +133,7 @@ logic::UserPath UserPathOf(const api::NatsServerView& server, const logic::Retry
   return logic::ThroughFile{};
 }
 
-bool ConfigHolds(const ReconcileContext& ctx, const json* config_secret,
+bool ConfigHolds(const ReconcileContext& ctx, const SecretRecord* config_secret,
                  const api::NatsServerView& server, const std::string& username,
                  const std::string& bcrypt) {
   auto users = ctx.configs->Get(config_secret, server.config_key());

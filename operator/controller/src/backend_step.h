@@ -18,6 +18,7 @@
 #include <variant>
 
 #include "k8s_util.h"
+#include "secret_record.h"
 #include "switchboard/api/views.h"
 #include "switchboard/operator_controller/reconcilers.h"
 #include "switchboard/operator_logic/backend_policy.h"
@@ -93,7 +94,7 @@ operator_logic::UserPath UserPathOf(const api::NatsServerView& server,
                                     const operator_logic::RetryTiming& timing);
 
 // Whether the server's config Secret holds these users (ConfigIndex).
-bool ConfigHolds(const ReconcileContext& ctx, const json* config_secret,
+bool ConfigHolds(const ReconcileContext& ctx, const SecretRecord* config_secret,
                  const api::NatsServerView& server, const std::string& username,
                  const std::string& bcrypt);
 
@@ -144,8 +145,8 @@ struct BackendReconciler::Impl {
     const api::NatsServerView& server;
     const operator_logic::CredentialPlan& plan;
     const operator_logic::CredentialInputs& ci;
-    const json* config;        // the server's config Secret (null through the authorizers)
-    const json* creds_secret;  // the cached credentials Secret (may be null)
+    const SecretRecord* config;  // the server's config Secret (null through the authorizers)
+    const json* creds_secret;    // the cached credentials Secret (may be null)
     // UserPathOf the server; through the file, with user_in_config set.
     operator_logic::UserPath path;
     // The installation's effective maxConnections (InstallationLimitsOf);

@@ -11,7 +11,8 @@ namespace switchboard::operator_controller {
 namespace {
 
 // The members each shape keeps: the transforms and the parse masks below
-// both read these lists, so the two cannot disagree.
+// both read these lists, so the two cannot disagree (an owned Secret has
+// no transform: SecretRecordOf reads these members).
 constexpr std::array<std::string_view, 2> kSecretMembers = {"metadata", "data"};
 constexpr std::array<std::string_view, 8> kSecretMetadata = {"name",
                                                              "namespace",
@@ -61,19 +62,6 @@ std::vector<std::vector<std::string>> PathsOf(const std::array<std::string_view,
 }
 
 }  // namespace
-
-void CompactOwnedSecret(json& secret) {
-  KeepOnly(secret, kSecretMembers);
-  KeepMetadata(secret, kSecretMetadata);
-  if (!secret.is_object()) return;
-  auto data = secret.find("data");
-  if (data != secret.end() && data->is_object()) *data = api::Pack(*data);
-  auto meta = secret.find("metadata");
-  if (meta == secret.end() || !meta->is_object()) return;
-  auto refs = meta->find("ownerReferences");
-  if (refs == meta->end() || !refs->is_array()) return;
-  for (auto& ref : *refs) KeepOnly(ref, kOwnerReferenceMembers);
-}
 
 kube::FieldMask OwnedSecretFields() {
   std::vector<std::vector<std::string>> paths;

@@ -4,6 +4,7 @@
 
 #include "authorizer_checks.h"
 #include "backend_step.h"
+#include "secret_cache.h"
 #include "switchboard/api/constants.h"
 #include "switchboard/common/log.h"
 #include "switchboard/operator_logic/callout.h"

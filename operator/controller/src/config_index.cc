@@ -1,6 +1,9 @@
 #include "config_index.h"
 
+#include <algorithm>
+
 #include "switchboard/api/constants.h"
+#include "switchboard/common/base64.h"
 #include "switchboard/operator_logic/cluster_render.h"
 #include "switchboard/operator_logic/objects.h"
 #include "switchboard/operator_logic/render.h"
@@ -10,23 +13,23 @@ namespace logic = ::switchboard::operator_logic;
 
 namespace {
 
-std::string IdOf(const json& secret) {
-  const json& meta = secret["metadata"];
-  return meta.value("namespace", "") + "/" + meta.value("name", "");
+// The value of data[key] decoded; empty when absent or not base64.
+std::string DataText(const SecretRecord& secret, const std::string& key) {
+  for (const auto& [k, v] : secret.data) {
+    if (k != key) continue;
+    auto decoded = base64::Decode(std::string_view(v));
+    return decoded ? std::move(*decoded) : std::string();
+  }
+  return {};
 }
 
 }  // namespace
 
-ConfigIndex::Entry_& ConfigIndex::Refresh(const json& secret, const std::string& key) {
-  const json& meta = secret["metadata"];
-  const std::string version = meta.value("uid", "") + "@" + meta.value("resourceVersion", "");
-  Entry_& e = by_secret_[IdOf(secret)];
+ConfigIndex::Entry_& ConfigIndex::Refresh(const SecretRecord& secret, const std::string& key) {
+  const std::string version = secret.uid + "@" + secret.resource_version;
+  Entry_& e = by_secret_[secret.ns + "/" + secret.name];
   if (e.users && e.version == version) return e;
-  std::string text;
-  auto data = logic::DecodeSecretData(secret);
-  if (data.ok()) {
-    if (auto it = data->find(key); it != data->end()) text = std::move(it->second);
-  }
+  std::string text = DataText(secret, key);
   std::string hash = logic::ConfigHash(text);
   e.version = version;
   // A new version with the same content (a reloader's report, a label):
@@ -51,14 +54,14 @@ ConfigIndex::Entry_& ConfigIndex::Refresh(const json& secret, const std::string&
   return e;
 }
 
-std::shared_ptr<const ConfigIndex::Users> ConfigIndex::Get(const json* secret,
+std::shared_ptr<const ConfigIndex::Users> ConfigIndex::Get(const SecretRecord* secret,
                                                            const std::string& key) {
   if (secret == nullptr) return std::make_shared<Users>();
   std::lock_guard lock(mu_);
   return Refresh(*secret, key).users;
 }
 
-logic::ConfigLoadFacts ConfigIndex::LoadFacts(const json* secret, const std::string& key,
+logic::ConfigLoadFacts ConfigIndex::LoadFacts(const SecretRecord* secret, const std::string& key,
                                               const std::string& entry,
                                               std::chrono::steady_clock::time_point now) {
   logic::ConfigLoadFacts f;
@@ -69,12 +72,11 @@ logic::ConfigLoadFacts ConfigIndex::LoadFacts(const json* secret, const std::str
   if (user == e.users->end()) return f;
   f.user_order = user->second.order;
   f.user_waiting = std::chrono::duration_cast<std::chrono::milliseconds>(now - user->second.at);
-  const json& meta = (*secret)["metadata"];
-  auto ann = meta.find("annotations");
-  if (ann == meta.end() || !ann->is_object()) return f;
-  auto reported = ann->find(std::string(api::kLoadedConfigHashAnnotation));
-  if (reported == ann->end() || !reported->is_string()) return f;
-  f.reported_hash = reported->get<std::string>();
+  const auto reported =
+      std::find_if(secret->annotations.begin(), secret->annotations.end(),
+                   [](const auto& a) { return a.first == api::kLoadedConfigHashAnnotation; });
+  if (reported == secret->annotations.end()) return f;
+  f.reported_hash = reported->second;
   f.current_hash = e.hash;
   for (auto it = e.orders.rbegin(); it != e.orders.rend(); ++it) {
     if (it->first == f.reported_hash) {

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "k8s_util.h"
+#include "secret_record.h"
 #include "switchboard/operator_logic/backend_policy.h"
 #include "switchboard/operator_logic/config_load.h"
 #include "switchboard/operator_logic/render.h"
@@ -40,13 +41,14 @@ class ConfigIndex {
   // Configs whose order is remembered, for reports that lag behind.
   static constexpr size_t kRemembered = 256;
 
-  // The users in `secret` (a config Secret; may be null) under `key`.
-  std::shared_ptr<const Users> Get(const json* secret, const std::string& key);
+  // The users in `secret` (a config Secret's cached record; may be null)
+  // under `key`.
+  std::shared_ptr<const Users> Get(const SecretRecord* secret, const std::string& key);
   // What operator_logic::DecideConfigLoad needs about user `entry` (all but
   // the patience): since when the user is in the Secret, and what a
   // reloader reports. Nothing when `secret` is null or lacks `entry`.
   operator_logic::ConfigLoadFacts LoadFacts(
-      const json* secret, const std::string& key, const std::string& entry,
+      const SecretRecord* secret, const std::string& key, const std::string& entry,
       std::chrono::steady_clock::time_point now = std::chrono::steady_clock::now());
 
   // Records what the render of server `server_key` left out. Returns the
@@ -78,7 +80,7 @@ class ConfigIndex {
     std::shared_ptr<const Users> users;
     std::deque<std::pair<std::string, uint64_t>> orders;  // hash -> order, newest last
   };
-  Entry_& Refresh(const json& secret, const std::string& key);
+  Entry_& Refresh(const SecretRecord& secret, const std::string& key);
   struct Omission {
     std::string user;  // "" for the whole installation
     operator_logic::LeftOut why;

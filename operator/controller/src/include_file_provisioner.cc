@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "config_index.h"
+#include "secret_cache.h"
 #include "switchboard/api/constants.h"
 #include "switchboard/common/log.h"
 #include "switchboard/operator_logic/callout_status.h"

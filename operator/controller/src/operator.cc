@@ -25,6 +25,7 @@
 #include "probe_pool.h"
 #include "ready_gauge.h"
 #include "rules_context.h"
+#include "secret_cache.h"
 #include "secret_io.h"
 #include "switchboard/api/packed.h"
 #include "switchboard/common/log.h"
@@ -162,8 +163,7 @@ Status Operator::Impl::Run() {
   so.label_selector = std::string(operator_logic::kManagedByLabel) + "=" +
                       std::string(operator_logic::kManagedByValue);
   so.parse_keep = OwnedSecretFields();
-  so.transform = CompactOwnedSecret;
-  kube::MultiStore secrets(client.get(), kube::resources::Secret(), opts.namespaces, so);
+  SecretCache secrets(client.get(), opts.namespaces, so);
   ConfigIndex configs;
   CredentialSightings credential_sightings;
   RecentWrites recent;

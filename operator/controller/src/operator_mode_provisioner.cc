@@ -9,6 +9,7 @@
 #include "backend_step.h"
 #include "config_index.h"
 #include "operator_mode_connection.h"
+#include "secret_cache.h"
 #include "switchboard/api/constants.h"
 #include "switchboard/api/metadata.h"
 #include "switchboard/api/operator_mode.h"

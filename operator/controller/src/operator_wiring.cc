@@ -44,10 +44,13 @@ void WireCaches(const OperatorCaches& caches, ConfigIndex* configs,
     // The index sees every content of a config Secret as it arrives, so a
     // reloader's report of any of them can be placed before or after a
     // user's first one.
-    caches.secrets->AddEventHandler(Observer([configs, lookup](const CacheEvent& e) {
+    caches.secrets->AddEventHandler(Observer([configs, lookup, caches](const CacheEvent& e) {
       if (!e.after) return;
       if (kube::ObjectPtr server = ServerOfConfigSecret(*e.after, lookup)) {
-        configs->Get(e.after, api::NatsServerView(*server).config_key());
+        // The record is this event's state: the handler runs on the
+        // watcher's thread before it applies the next event.
+        auto record = caches.secrets->Record(api::NamespaceOf(*e.after), api::NameOf(*e.after));
+        configs->Get(record.get(), api::NatsServerView(*server).config_key());
       }
     }));
   }

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "config_index.h"
+#include "secret_cache.h"
 #include "switchboard/kube/multi_store.h"
 #include "switchboard/rules/context_cache.h"
 #include "wake_table.h"
@@ -20,7 +21,7 @@ namespace switchboard::operator_controller {
 struct OperatorCaches {
   kube::MultiStore* backends = nullptr;
   kube::MultiStore* servers = nullptr;
-  kube::MultiStore* secrets = nullptr;  // managed-by=switchboard only
+  SecretCache* secrets = nullptr;  // managed-by=switchboard only
 };
 
 // What the shared rules refused, one set per kind they judge.

@@ -1,6 +1,7 @@
 #include "provisioner.h"
 
 #include "backend_step.h"
+#include "secret_cache.h"
 #include "secret_io.h"
 #include "status_events.h"
 #include "switchboard/api/metadata.h"
@@ -120,10 +121,8 @@ CachedInputs::CachedInputs(const ReconcileContext& ctx) : ctx_(ctx), held_(ctx.b
 
 logic::SecretLookup CachedInputs::Lookup() {
   return [this](std::string_view ns, std::string_view name) -> const json* {
-    kube::ObjectPtr s = ctx_.secrets->Get(ns, name);
-    if (!s) return nullptr;
-    secrets_held_.push_back(s);
-    return s.get();
+    secret_held_ = ctx_.secrets->Get(ns, name);
+    return secret_held_.get();
   };
 }
 

@@ -147,7 +147,10 @@ class ReconcileSpacing {
 };
 
 // What a collect over the caches reads: every backend, and the Secrets
-// looked up by name (kept alive while in use).
+// looked up by name. A looked-up Secret is built from its cached record
+// (SecretCache::Get) and kept until the next lookup, as SecretLookup's
+// contract allows: a render of 1,000 installations never holds 1,000
+// Secrets as DOMs at once.
 class CachedInputs {
  public:
   explicit CachedInputs(const ReconcileContext& ctx);
@@ -158,7 +161,7 @@ class CachedInputs {
   const ReconcileContext& ctx_;
   std::vector<kube::ObjectPtr> held_;
   std::vector<const json*> backends_;
-  std::vector<kube::ObjectPtr> secrets_held_;
+  kube::ObjectPtr secret_held_;  // the last looked-up Secret
 };
 
 }  // namespace switchboard::operator_controller

@@ -6,6 +6,7 @@
 #include "backend_step.h"
 #include "operator_mode_connection.h"
 #include "provisioner.h"
+#include "secret_cache.h"
 #include "switchboard/api/constants.h"
 #include "switchboard/api/metadata.h"
 #include "switchboard/api/operator_mode.h"

@@ -26,16 +26,17 @@ std::string Text(std::initializer_list<const char*> users) {
   return t + "]}\n";
 }
 
-json Secret(const std::string& text, int rv, const std::string& reported = "") {
+// A config Secret as the owned-Secrets cache keeps it.
+SecretRecord Secret(const std::string& text, int rv, const std::string& reported = "") {
   testing::SecretBuilder s("nats", "shared-switchboard");
   s.Uid("u1").ResourceVersion(std::to_string(rv)).Data("switchboard.conf", text);
   if (!reported.empty()) s.Annotation(std::string(api::kLoadedConfigHashAnnotation), reported);
-  return s;
+  return SecretRecordOf(s);
 }
 
 std::string E(const char* u) { return ConfigIndex::Entry(u, std::string("$2a$11$") + u); }
 
-operator_logic::ConfigLoad Decide(ConfigIndex& index, const json& secret, const char* user,
+operator_logic::ConfigLoad Decide(ConfigIndex& index, const SecretRecord& secret, const char* user,
                                   std::chrono::steady_clock::time_point now) {
   auto f = index.LoadFacts(&secret, "switchboard.conf", E(user), now);
   f.patience = seconds(30);
@@ -45,21 +46,21 @@ operator_logic::ConfigLoad Decide(ConfigIndex& index, const json& secret, const 
 TEST(ConfigIndex, UsersKeepTheirFirstConfigAcrossVersions) {
   ConfigIndex index;
   const std::string v1 = Text({"a"}), v2 = Text({"a", "b"});
-  json s1 = Secret(v1, 1);
+  SecretRecord s1 = Secret(v1, 1);
   auto users = index.Get(&s1, "switchboard.conf");
   ASSERT_EQ(users->size(), 1u);
   EXPECT_EQ(users->at(E("a")).order, 1u);
-  json s2 = Secret(v2, 2);
+  SecretRecord s2 = Secret(v2, 2);
   users = index.Get(&s2, "switchboard.conf");
   ASSERT_EQ(users->size(), 2u);
   EXPECT_EQ(users->at(E("a")).order, 1u);
   EXPECT_EQ(users->at(E("b")).order, 2u);
   // A new version with the same content (a reloader's report): nothing moves.
-  json s3 = Secret(v2, 3, operator_logic::ConfigHash(v1));
+  SecretRecord s3 = Secret(v2, 3, operator_logic::ConfigHash(v1));
   users = index.Get(&s3, "switchboard.conf");
   EXPECT_EQ(users->at(E("b")).order, 2u);
   // A user removed and added again counts from its return.
-  json s4 = Secret(Text({"b"}), 4), s5 = Secret(v2, 5);
+  SecretRecord s4 = Secret(Text({"b"}), 4), s5 = Secret(v2, 5);
   index.Get(&s4, "switchboard.conf");
   users = index.Get(&s5, "switchboard.conf");
   EXPECT_EQ(users->at(E("a")).order, 4u);
@@ -71,26 +72,26 @@ TEST(ConfigIndex, ReportsDecideWhetherToProbe) {
   const auto now = std::chrono::steady_clock::now() + seconds(1);
   const std::string v1 = Text({"a"}), v2 = Text({"a", "b"}), v3 = Text({"a", "b", "c"});
   const std::string h1 = operator_logic::ConfigHash(v1), h2 = operator_logic::ConfigHash(v2);
-  json s1 = Secret(v1, 1), s2 = Secret(v2, 2);
+  SecretRecord s1 = Secret(v1, 1), s2 = Secret(v2, 2);
   index.Get(&s1, "switchboard.conf");
   index.Get(&s2, "switchboard.conf");
   // No reloader reports: probe.
   EXPECT_EQ(Decide(index, s2, "b", now), logic::kUnknown);
   // The server loaded v1: b (new in v2) waits, a is loaded.
-  json r1 = Secret(v2, 3, h1);
+  SecretRecord r1 = Secret(v2, 3, h1);
   EXPECT_EQ(Decide(index, r1, "b", now), logic::kPending);
   EXPECT_EQ(Decide(index, r1, "a", now), logic::kLoaded);
   // ... until the patience runs out.
   EXPECT_EQ(Decide(index, r1, "b", now + seconds(31)), logic::kUnknown);
   // v2 loaded: b is loaded.
-  json r2 = Secret(v2, 4, h2);
+  SecretRecord r2 = Secret(v2, 4, h2);
   EXPECT_EQ(Decide(index, r2, "b", now), logic::kLoaded);
   // v3 written, v2 still reported: b stays loaded (v2 carries it), c waits.
-  json s5 = Secret(v3, 5, h2);
+  SecretRecord s5 = Secret(v3, 5, h2);
   EXPECT_EQ(Decide(index, s5, "b", now), logic::kLoaded);
   EXPECT_EQ(Decide(index, s5, "c", now), logic::kPending);
   // A hash this process never saw (from before a restart): probe.
-  json s6 = Secret(v3, 6, "sha256:unknown");
+  SecretRecord s6 = Secret(v3, 6, "sha256:unknown");
   EXPECT_EQ(Decide(index, s6, "c", now), logic::kUnknown);
   // A user the Secret does not hold: nothing reported.
   EXPECT_EQ(Decide(index, s6, "zz", now), logic::kUnknown);
@@ -100,7 +101,7 @@ TEST(ConfigIndex, ReportsDecideWhetherToProbe) {
 TEST(ConfigIndex, AfterARestartEveryUserCountsFromTheFirstConfigSeen) {
   ConfigIndex index;  // a fresh process
   const std::string v2 = Text({"a", "b"});
-  json s = Secret(v2, 9, operator_logic::ConfigHash(v2));
+  SecretRecord s = Secret(v2, 9, operator_logic::ConfigHash(v2));
   EXPECT_EQ(Decide(index, s, "a", std::chrono::steady_clock::now()), logic::kLoaded);
   EXPECT_EQ(Decide(index, s, "b", std::chrono::steady_clock::now()), logic::kLoaded);
 }
@@ -151,9 +152,9 @@ TEST(ConfigIndex, RenderVerdictsWakeOnlyTheBackendsWhoseVerdictChanged) {
 TEST(ConfigIndex, LoadFactsSayHowLongAUserHasBeenInTheFileWithoutAReport) {
   ConfigIndex index;
   const auto t0 = std::chrono::steady_clock::now();
-  json s1 = Secret(Text({"a"}), 1);
+  SecretRecord s1 = Secret(Text({"a"}), 1);
   index.Get(&s1, "switchboard.conf");
-  json s2 = Secret(Text({"a", "b"}), 2);
+  SecretRecord s2 = Secret(Text({"a", "b"}), 2);
   auto f = index.LoadFacts(&s2, "switchboard.conf", E("b"), t0 + seconds(3600));
   EXPECT_EQ(f.reported_hash, "");
   EXPECT_EQ(f.user_order, 2u);

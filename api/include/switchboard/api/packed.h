@@ -1,5 +1,6 @@
-// The one way to read a member that an informer cache may keep packed (an
-// object's status, a Secret's data; operator/controller's cache_shapes.h says which and why).
+// The one way to read a member that an informer cache may keep packed (a
+// backend's or server's status; operator/controller's cache_shapes.h says
+// which and why).
 //
 // A packed member is a JSON *binary* value holding the member's JSON text.
 // Binary, not a string, so that reading a cached object as if it came from

@@ -68,6 +68,7 @@ class ConfigIndex;
 class CredentialSightings;
 class Provisioner;
 class RecentWrites;
+class SecretCache;
 }  // namespace switchboard::operator_controller
 namespace switchboard::rules {
 class ContextCache;
@@ -82,7 +83,7 @@ struct ReconcileContext {
   kube::Client* client = nullptr;
   kube::MultiStore* backends = nullptr;
   kube::MultiStore* servers = nullptr;
-  kube::MultiStore* secrets = nullptr;  // label-selected: managed-by=switchboard
+  SecretCache* secrets = nullptr;  // label-selected: managed-by=switchboard (secret_cache.h)
   ProbePool* probes = nullptr;
   AuthorizerChecks* authorizer_checks = nullptr;  // may be null: AuthorizerAvailable not checked
   // AuthCallout with isolation: Accounts; may be null: accounts not pushed.

@@ -37,7 +37,9 @@ inline constexpr std::string_view kSecretConflictAnnotation =
     "pubsub.switchboard.dev/secret-conflict";
 
 // Looks a Secret up by namespace and name (null when absent): the
-// operator's label-selected cache, or a map in tests.
+// operator's label-selected cache, or a map in tests. The Secret need only
+// stay valid until the next call of the same lookup: every caller reads it
+// at once (the operator builds each from a cached record and keeps one).
 using SecretLookup =
     std::function<const nlohmann::json*(std::string_view ns, std::string_view name)>;
 
