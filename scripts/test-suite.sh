@@ -5,21 +5,29 @@
 #
 #   deps          Debian packages (scripts/install-deps.sh)
 #   format-check  clang-format
-#   builds        build-asan/ (unit + integration tests, sanitized) and
-#                 build/ (the binaries, e2e tests, benchmarks), while the
+#   build         build/ (the binaries, e2e tests, benchmarks), while the
 #                 Go tools, the test node's binaries and its non-project
-#                 images build in the background: the builds are CPU-bound,
+#                 images build in the background: the build is CPU-bound,
 #                 the tools' downloads are not, so the two overlap
 #   tools         waits for the background job (its log: $BUILD/tools.log)
+#   then two lines at once:
+#   e2e           the end-to-end tests against the local API server.
+#                 They are the critical path (most of their time is spent
+#                 waiting on servers, restarts and timeouts rather than on
+#                 the CPU), so they start as soon as what they run is
+#                 built, and the other line fills the CPU they leave:
+#   build-asan    build-asan/ (unit + integration tests, sanitized), at a
+#                 lower priority than the e2e tests
 #   unit|integration  once, under AddressSanitizer + UBSan
 #   fuzz-check    the fuzz gate: committed inputs replayed; a seeded exploration reported (scripts/fuzz.sh --check)
-#   node, e2e     at the same time: the chart on a real node (root only;
-#                 see docs/node.md; its output in $BUILD/node.log, quoted
-#                 when it fails) and the end-to-end tests against the local
-#                 API server. Both mostly wait on servers, pods and
-#                 timeouts rather than the CPU, and share nothing: the node
-#                 has its own folder, bridge and API server, the e2e
-#                 fixture its own cluster folder and loopback ports.
+#   node          the chart on a real node (root only; see docs/node.md;
+#                 its output in $BUILD/node.log, quoted when it fails).
+#                 It shares nothing with the e2e tests: the node has its
+#                 own folder, bridge and API server, the e2e fixture its
+#                 own cluster folder and loopback ports.
+#
+# Either line's failure still waits for the other, so one run reports
+# every failure.
 #
 # Environment (the Makefile passes its variables): BUILD, ASAN_BUILD,
 # CTEST_JOBS.
@@ -89,29 +97,43 @@ phase deps bash scripts/install-deps.sh
 phase format-check m format-check
 background_tools >"$BUILD/tools.log" 2>&1 &
 tools_pid=$!
-phase build-asan m build-asan
 phase build m build
+# Everything else, once the tools are there (the integration tests run
+# some), in the background, one phase after another (the first failure
+# skips what follows); its output goes to $BUILD/rest.log, quoted here
+# when a phase fails. The build is at a lower priority than the e2e
+# tests' servers: a compiler is throughput, the e2e tests wait on deadlines.
+rest_log="$BUILD/rest.log"
+run_rest() {
+  phase build-asan nice -n 10 make --no-print-directory BUILD="$BUILD" ASAN_BUILD="$ASAN_BUILD" \
+    build-asan &&
+    phase unit+integration m test-asan &&
+    phase fuzz-check m fuzz-check &&
+    phase node m -o build -o tools test-node >"$BUILD/node.log" 2>&1
+}
 phase tools wait_tools
 tools_pid=
-phase unit+integration m test-asan
-phase fuzz-check m fuzz-check
-echo "test-suite: before node and e2e, $(($(date +%s) - suite_start)) s; every phase's time: $phases"
-node_log="$BUILD/node.log"
-# The builds are done: `-o` keeps the two targets from configuring and
-# building the same tree at once.
-phase --quiet node m -o build -o tools test-node >"$node_log" 2>&1 &
-node_pid=$!
-trap '[ -z "$node_pid" ] || kill_tree "$node_pid"' EXIT
+run_rest >"$rest_log" 2>&1 &
+rest_pid=$!
+trap '[ -z "$rest_pid" ] || kill_tree "$rest_pid"' EXIT
+echo "test-suite: build-asan, unit+integration, fuzz-check and node run in the background (log: $rest_log)"
+# `-o build -o tools`: built already, and the background phases must not
+# see this target configure or build the same tree.
 e2e_rc=0
 phase --quiet e2e m -o build -o tools test-e2e || e2e_rc=$?
-node_rc=0
-wait "$node_pid" || node_rc=$?
-node_pid=
+rest_rc=0
+wait "$rest_pid" || rest_rc=$?
+rest_pid=
 echo "total              $(($(date +%s) - suite_start)) s" >>"$phases"
-if [ $node_rc -ne 0 ]; then
-  echo "test-suite: the node phase failed ($node_rc); the end of $node_log:" >&2
-  tail -n 80 "$node_log" >&2
+if [ $rest_rc -ne 0 ]; then
+  echo "test-suite: a background phase failed ($rest_rc); $rest_log:" >&2
+  cat "$rest_log" >&2
+  node_log="$BUILD/node.log"
+  if grep -q '^node .*failed' "$phases" && [ -f "$node_log" ]; then
+    echo "test-suite: the end of $node_log:" >&2
+    tail -n 80 "$node_log" >&2
+  fi
 fi
-echo "test-suite: node $([ $node_rc -eq 0 ] && echo passed || echo FAILED) (log: $node_log), e2e $([ $e2e_rc -eq 0 ] && echo passed || echo FAILED); phases:"
+echo "test-suite: background phases $([ $rest_rc -eq 0 ] && echo passed || echo FAILED), e2e $([ $e2e_rc -eq 0 ] && echo passed || echo FAILED); phases:"
 cat "$phases"
-[ $e2e_rc -eq 0 ] && [ $node_rc -eq 0 ]
+[ $e2e_rc -eq 0 ] && [ $rest_rc -eq 0 ]
