@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "switchboard/api/packed.h"
+#include "switchboard/operator_logic/packed.h"
 
 namespace switchboard::operator_controller {
 namespace {
@@ -80,7 +80,7 @@ void CompactCustomObject(json& object) {
   KeepMetadata(object, kCustomObjectMetadata);
   if (!object.is_object()) return;
   auto status = object.find("status");
-  if (status != object.end() && status->is_object()) *status = api::Pack(*status);
+  if (status != object.end() && status->is_object()) *status = operator_logic::Pack(*status);
 }
 
 kube::FieldMask CustomObjectFields() {

@@ -10,10 +10,10 @@
 //
 // The custom objects' status, which dominates them as a DOM, is kept
 // packed, and a packed member is not a second API shape a reader could
-// mistake: it is a JSON binary value (api/packed.h), so reading it as a DOM
+// mistake: it is a JSON binary value (operator_logic/packed.h), so reading it as a DOM
 // (obj["status"]["conditions"], .value, .at) throws instead of silently
 // reading something else. Every reader of a cached object reads it through
-// api::StatusOf, api::ObjectMember and api::ApiShaped, which read the API's
+// operator_logic::StatusOf, ObjectMember and ApiShaped, which read the API's
 // objects alike. Pure; each transform edits in place.
 #pragma once
 

@@ -9,19 +9,19 @@
 #include <string_view>
 
 #include "switchboard/api/metadata.h"
-#include "switchboard/api/packed.h"
+#include "switchboard/operator_logic/packed.h"
 
 namespace switchboard::operator_controller {
 
 using json = nlohmann::json;
 
 // The one set of metadata accessors (api/metadata.h), and the one way to
-// read a status, cached or not (api/packed.h).
+// read a status, cached or not (operator_logic/packed.h).
 using api::Annotation;
 using api::GenerationOf;
 using api::HasFinalizer;
 using api::IsDeleting;
-using api::StatusOf;
 using api::UidOf;
+using operator_logic::StatusOf;
 
 }  // namespace switchboard::operator_controller

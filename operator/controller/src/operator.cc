@@ -27,7 +27,6 @@
 #include "rules_context.h"
 #include "secret_cache.h"
 #include "secret_io.h"
-#include "switchboard/api/packed.h"
 #include "switchboard/common/log.h"
 #include "switchboard/kube/client.h"
 #include "switchboard/kube/event_recorder.h"
@@ -232,7 +231,7 @@ Status Operator::Impl::Run() {
         const auto slash = k.find('/');
         kube::ObjectPtr b = backends.Get(k.substr(0, slash), k.substr(slash + 1));
         if (!b) return std::nullopt;
-        const nlohmann::json status = api::StatusOf(*b);
+        const nlohmann::json status = operator_logic::StatusOf(*b);
         auto it = status.find("connections");
         if (it == status.end() || !it->is_number_integer()) return std::nullopt;
         return it->get<int64_t>();

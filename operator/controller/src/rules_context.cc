@@ -1,7 +1,7 @@
 #include "rules_context.h"
 
 #include "switchboard/api/metadata.h"
-#include "switchboard/api/packed.h"
+#include "switchboard/operator_logic/packed.h"
 
 namespace switchboard::operator_controller {
 
@@ -15,13 +15,14 @@ std::unique_ptr<rules::ContextCache> NewRulesContext(const kube::MultiStore* bac
 }
 
 std::unique_ptr<rules::ContextCache> NewRulesContextOver(rules::ContextCache::List list) {
-  return std::make_unique<rules::ContextCache>(
-      std::move(list), [](const nlohmann::json& cached) { return api::ApiShaped(cached); });
+  return std::make_unique<rules::ContextCache>(std::move(list), [](const nlohmann::json& cached) {
+    return operator_logic::ApiShaped(cached);
+  });
 }
 
 rules::Report ValidateCached(const nlohmann::json& cached, const rules::ContextSnapshot& context) {
-  return rules::Validate(api::ApiShaped(cached), context.index(), rules::Operation::kCreate,
-                         nullptr, api::NamespaceOf(cached));
+  return rules::Validate(operator_logic::ApiShaped(cached), context.index(),
+                         rules::Operation::kCreate, nullptr, api::NamespaceOf(cached));
 }
 
 }  // namespace switchboard::operator_controller

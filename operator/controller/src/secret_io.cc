@@ -1,7 +1,6 @@
 #include "secret_io.h"
 
 #include "switchboard/api/metadata.h"
-#include "switchboard/api/packed.h"
 #include "switchboard/operator_logic/objects.h"
 
 namespace switchboard::operator_controller {
@@ -40,7 +39,8 @@ Status Conflict(const json& desired) {
 
 Result<bool> Patch(kube::Client* client, const json& desired, const json& current) {
   const json& want_data = Field(desired, "data");
-  const json have_data = api::ObjectMember(current, "data").value_or(json::object());
+  const json& current_data = Field(current, "data");
+  const json have_data = current_data.is_object() ? current_data : json::object();
   const bool same =
       have_data == want_data &&
       SubsetOf(Field(desired, "metadata", "labels"), Field(current, "metadata", "labels")) &&

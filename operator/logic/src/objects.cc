@@ -1,6 +1,5 @@
 #include "switchboard/operator_logic/objects.h"
 
-#include "switchboard/api/packed.h"
 #include "switchboard/common/base64.h"
 
 namespace switchboard::operator_logic {
@@ -38,16 +37,17 @@ nlohmann::json BuildSecret(const SecretSpec& spec) {
 Result<SecretData> DecodeSecretData(const nlohmann::json& secret) {
   SecretData out;
   if (!secret.is_object()) return out;
-  auto data = api::ObjectMember(secret, "data");
-  if (!data) return Status::InvalidArgument("data: not a JSON object");
-  for (const auto& [k, v] : data->items()) {
-    if (!v.is_string()) return Status::InvalidArgument("data." + k + ": not a string");
-    auto decoded = base64::Decode(std::string_view(v.get_ref<const std::string&>()));
-    if (!decoded) {
-      return Status::InvalidArgument("data." + k +
-                                     ": not base64: use the standard alphabet with padding");
+  if (auto data = secret.find("data"); data != secret.end() && !data->is_null()) {
+    if (!data->is_object()) return Status::InvalidArgument("data: not a JSON object");
+    for (const auto& [k, v] : data->items()) {
+      if (!v.is_string()) return Status::InvalidArgument("data." + k + ": not a string");
+      auto decoded = base64::Decode(std::string_view(v.get_ref<const std::string&>()));
+      if (!decoded) {
+        return Status::InvalidArgument("data." + k +
+                                       ": not base64: use the standard alphabet with padding");
+      }
+      out[k] = std::move(*decoded);
     }
-    out[k] = std::move(*decoded);
   }
   if (auto it = secret.find("stringData"); it != secret.end() && it->is_object()) {
     for (const auto& [k, v] : it->items()) {

@@ -1,12 +1,12 @@
 #include "switchboard/operator_logic/ready_tally.h"
 
-#include "switchboard/api/packed.h"
 #include "switchboard/operator_logic/conditions.h"
+#include "switchboard/operator_logic/packed.h"
 
 namespace switchboard::operator_logic {
 
 ReadyState ReadyStateOf(const nlohmann::json& backend) {
-  auto ready = ConditionOf(api::StatusOf(backend), condition_types::kReady);
+  auto ready = ConditionOf(StatusOf(backend), condition_types::kReady);
   if (!ready) return {"Unknown", std::string(kNotReconciled)};
   return {ready->status, ready->reason};
 }

@@ -9,13 +9,13 @@
 
 #include "secret_io.h"
 #include "secret_record.h"
-#include "switchboard/api/packed.h"
 #include "switchboard/operator_logic/objects.h"
+#include "switchboard/operator_logic/packed.h"
 #include "switchboard/rules/validate.h"
 
 namespace switchboard::operator_controller {
-using api::ApiShaped;
-using api::Pack;
+using operator_logic::ApiShaped;
+using operator_logic::Pack;
 namespace {
 
 TEST(CacheShapes, CustomObjectKeepsSpecStatusAndMetadataReconcileReads) {
@@ -49,7 +49,7 @@ TEST(CacheShapes, CachedObjectsReachTheRulesAsTheApiShowsThem) {
   ASSERT_TRUE(rules::Validate(server, {}, rules::Operation::kCreate).errors.empty());
   json cached = server;
   CompactCustomObject(cached);
-  ASSERT_TRUE(api::IsPacked(cached["status"]));
+  ASSERT_TRUE(operator_logic::IsPacked(cached["status"]));
   EXPECT_FALSE(rules::Validate(cached, {}, rules::Operation::kCreate).errors.empty());
   EXPECT_EQ(ApiShaped(cached), server);
   EXPECT_TRUE(rules::Validate(ApiShaped(cached), {}, rules::Operation::kCreate).errors.empty());

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "switchboard/api/packed.h"
 #include "switchboard/operator_logic/objects.h"
+#include "switchboard/operator_logic/packed.h"
 
 namespace switchboard::operator_controller {
 namespace {
@@ -64,7 +64,7 @@ TEST(SecretRecord, KeepsWhatReconcileReadsAsTheApiShowsIt) {
     "data": {"password": "cHc=", "username": "dQ=="}})");
   const json view = ObjectOf(r);
   EXPECT_EQ(view, want);
-  EXPECT_FALSE(api::IsPacked(view["data"]));
+  EXPECT_FALSE(operator_logic::IsPacked(view["data"]));
   auto decoded = operator_logic::DecodeSecretData(view);
   ASSERT_TRUE(decoded.ok());
   EXPECT_EQ(decoded->at("password"), "pw");
@@ -170,7 +170,7 @@ TEST(SecretCache, AppliesEventsAsAStoreWouldAndReadsAsTheApiShows) {
   // A new version: an update, with both states.
   ev = Applied(Secret("a", "x", "3", {{"k", "dw=="}}));
   cache.Apply(ev, "a");
-  EXPECT_EQ(api::ObjectMember(*cache.Get("a", "x"), "data"), (json{{"k", "dw=="}}));
+  EXPECT_EQ((*cache.Get("a", "x"))["data"], (json{{"k", "dw=="}}));
   // A watched delete reports the state the server sent.
   ev = Deleted(Secret("b", "y", "4"));
   cache.Apply(ev, "b");

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-#include "switchboard/api/packed.h"
+#include "switchboard/operator_logic/packed.h"
 #include "switchboard/testing/objects.h"
 
 namespace switchboard::operator_logic {
@@ -24,7 +24,7 @@ TEST(ReadyStateOf, ReadsTheStoredReadyCondition) {
   const json ready_false = {{"type", "Ready"}, {"status", "False"}, {"reason", "AuthFailed"}};
   const json probed = {{"type", "Probed"}, {"status", "True"}, {"reason", "Succeeded"}};
   json packed = Backend(json::array({ready_false}));
-  packed["status"] = api::Pack(packed["status"]);
+  packed["status"] = Pack(packed["status"]);
   const Case cases[] = {
       {"no status", {{"metadata", {{"name", "b"}}}}, {"Unknown", "NotReconciled"}},
       {"no Ready among the conditions",

@@ -55,9 +55,9 @@ class ContextSnapshot {
 class ContextCache {
  public:
   // How an object from the cache is judged: as the API server shows it.
-  // The operator's caches keep some parts packed (api::ApiShaped turns
-  // them back); null for caches that keep objects as they came. Called once
-  // per object version.
+  // The operator's caches keep a status packed (operator_logic::ApiShaped
+  // turns it back); null for caches that keep objects as they came. Called
+  // once per object version.
   using Shape = std::function<nlohmann::json(const nlohmann::json&)>;
   // The existing PubSubBackends and NatsServers (other kinds are ignored).
   using List = std::function<std::vector<ObjectPtr>()>;

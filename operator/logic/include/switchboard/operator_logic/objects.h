@@ -44,9 +44,8 @@ struct SecretSpec {
 nlohmann::json BuildSecret(const SecretSpec& spec);
 
 // A Secret object's .data decoded (stringData is merged over it, as the API
-// server would), from the API or from an informer cache (read through
-// api::ObjectMember). kInvalidArgument naming the key whose value is not
-// base64, or when the cache's packed data is not an object.
+// server would). kInvalidArgument naming the key whose value is not
+// base64, or when .data is not an object.
 Result<SecretData> DecodeSecretData(const nlohmann::json& secret);
 
 enum class Ownership {

@@ -1,6 +1,7 @@
-// The one way to read a member that an informer cache may keep packed (a
-// backend's or server's status; operator/controller's cache_shapes.h says
-// which and why).
+// The one way to read a member the operator's informer caches may keep
+// packed (a backend's or server's status; operator/controller's
+// cache_shapes.h says which and why). Only the operator packs: the other
+// components read objects as the API sends them.
 //
 // A packed member is a JSON *binary* value holding the member's JSON text.
 // Binary, not a string, so that reading a cached object as if it came from
@@ -15,7 +16,7 @@
 #include <optional>
 #include <string_view>
 
-namespace switchboard::api {
+namespace switchboard::operator_logic {
 
 // The packed form of `member` (any JSON value).
 nlohmann::json Pack(const nlohmann::json& member);
@@ -37,4 +38,4 @@ nlohmann::json StatusOf(const nlohmann::json& object);
 // (the rules check the status's type and read status.username).
 nlohmann::json ApiShaped(const nlohmann::json& object);
 
-}  // namespace switchboard::api
+}  // namespace switchboard::operator_logic

@@ -1,6 +1,6 @@
 // The one accessor for members a cache keeps packed: cached and API objects
 // read alike, and reading a packed member as a DOM fails loudly.
-#include "switchboard/api/packed.h"
+#include "switchboard/operator_logic/packed.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-namespace switchboard::api {
+namespace switchboard::operator_logic {
 namespace {
 
 using nlohmann::json;
@@ -79,4 +79,4 @@ TEST(Packed, ApiShapedUnpacksEveryPackedMember) {
 }
 
 }  // namespace
-}  // namespace switchboard::api
+}  // namespace switchboard::operator_logic

@@ -1,8 +1,8 @@
-#include "switchboard/api/packed.h"
+#include "switchboard/operator_logic/packed.h"
 
 #include <string>
 
-namespace switchboard::api {
+namespace switchboard::operator_logic {
 namespace {
 
 std::optional<nlohmann::json> Unpack(const nlohmann::json& packed) {
@@ -47,4 +47,4 @@ nlohmann::json ApiShaped(const nlohmann::json& object) {
   return copy;
 }
 
-}  // namespace switchboard::api
+}  // namespace switchboard::operator_logic
