@@ -69,8 +69,9 @@ test-tsan: deps ## pubsub-runtime stress + integration, authorizer session tests
 	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=0:second_deadlock_stack=1 \
 	  ctest --output-on-failure -j 1 -R '^(pubsub_(shutdown_stress|nats|cli)|authorizer_session|callout_restart)_test$$'
 
-# One at a time: the node phase already runs beside this one, and most of
-# the phase's time is in RUN_SERIAL tests (API server restarts and freezes,
+# One at a time: in `make test` the ASan build, the unit, integration and
+# fuzz tests and the node phase run beside this one, and most of the
+# phase's time is in RUN_SERIAL tests (API server restarts and freezes,
 # the chart's cluster-wide webhooks, servers under timing), so two at a
 # time saved nothing measurable and only loaded the machine under tests
 # that restart servers while clients reconnect.
