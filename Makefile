@@ -35,7 +35,7 @@ configure = cmake -S . -B $(1) $(if $(wildcard $(1)/CMakeCache.txt),,-G "$(GENER
 # Each tree compiles the tests it runs (cmake/TestLabels.cmake): build/ the
 # e2e tests against the optimised binaries, build-asan/ the unit and
 # integration tests, sanitized.
-build: deps ## configure and build (binaries in build/bin, the e2e tests, the benchmarks)
+build: deps ## configure and build (binaries in build/bin, the e2e tests; `make bench` the benchmarks)
 	$(call configure,$(BUILD),-DSWITCHBOARD_TEST_LABELS=e2e)
 	cmake --build $(BUILD) -j $(JOBS)
 
@@ -96,7 +96,8 @@ chart-crds: ## copy crds/ into the chart (a unit test fails when they drift)
 run: build tools ## the main job (see README)
 	@bash scripts/run-local.sh
 
-bench: build ## benchmarks (results go in BENCHMARKS.md by hand)
+bench: build ## build and run the benchmarks (results go in BENCHMARKS.md by hand)
+	cmake --build $(BUILD) -j $(JOBS) --target benchmarks
 	@bash scripts/bench.sh
 
 fuzz: deps ## explore: libFuzzer targets for FUZZ_SECONDS each; crashes land in fuzz/corpus/

@@ -6,12 +6,14 @@
 #   deps          Debian packages (scripts/install-deps.sh)
 #   format-check  clang-format
 #   build-asan    (a cold compiler cache only; see below) build-asan/
-#   build         build/ (the binaries, e2e tests, benchmarks), while the
-#                 Go tools, the test node's binaries and its non-project
-#                 images build in the background: the build is CPU-bound,
-#                 the tools' downloads are not, so the two overlap
+#   build         build/ (the binaries and e2e tests), while the
+#                 Go tools the e2e and integration tests run build in the
+#                 background: the build is CPU-bound, the tools' downloads
+#                 are not, so the two overlap
 #   tools         waits for the background job (its log: $BUILD/tools.log)
-#   then two lines at once:
+#   then, beside everything that follows, the test node's own tools and
+#   images at nice 10 (node_tools; node_up waits for them), and two lines
+#   at once:
 #   e2e           the end-to-end tests against the local API server.
 #                 They are the critical path (most of their time is spent
 #                 waiting on servers, restarts and timeouts rather than on
@@ -19,6 +21,8 @@
 #                 built, and the other line fills the CPU they leave:
 #   build-asan    build-asan/ (unit + integration tests, sanitized), at a
 #                 lower priority than the e2e tests (a warm cache only)
+#   benchmarks    build/'s benchmarks (not in `all`), compiled only, at
+#                 the same lower priority
 #   unit|integration  once, under AddressSanitizer + UBSan
 #   fuzz-check    the fuzz gate: committed inputs replayed; a seeded exploration reported (scripts/fuzz.sh --check)
 #   node          the chart on a real node (root only; see docs/node.md;
@@ -66,12 +70,20 @@ phase() {
 # builds, the test targets' own build and tools steps are no-ops).
 m() { make --no-print-directory BUILD="$BUILD" ASAN_BUILD="$ASAN_BUILD" CTEST_JOBS="$CTEST_JOBS" "$@"; }
 
-background_tools() {
-  # The default set (API server, etcd, helm, the NATS test tools), then what
-  # only the test node needs.
-  bash scripts/build-tools.sh &&
-    bash scripts/build-tools.sh kubelet kube-scheduler kube-proxy &&
-    if [ "$(id -u)" -eq 0 ]; then bash scripts/images.sh build pause nats reloader; fi
+# The default set (API server, etcd, helm, the NATS test tools): what the
+# e2e and integration tests run.
+background_tools() { bash scripts/build-tools.sh; }
+
+# What only the test node needs (kubelet, kube-scheduler, kube-proxy, the
+# images that are not the project's), built once the e2e tests have
+# started, at the ASan build's lower priority: before them every core is
+# busy with the C++ builds, which are the critical path. node_up builds
+# whatever is still missing and waits for this job's locks, so this only
+# moves the work into the e2e tests' idle time; its log:
+# $BUILD/node-tools.log.
+node_tools() {
+  nice -n 10 bash scripts/build-tools.sh kubelet kube-scheduler kube-proxy &&
+    if [ "$(id -u)" -eq 0 ]; then nice -n 10 bash scripts/images.sh build pause nats reloader; fi
 }
 
 wait_tools() {
@@ -122,15 +134,18 @@ run_rest() {
   { [ $asan_first = yes ] ||
     phase build-asan nice -n 10 make --no-print-directory BUILD="$BUILD" ASAN_BUILD="$ASAN_BUILD" \
       build-asan; } &&
+    phase benchmarks nice -n 10 cmake --build "$BUILD" --target benchmarks &&
     phase unit+integration m test-asan &&
     phase fuzz-check m fuzz-check &&
     phase node m -o build -o tools test-node >"$BUILD/node.log" 2>&1
 }
 phase tools wait_tools
 tools_pid=
+node_tools >"$BUILD/node-tools.log" 2>&1 &
+node_tools_pid=$!
 run_rest >"$rest_log" 2>&1 &
 rest_pid=$!
-trap '[ -z "$rest_pid" ] || kill_tree "$rest_pid"' EXIT
+trap 'for p in $rest_pid $node_tools_pid; do kill_tree "$p"; done' EXIT
 echo "test-suite: build-asan, unit+integration, fuzz-check and node run in the background (log: $rest_log)"
 # `-o build -o tools`: built already, and the background phases must not
 # see this target configure or build the same tree.
@@ -139,6 +154,9 @@ phase --quiet e2e m -o build -o tools test-e2e || e2e_rc=$?
 rest_rc=0
 wait "$rest_pid" || rest_rc=$?
 rest_pid=
+# Its failure is judged by node_up, which builds what is missing itself.
+wait "$node_tools_pid" || echo "test-suite: building the node's tools in the background failed; node_up built them (its log: $BUILD/node-tools.log)"
+node_tools_pid=
 echo "total              $(($(date +%s) - suite_start)) s" >>"$phases"
 if [ $rest_rc -ne 0 ]; then
   echo "test-suite: a background phase failed ($rest_rc); $rest_log:" >&2
