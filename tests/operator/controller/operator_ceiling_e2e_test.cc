@@ -190,9 +190,9 @@ TEST(OperatorCeilingE2E, AFullConfigLeavesOutTheNewestAndSaysSo) {
   EXPECT_EQ(repeated, 0);
 
   if (HasFailure()) std::cerr << "operator log tail:\n" << log_tail() << "\n";
-  DeleteNamespace(be_ns);
-  DeleteNamespace(srv_ns);
   op.reset();
+  AbandonNamespace(be_ns);
+  AbandonNamespace(srv_ns);
   sync.Stop();
 }
 

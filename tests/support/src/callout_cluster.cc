@@ -94,9 +94,9 @@ void CalloutClusterE2E::TearDown() {
     }
   }
   engines.clear();
-  if (!ns.empty()) DeleteNamespace(ns);
   authorizers.clear();
   op.reset();
+  if (!ns.empty()) AbandonNamespace(ns);
   cluster.reset();
 }
 

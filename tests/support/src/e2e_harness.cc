@@ -12,6 +12,9 @@
 #include "switchboard/api/constants.h"
 #include "switchboard/api/names.h"
 #include "switchboard/common/base64.h"
+#include "switchboard/kube/client.h"
+#include "switchboard/kube/config.h"
+#include "switchboard/kube/resource.h"
 #include "switchboard/testing/nats_accounts.h"
 #include "switchboard/testing/net.h"
 #include "switchboard/testing/tool_path.h"
@@ -105,6 +108,38 @@ void CreateNamespace(const std::string& ns) {
 
 void DeleteNamespace(const std::string& ns) {
   Kubectl({"delete", "psb", "--all", "-n", ns, "--timeout=20s"});
+  Kubectl({"delete", "namespace", ns, "--wait=false"});
+}
+
+void AbandonNamespace(const std::string& ns) {
+  auto cfg = kube::Config::FromKubeconfig(Kubeconfig());
+  if (!cfg.ok()) {
+    ADD_FAILURE() << "abandoning namespace " << ns << ": " << cfg.status().ToString();
+    return;
+  }
+  auto client = kube::Client::New(*cfg);
+  if (!client.ok()) {
+    ADD_FAILURE() << "abandoning namespace " << ns << ": " << client.status().ToString();
+    return;
+  }
+  const json no_finalizers = {{"metadata", {{"finalizers", nullptr}}}};
+  for (const auto& resource : {kube::resources::PubSubBackend(), kube::resources::NatsServer()}) {
+    auto list = (*client)->ListAll(resource, ns);
+    if (!list.ok()) {
+      ADD_FAILURE() << "listing in " << ns << ": " << list.status().ToString();
+      continue;
+    }
+    for (const auto& o : list->value("items", json::array())) {
+      if (o["metadata"].value("finalizers", json::array()).empty()) continue;
+      const std::string name = o["metadata"].value("name", "");
+      auto r = (*client)->Patch(resource, ns, name, kube::PatchType::kMerge, no_finalizers);
+      // Gone meanwhile is as good as patched.
+      if (!r.ok() && r.status().code() != StatusCode::kNotFound) {
+        ADD_FAILURE() << "dropping the finalizers of " << ns << "/" << name << ": "
+                      << r.status().ToString();
+      }
+    }
+  }
   Kubectl({"delete", "namespace", ns, "--wait=false"});
 }
 

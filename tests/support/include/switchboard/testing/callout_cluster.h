@@ -16,9 +16,9 @@
 // Secret holds now, one at a time, as a StatefulSet rolls.
 //
 // Nothing runs until the test starts it; TearDown stops everything it
-// started (engines, namespace with the operator still running for the
-// finalizers, authorizers, operator, servers) and prints the logs' tails
-// when the test failed. Waits are conditions with deadlines.
+// started (engines, authorizers, operator, then the namespace without
+// finalizing its backends: AbandonNamespace, and the servers) and prints
+// the logs' tails when the test failed. Waits are conditions with deadlines.
 #pragma once
 
 #include <gtest/gtest.h>

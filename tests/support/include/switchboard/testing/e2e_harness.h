@@ -46,6 +46,12 @@ bool WaitReady(const std::string& ns, const std::string& name, const std::string
 void CreateNamespace(const std::string& ns);
 // Deletes the backends (the operator must still run: finalizers) and the namespace.
 void DeleteNamespace(const std::string& ns);
+// For a test whose operators have stopped: drops the finalizers on its
+// backends and NatsServers (nothing is left to clean up: the test's NATS
+// servers stop with it) and deletes the namespace without waiting.
+// DeleteNamespace lets a running operator finalize each backend instead,
+// which with hundreds of backends is most of a test's teardown.
+void AbandonNamespace(const std::string& ns);
 
 // nats-server on a free loopback port: nats.conf includes switchboard.conf.
 class LocalNats {
