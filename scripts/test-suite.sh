@@ -146,7 +146,7 @@ node_tools_pid=$!
 run_rest >"$rest_log" 2>&1 &
 rest_pid=$!
 trap 'for p in $rest_pid $node_tools_pid; do kill_tree "$p"; done' EXIT
-echo "test-suite: build-asan, unit+integration, fuzz-check and node run in the background (log: $rest_log)"
+echo "test-suite: the benchmarks, unit+integration, fuzz-check and node (build-asan first when warm) run in the background (log: $rest_log); the node's tools build beside them (log: $BUILD/node-tools.log)"
 # `-o build -o tools`: built already, and the background phases must not
 # see this target configure or build the same tree.
 e2e_rc=0
